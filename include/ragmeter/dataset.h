@@ -1,0 +1,66 @@
+// Streaming dataset readers: JSONL, JSON (an array of objects) and CSV.
+//
+// Readers hold at most one row (plus a bounded read buffer) in memory, so memory does
+// not grow with the file. A malformed row is reported as a RowError naming the file,
+// the line and, where known, the column or field; the reader then moves on to the
+// next row. A RowReader is not thread-safe: use one per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ragmeter/status.h"
+
+namespace ragmeter {
+
+// One input row: a JSON object with the row's fields in input order. CSV cells are
+// strings (lists stay as their text and are parsed when a field needs a list).
+struct Row {
+  nlohmann::ordered_json fields;
+  std::int64_t line = 0;   // 1-based line where the row starts
+  std::int64_t index = 0;  // 0-based position among all rows read, good or bad
+};
+
+// Why one row could not be read.
+struct RowError {
+  std::string file;
+  std::int64_t line = 0;     // 1-based
+  std::int64_t column = 0;   // 1-based byte column when known, else 0
+  std::string field;         // the offending field when known, else empty
+  std::string message;
+  std::int64_t index = 0;    // 0-based position among all rows read
+  // "file:line:column: field 'f': message" (parts that are unknown are left out).
+  std::string to_string() const;
+};
+
+enum class DatasetFormat { kAuto, kJsonl, kJson, kCsv };
+
+// "jsonl", "json", "csv" (also "auto"); InvalidArgument otherwise.
+StatusOr<DatasetFormat> parse_dataset_format(const std::string& name);
+
+class RowReader {
+ public:
+  enum class Result { kRow, kError, kEnd };
+  virtual ~RowReader() = default;
+  // Reads the next row into `row` (kRow), or reports a malformed row in `error` and
+  // skips it (kError), or returns kEnd at the end of input. After kEnd, keeps
+  // returning kEnd. An unrecoverable read error (I/O failure, a JSON file that is not
+  // an array) is returned as kError with an empty field, followed by kEnd.
+  virtual Result next(Row* row, RowError* error) = 0;
+};
+
+// Opens `path` (or "-" for standard input, which needs an explicit format). kAuto
+// picks the format from the extension (.jsonl/.ndjson, .json, .csv). Invalid UTF-8 in
+// a row is a RowError for that row. NotFound when the file cannot be opened;
+// InvalidArgument for an unknown extension with kAuto.
+StatusOr<std::unique_ptr<RowReader>> open_dataset(const std::string& path,
+                                                  DatasetFormat format = DatasetFormat::kAuto);
+
+// Returns true when `text` is valid UTF-8; otherwise false and, if `bad_offset` is
+// given, the byte offset of the first invalid sequence.
+bool is_valid_utf8(std::string_view text, std::size_t* bad_offset = nullptr);
+
+}  // namespace ragmeter

@@ -1,0 +1,75 @@
+// Running metrics over a dataset: rows stream in, results stream out in input order,
+// and per-metric summaries are accumulated.
+//
+// Memory holds one batch of rows (EvalOptions::batch_rows) plus one double per scored
+// (sample, metric) for the summary statistics.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ragmeter/dataset.h"
+#include "ragmeter/metric.h"
+#include "ragmeter/sample.h"
+#include "ragmeter/stats.h"
+#include "ragmeter/status.h"
+
+namespace ragmeter {
+
+struct EvalOptions {
+  std::vector<MetricRequest> metrics;  // what to score, in output order
+  ScoringOptions scoring;
+  ColumnMap column_map;                // user column -> sample field
+  int threads = 1;                     // CPU threads scoring a batch in parallel
+  std::int64_t limit = 0;              // score at most this many rows (0: all)
+  bool strict = false;                 // stop at the first rejected row
+  BootstrapOptions bootstrap;
+  // Rows read, scored and written together. Larger batches keep threads busier at
+  // the cost of memory (rows are small: ~4,096 rows is a few MB).
+  std::size_t batch_rows = 4096;
+};
+
+// Receives results in input order, from the calling thread. Implementations write
+// them somewhere (JSONL, CSV, memory).
+class ResultSink {
+ public:
+  virtual ~ResultSink() = default;
+  // One scored row: results[i] belongs to options.metrics[i].
+  virtual Status on_row(const Row& row, const std::vector<MetricResult>& results) = 0;
+  // One row that could not be read or turned into a sample.
+  virtual Status on_rejected(const RowError& error) = 0;
+};
+
+struct MetricSummary {
+  std::string name;
+  SummaryStats stats;          // over the scored samples only
+  std::int64_t skipped = 0;
+  std::int64_t failed = 0;
+  std::optional<double> corpus;  // corpus-level value (BLEU, chrF) when the metric has one
+  bool higher_is_better = true;
+};
+
+struct EvalSummary {
+  std::vector<MetricSummary> metrics;
+  std::int64_t rows_read = 0;      // every row seen, good or bad
+  std::int64_t rows_rejected = 0;  // rows that could not be read or converted
+};
+
+// Called after each batch with the number of rows seen so far. May be empty.
+using ProgressCallback = std::function<void(std::int64_t rows_seen)>;
+
+// Scores every row of `reader` (the file name is used in error messages). Each
+// rejected row goes to sink.on_rejected and the run goes on, unless options.strict,
+// where the first one ends the run with InvalidArgument. Returns the summary, or the
+// first error the sink returned.
+StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
+                               const EvalOptions& options, ResultSink& sink,
+                               const ProgressCallback& progress = {});
+
+// Scores one sample with every requested metric (no I/O). Thread-safe.
+std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options);
+
+}  // namespace ragmeter

@@ -1,0 +1,99 @@
+// Metrics: what one metric computes for one sample, and the table of every metric.
+//
+// Every (sample, metric) ends in exactly one outcome: a score, `skipped` (a required
+// field is missing or empty; the reason names it) or `failed` (the computation could
+// not finish; the reason says why). Never a silent NaN.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ragmeter/bleu.h"
+#include "ragmeter/chrf.h"
+#include "ragmeter/rouge.h"
+#include "ragmeter/sample.h"
+#include "ragmeter/status.h"
+
+namespace ragmeter {
+
+enum class Outcome { kOk, kSkipped, kFailed };
+
+// "ok", "skipped", "failed".
+const char* outcome_name(Outcome outcome);
+
+struct MetricResult {
+  Outcome outcome = Outcome::kOk;
+  double score = 0.0;            // meaningful when outcome == kOk
+  std::string reason;            // why skipped or failed
+  nlohmann::ordered_json evidence;  // optional detail (precision/recall parts, ...)
+  // Additive sufficient statistics for corpus-level scores (BLEU, chrF); summed over
+  // the scored samples and turned into one corpus value in the summary.
+  std::vector<double> corpus_stats;
+
+  static MetricResult ok(double score) { return {Outcome::kOk, score, {}, {}, {}}; }
+  static MetricResult skipped(std::string reason) {
+    return {Outcome::kSkipped, 0.0, std::move(reason), {}, {}};
+  }
+  static MetricResult failed(std::string reason) {
+    return {Outcome::kFailed, 0.0, std::move(reason), {}, {}};
+  }
+};
+
+// Options shared by the deterministic metrics. Plain values; the defaults reproduce
+// the reference implementations (sacreBLEU, rouge-score, ragas).
+struct ScoringOptions {
+  BleuOptions bleu;               // sentence BLEU always uses effective order
+  ChrfOptions chrf;               // word_order is set by the metric (chrf: 0, chrf_pp: 2)
+  RougeOptions rouge;             // stemming off, rouge-score tokenizer
+  // String-matched retrieval: a retrieved chunk is relevant when its normalised
+  // Levenshtein similarity to some reference context is >= this (recall: >), as ragas.
+  double context_match_threshold = 0.5;
+};
+
+// A metric as requested: a table entry plus its cutoff for rank metrics
+// ("precision@5" -> k = 5; no suffix -> k = 0, the whole ranking).
+struct MetricInfo;
+struct MetricRequest {
+  const MetricInfo* info = nullptr;
+  int k = 0;
+  std::string name;  // as the user wrote it, e.g. "ndcg@10"; the key in results
+};
+
+using ScoreFunction = MetricResult (*)(const Sample& sample, const MetricRequest& request,
+                                       const ScoringOptions& options);
+using CorpusFunction = double (*)(const std::vector<double>& summed_stats,
+                                  const MetricRequest& request, const ScoringOptions& options);
+
+enum class MetricFamily { kRetrieval, kText };
+
+// One row of the metric table (src/metrics/builtin.cc).
+struct MetricInfo {
+  std::string_view name;
+  MetricFamily family;
+  std::string_view fields;      // required fields, e.g. "response, reference"
+  std::string_view definition;  // one line
+  bool takes_cutoff;            // accepts "@k"
+  bool higher_is_better;
+  ScoreFunction score;
+  CorpusFunction corpus;        // nullptr unless the metric has a corpus-level form
+};
+
+// Every built-in metric, in the order of the table. Thread-safe (immutable).
+std::span<const MetricInfo> builtin_metrics();
+
+// Finds a metric by name; nullptr when unknown.
+const MetricInfo* find_metric(std::string_view name);
+
+// Parses a comma-separated list of metric names with optional "@k" cutoffs, and the
+// shorthands "all" (every metric) and "text"/"retrieval" (a family). InvalidArgument
+// names the unknown metric or the bad cutoff.
+StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec);
+
+const char* metric_family_name(MetricFamily family);
+
+}  // namespace ragmeter

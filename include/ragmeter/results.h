@@ -1,0 +1,57 @@
+// Writing results: per-sample JSONL and CSV, the summary JSON and the terminal table.
+//
+// Formats are a contract (see docs/output.md): per-sample JSONL holds the row's own
+// fields, then "scores" {metric: number or null}, "status" {metric: "ok" | "skipped" |
+// "failed"}, "reasons" {metric: string} for skipped and failed, and "evidence"
+// {metric: ...} where a metric has some.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ragmeter/evaluate.h"
+
+namespace ragmeter {
+
+// Writes one JSON object per scored row to `out` (not owned; must outlive the writer).
+// Rejected rows are not written (they are reported to stderr and counted in the summary).
+std::unique_ptr<ResultSink> make_jsonl_result_writer(std::ostream& out,
+                                                     std::vector<MetricRequest> metrics);
+
+// Writes CSV: a header from the first row's fields, then per metric the columns
+// `<metric>`, `<metric>_status`, `<metric>_reason`; fields a later row has that the
+// header lacks go to a final `extra_fields` column as a JSON object. Nested values are
+// written as JSON text. Evidence is left out (it is in the JSONL output).
+std::unique_ptr<ResultSink> make_csv_result_writer(std::ostream& out,
+                                                   std::vector<MetricRequest> metrics);
+
+// Forwards every call to each sink in turn; the first error stops the forwarding.
+class FanOutSink : public ResultSink {
+ public:
+  void add(ResultSink* sink) { sinks_.push_back(sink); }
+  Status on_row(const Row& row, const std::vector<MetricResult>& results) override;
+  Status on_rejected(const RowError& error) override;
+
+ private:
+  std::vector<ResultSink*> sinks_;
+};
+
+// Extra facts for the summary file beyond the scores.
+struct RunInfo {
+  std::string judge = "offline";  // the judge the run used
+  std::string dataset;            // input path
+};
+
+// The summary JSON of the contract: {"metrics": {name: {"mean", "std", "ci95", "n",
+// "skipped", "failed"[, "corpus"]}}, "usage": {...}, "judge": {...}, "rows": {"read",
+// "rejected"}}. Means are null when nothing was scored.
+nlohmann::ordered_json summary_to_json(const EvalSummary& summary, const RunInfo& info);
+
+// A readable fixed-width table of the summary for the terminal.
+std::string format_summary_table(const EvalSummary& summary);
+
+}  // namespace ragmeter

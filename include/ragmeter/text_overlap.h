@@ -1,0 +1,39 @@
+// Token-overlap text metrics: exact match, string presence, SQuAD EM and token F1,
+// K-Precision and answer token recall.
+//
+// SQuAD normalisation (Rajpurkar et al., 2016, official v2.0 script): lowercase,
+// remove ASCII punctuation, remove the articles a/an/the, collapse whitespace.
+// K-Precision and answer token recall are the overlap metrics of Adlakha et al.
+// (TACL 2024), over SQuAD-normalised tokens with multiset counts. Pure, thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ragmeter {
+
+// 1 when the two strings are byte-identical, else 0.
+double exact_match(std::string_view response, std::string_view reference);
+// 1 when `reference` occurs in `response` (case-sensitive), else 0.
+double string_presence(std::string_view response, std::string_view reference);
+
+// The SQuAD-normalised form of `text` (Unicode-aware lowercasing).
+std::string squad_normalize(std::string_view text);
+// SQuAD-normalised tokens.
+std::vector<std::string> squad_tokens(std::string_view text);
+
+// 1 when the normalised response equals some normalised reference; max over references.
+double squad_exact_match(std::string_view response, const std::vector<std::string>& references);
+// Token F1 (multiset overlap) of the normalised texts, max over references. When either
+// side has no tokens, 1 if both have none, else 0 (the official v2.0 rule).
+double squad_token_f1(std::string_view response, const std::vector<std::string>& references);
+
+// Share of the response's tokens (with multiplicity) found among the contexts' tokens;
+// 0 when the response has no tokens.
+double k_precision(std::string_view response, const std::vector<std::string>& contexts);
+// Share of the reference's tokens (with multiplicity) found among the response's tokens;
+// 0 when the reference has no tokens.
+double answer_token_recall(std::string_view response, std::string_view reference);
+
+}  // namespace ragmeter

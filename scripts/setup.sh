@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs everything ragmeter needs to build, test and benchmark, idempotently.
+# Fast when already installed: it checks before it installs.
+#   Debian packages: compiler tool chain and the C++ libraries the product links.
+#   A Python virtual environment outside the checkout ($RAGMETER_CACHE, default
+#   ~/.cache/ragmeter) with the reference implementations the oracle tests compare against.
+set -euo pipefail
+
+cache_dir="${RAGMETER_CACHE:-$HOME/.cache/ragmeter}"
+mkdir -p "$cache_dir"
+
+debian_packages=(
+  build-essential cmake ninja-build pkg-config git
+  nlohmann-json3-dev libcli11-dev libfmt-dev libicu-dev libstemmer-dev
+  libsqlite3-dev libcurl4-openssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  python3-venv
+)
+
+missing=()
+for p in "${debian_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Python oracles (reference implementations used only by tests and benchmarks).
+venv="$cache_dir/venv"
+python_packages=(pytest sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6 pytrec-eval-terrier==0.5.11 nltk)
+stamp="$venv/.ragmeter-stamp"
+want="${python_packages[*]}"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: creating Python environment with the reference implementations in $venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --upgrade pip >/dev/null
+  "$venv/bin/pip" install -q "${python_packages[@]}"
+  echo "$want" > "$stamp"
+fi
+echo "setup: ok (python oracles in $venv)"

@@ -1,0 +1,195 @@
+// Row -> Sample: field lookup by ragas names and legacy aliases, list parsing.
+#include "ragmeter/sample.h"
+
+#include <string_view>
+
+#include "io/list_literal.h"
+
+namespace ragmeter {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Canonical field and the legacy names that also fill it, in order of preference.
+struct FieldAliases {
+  std::string_view field;
+  std::vector<std::string_view> names;
+};
+
+const std::vector<FieldAliases>& field_aliases() {
+  static const std::vector<FieldAliases> kAliases = {
+      {"user_input", {"user_input", "question"}},
+      {"response", {"response", "answer"}},
+      {"retrieved_contexts", {"retrieved_contexts", "contexts"}},
+      {"reference", {"reference", "ground_truth", "ground_truths"}},
+      {"reference_contexts", {"reference_contexts"}},
+      {"retrieved_context_ids", {"retrieved_context_ids"}},
+      {"reference_context_ids", {"reference_context_ids"}},
+      {"rubrics", {"rubrics"}},
+  };
+  return kAliases;
+}
+
+Status field_error(std::string_view name, std::string_view message) {
+  return invalid_argument("field '" + std::string(name) + "': " + std::string(message));
+}
+
+// Finds the value of canonical `field`: first a user column mapped onto it, then the
+// canonical name, then the legacy names. Null values count as absent.
+const Json* lookup(const Json& fields, std::string_view field, const ColumnMap& column_map,
+                   std::string* found_name) {
+  for (const auto& [column, target] : column_map) {
+    if (target == field) {
+      auto it = fields.find(column);
+      if (it != fields.end() && !it->is_null()) {
+        *found_name = column;
+        return &*it;
+      }
+    }
+  }
+  for (const auto& aliases : field_aliases()) {
+    if (aliases.field != field) continue;
+    for (auto name : aliases.names) {
+      auto it = fields.find(std::string(name));
+      if (it != fields.end() && !it->is_null()) {
+        *found_name = std::string(name);
+        return &*it;
+      }
+    }
+  }
+  return nullptr;
+}
+
+StatusOr<std::string> as_string(const Json& value, std::string_view name) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number()) return value.dump();
+  return field_error(name, std::string("expected a string, got ") + value.type_name());
+}
+
+// A list field: a JSON array, or a string holding a JSON array / Python list literal
+// (as CSV cells do). Items are strings; integer items (ids) become their decimal text.
+StatusOr<std::vector<std::string>> as_string_list(const Json& value, std::string_view name) {
+  Json array = value;
+  if (value.is_string()) {
+    auto parsed = parse_list_literal(value.get_ref<const std::string&>());
+    if (!parsed.ok()) {
+      return field_error(name, "expected a list (JSON array or Python list literal): " +
+                                   parsed.status().message());
+    }
+    array = std::move(parsed).value();
+  }
+  if (!array.is_array()) {
+    return field_error(name, std::string("expected a list, got ") + value.type_name());
+  }
+  std::vector<std::string> out;
+  out.reserve(array.size());
+  for (std::size_t i = 0; i < array.size(); ++i) {
+    const Json& item = array[i];
+    if (item.is_string()) {
+      out.push_back(item.get<std::string>());
+    } else if (item.is_number_integer()) {
+      out.push_back(item.dump());
+    } else {
+      return field_error(name, "item " + std::to_string(i) + " is " + item.type_name() +
+                                   ", expected a string or an integer");
+    }
+  }
+  return out;
+}
+
+StatusOr<std::map<std::string, std::string>> as_rubrics(const Json& value, std::string_view name) {
+  Json object = value;
+  if (value.is_string()) {
+    object = Json::parse(value.get_ref<const std::string&>(), nullptr, /*allow_exceptions=*/false);
+  }
+  if (!object.is_object()) return field_error(name, "expected an object of name -> description");
+  std::map<std::string, std::string> out;
+  for (const auto& [key, description] : object.items()) {
+    if (!description.is_string()) return field_error(name, "rubric '" + key + "' is not a string");
+    out[key] = description.get<std::string>();
+  }
+  return out;
+}
+
+Status fill_string(const Json& fields, std::string_view field, const ColumnMap& map,
+                   std::optional<std::string>* out) {
+  std::string name;
+  if (const Json* value = lookup(fields, field, map, &name)) {
+    RAGMETER_ASSIGN_OR_RETURN(*out, as_string(*value, name));
+  }
+  return ok_status();
+}
+
+Status fill_list(const Json& fields, std::string_view field, const ColumnMap& map,
+                 std::optional<std::vector<std::string>>* out) {
+  std::string name;
+  if (const Json* value = lookup(fields, field, map, &name)) {
+    RAGMETER_ASSIGN_OR_RETURN(*out, as_string_list(*value, name));
+  }
+  return ok_status();
+}
+
+// `reference` may be a string or (as `ground_truths`) a list of references.
+Status fill_references(const Json& fields, const ColumnMap& map, Sample* sample) {
+  std::string name;
+  const Json* value = lookup(fields, "reference", map, &name);
+  if (value == nullptr) return ok_status();
+  bool is_list = value->is_array() || (name == "ground_truths" && value->is_string() &&
+                                       value->get_ref<const std::string&>().starts_with("["));
+  if (is_list) {
+    RAGMETER_ASSIGN_OR_RETURN(sample->references, as_string_list(*value, name));
+    if (!sample->references.empty()) sample->reference = sample->references.front();
+    return ok_status();
+  }
+  RAGMETER_ASSIGN_OR_RETURN(sample->reference, as_string(*value, name));
+  sample->references = {*sample->reference};
+  return ok_status();
+}
+
+}  // namespace
+
+Status parse_column_mapping(const std::string& spec, ColumnMap* map) {
+  auto eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+    return invalid_argument("--column-map expects COLUMN=FIELD, got '" + spec + "'");
+  }
+  std::string target = spec.substr(eq + 1);
+  const auto& names = sample_field_names();
+  if (std::find(names.begin(), names.end(), target) == names.end()) {
+    return invalid_argument("--column-map: '" + target + "' is not a sample field");
+  }
+  (*map)[spec.substr(0, eq)] = target;
+  return ok_status();
+}
+
+const std::vector<std::string>& sample_field_names() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const auto& aliases : field_aliases()) names.emplace_back(aliases.field);
+    return names;
+  }();
+  return kNames;
+}
+
+StatusOr<Sample> sample_from_json(const nlohmann::ordered_json& fields, const ColumnMap& column_map) {
+  if (!fields.is_object()) return invalid_argument("a row must be a JSON object");
+  Sample sample;
+  RAGMETER_RETURN_IF_ERROR(fill_string(fields, "user_input", column_map, &sample.user_input));
+  RAGMETER_RETURN_IF_ERROR(fill_string(fields, "response", column_map, &sample.response));
+  RAGMETER_RETURN_IF_ERROR(fill_references(fields, column_map, &sample));
+  RAGMETER_RETURN_IF_ERROR(
+      fill_list(fields, "retrieved_contexts", column_map, &sample.retrieved_contexts));
+  RAGMETER_RETURN_IF_ERROR(
+      fill_list(fields, "reference_contexts", column_map, &sample.reference_contexts));
+  RAGMETER_RETURN_IF_ERROR(
+      fill_list(fields, "retrieved_context_ids", column_map, &sample.retrieved_context_ids));
+  RAGMETER_RETURN_IF_ERROR(
+      fill_list(fields, "reference_context_ids", column_map, &sample.reference_context_ids));
+  std::string name;
+  if (const Json* value = lookup(fields, "rubrics", column_map, &name)) {
+    RAGMETER_ASSIGN_OR_RETURN(sample.rubrics, as_rubrics(*value, name));
+  }
+  return sample;
+}
+
+}  // namespace ragmeter

@@ -1,0 +1,100 @@
+// Per-sample CSV results (RFC 4180 quoting), for spreadsheets.
+#include <set>
+
+#include "ragmeter/results.h"
+
+namespace ragmeter {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string csv_quote(const std::string& cell) {
+  if (cell.find_first_of(",\"\r\n") == std::string::npos) return cell;
+  std::string out = "\"";
+  for (char c : cell) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string cell_text(const Json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return {};
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string score_text(double score) {
+  return Json(score).dump();  // shortest round-trip form
+}
+
+class CsvResultWriter : public ResultSink {
+ public:
+  CsvResultWriter(std::ostream& out, std::vector<MetricRequest> metrics)
+      : out_(out), metrics_(std::move(metrics)) {}
+
+  Status on_row(const Row& row, const std::vector<MetricResult>& results) override {
+    if (!header_written_) write_header(row.fields);
+    std::vector<std::string> cells;
+    Json extra = Json::object();
+    for (const auto& column : columns_) {
+      auto it = row.fields.find(column);
+      cells.push_back(it == row.fields.end() ? std::string() : cell_text(*it));
+    }
+    for (const auto& [key, value] : row.fields.items()) {
+      if (!column_set_.contains(key)) extra[key] = value;
+    }
+    for (const MetricResult& result : results) {
+      cells.push_back(result.outcome == Outcome::kOk ? score_text(result.score) : std::string());
+      cells.push_back(outcome_name(result.outcome));
+      cells.push_back(result.reason);
+    }
+    cells.push_back(extra.empty() ? std::string() : cell_text(extra));
+    write_line(cells);
+    if (!out_) return unavailable("cannot write the CSV results");
+    return ok_status();
+  }
+
+  Status on_rejected(const RowError&) override { return ok_status(); }
+
+ private:
+  void write_header(const Json& fields) {
+    std::vector<std::string> header;
+    for (const auto& [key, value] : fields.items()) {
+      columns_.push_back(key);
+      column_set_.insert(key);
+      header.push_back(key);
+    }
+    for (const auto& metric : metrics_) {
+      header.push_back(metric.name);
+      header.push_back(metric.name + "_status");
+      header.push_back(metric.name + "_reason");
+    }
+    header.push_back("extra_fields");
+    write_line(header);
+    header_written_ = true;
+  }
+
+  void write_line(const std::vector<std::string>& cells) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (i > 0) out_ << ',';
+      out_ << csv_quote(cells[i]);
+    }
+    out_ << "\r\n";
+  }
+
+  std::ostream& out_;
+  std::vector<MetricRequest> metrics_;
+  std::vector<std::string> columns_;
+  std::set<std::string> column_set_;
+  bool header_written_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ResultSink> make_csv_result_writer(std::ostream& out,
+                                                   std::vector<MetricRequest> metrics) {
+  return std::make_unique<CsvResultWriter>(out, std::move(metrics));
+}
+
+}  // namespace ragmeter

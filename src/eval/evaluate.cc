@@ -1,0 +1,155 @@
+// The evaluation loop: read a batch, convert rows to samples, score them on a few
+// threads, hand the results to the sink in input order, accumulate the summaries.
+#include "ragmeter/evaluate.h"
+
+#include <atomic>
+#include <thread>
+
+namespace ragmeter {
+namespace {
+
+struct PendingRow {
+  Row row;
+  Sample sample;
+  std::vector<MetricResult> results;
+};
+
+// Accumulates one metric's outcomes across batches.
+struct MetricAccumulator {
+  std::vector<double> scores;
+  std::int64_t skipped = 0;
+  std::int64_t failed = 0;
+  std::vector<double> corpus_stats;
+
+  void add(const MetricResult& result) {
+    switch (result.outcome) {
+      case Outcome::kOk:
+        scores.push_back(result.score);
+        if (!result.corpus_stats.empty()) {
+          if (corpus_stats.empty()) corpus_stats.assign(result.corpus_stats.size(), 0.0);
+          for (std::size_t i = 0; i < corpus_stats.size() && i < result.corpus_stats.size(); ++i) {
+            corpus_stats[i] += result.corpus_stats[i];
+          }
+        }
+        break;
+      case Outcome::kSkipped: ++skipped; break;
+      case Outcome::kFailed: ++failed; break;
+    }
+  }
+};
+
+// "field 'name': message" -> "name" (sample_from_json's error convention).
+std::string field_of(const std::string& message) {
+  const std::string prefix = "field '";
+  if (!message.starts_with(prefix)) return {};
+  auto end = message.find('\'', prefix.size());
+  return end == std::string::npos ? std::string() : message.substr(prefix.size(), end - prefix.size());
+}
+
+RowError conversion_error(const std::string& file, const Row& row, const Status& status) {
+  RowError error;
+  error.file = file;
+  error.line = row.line;
+  error.index = row.index;
+  error.field = field_of(status.message());
+  error.message = status.message();
+  return error;
+}
+
+void score_batch(std::vector<PendingRow>& batch, const EvalOptions& options) {
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < batch.size(); i = next++) {
+      batch[i].results = score_sample(batch[i].sample, options);
+    }
+  };
+  int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(batch.size())));
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& thread : pool) thread.join();
+}
+
+MetricResult guarded_score(const MetricRequest& request, const Sample& sample,
+                           const ScoringOptions& scoring) {
+  try {
+    return request.info->score(sample, request, scoring);
+  } catch (const std::exception& e) {
+    return MetricResult::failed(std::string("internal error: ") + e.what());
+  }
+}
+
+}  // namespace
+
+std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options) {
+  std::vector<MetricResult> results;
+  results.reserve(options.metrics.size());
+  for (const auto& request : options.metrics) {
+    results.push_back(guarded_score(request, sample, options.scoring));
+  }
+  return results;
+}
+
+StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
+                               const EvalOptions& options, ResultSink& sink,
+                               const ProgressCallback& progress) {
+  EvalSummary summary;
+  std::vector<MetricAccumulator> accumulators(options.metrics.size());
+  std::vector<PendingRow> batch;
+  bool at_end = false;
+  std::int64_t accepted = 0;
+  while (!at_end) {
+    batch.clear();
+    while (batch.size() < options.batch_rows) {
+      if (options.limit > 0 && accepted >= options.limit) {
+        at_end = true;
+        break;
+      }
+      PendingRow pending;
+      RowError error;
+      RowReader::Result result = reader.next(&pending.row, &error);
+      if (result == RowReader::Result::kEnd) {
+        at_end = true;
+        break;
+      }
+      ++summary.rows_read;
+      if (result == RowReader::Result::kRow) {
+        auto sample = sample_from_json(pending.row.fields, options.column_map);
+        if (sample.ok()) {
+          pending.sample = std::move(sample).value();
+          batch.push_back(std::move(pending));
+          ++accepted;
+          continue;
+        }
+        error = conversion_error(file_name, pending.row, sample.status());
+      }
+      ++summary.rows_rejected;
+      if (options.strict) return invalid_argument(error.to_string());
+      RAGMETER_RETURN_IF_ERROR(sink.on_rejected(error));
+    }
+    score_batch(batch, options);
+    for (auto& pending : batch) {
+      for (std::size_t m = 0; m < accumulators.size(); ++m) accumulators[m].add(pending.results[m]);
+      RAGMETER_RETURN_IF_ERROR(sink.on_row(pending.row, pending.results));
+    }
+    if (progress) progress(summary.rows_read);
+  }
+
+  for (std::size_t m = 0; m < options.metrics.size(); ++m) {
+    const MetricRequest& request = options.metrics[m];
+    MetricAccumulator& acc = accumulators[m];
+    MetricSummary metric;
+    metric.name = request.name;
+    metric.stats = summarize(acc.scores, options.bootstrap);
+    metric.skipped = acc.skipped;
+    metric.failed = acc.failed;
+    metric.higher_is_better = request.info->higher_is_better;
+    if (request.info->corpus != nullptr && !acc.scores.empty()) {
+      metric.corpus = request.info->corpus(acc.corpus_stats, request, options.scoring);
+    }
+    summary.metrics.push_back(std::move(metric));
+  }
+  return summary;
+}
+
+}  // namespace ragmeter

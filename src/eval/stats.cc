@@ -1,0 +1,73 @@
+// Mean, sample standard deviation and the percentile bootstrap (Efron, 1979) of the mean.
+//
+// The resampling uses its own small generator (splitmix64) rather than std::mt19937 +
+// std::uniform_int_distribution, whose output differs between standard libraries: a
+// seed must give the same interval on every platform.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ragmeter/stats.h"
+
+namespace ragmeter {
+namespace {
+
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n) by Lemire's multiply-shift (bias < n / 2^64, negligible here).
+  std::size_t below(std::size_t n) {
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(next()) * n) >> 64);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// numpy.percentile's default (linear) interpolation on sorted data, q in [0, 1].
+double percentile_sorted(const std::vector<double>& sorted, double q) {
+  double position = q * static_cast<double>(sorted.size() - 1);
+  auto lower = static_cast<std::size_t>(std::floor(position));
+  std::size_t upper = std::min(lower + 1, sorted.size() - 1);
+  double fraction = position - static_cast<double>(lower);
+  return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
+}
+
+}  // namespace
+
+SummaryStats summarize(std::span<const double> values, const BootstrapOptions& options) {
+  SummaryStats stats;
+  stats.n = static_cast<std::int64_t>(values.size());
+  if (values.empty()) return stats;
+  double sum = 0.0;
+  for (double v : values) sum += v;
+  stats.mean = sum / static_cast<double>(values.size());
+  if (values.size() > 1) {
+    double squares = 0.0;
+    for (double v : values) squares += (v - stats.mean) * (v - stats.mean);
+    stats.std = std::sqrt(squares / static_cast<double>(values.size() - 1));
+  }
+  stats.ci_low = stats.ci_high = stats.mean;
+  if (values.size() < 2 || options.resamples <= 0) return stats;
+
+  SplitMix64 rng(options.seed);
+  std::vector<double> means(static_cast<std::size_t>(options.resamples));
+  for (double& mean : means) {
+    double resample_sum = 0.0;
+    for (std::size_t i = 0; i < values.size(); ++i) resample_sum += values[rng.below(values.size())];
+    mean = resample_sum / static_cast<double>(values.size());
+  }
+  std::sort(means.begin(), means.end());
+  double alpha = (1.0 - options.confidence) / 2.0;
+  stats.ci_low = percentile_sorted(means, alpha);
+  stats.ci_high = percentile_sorted(means, 1.0 - alpha);
+  return stats;
+}
+
+}  // namespace ragmeter

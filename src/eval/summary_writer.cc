@@ -1,0 +1,70 @@
+// The summary JSON and the terminal table.
+#include <fmt/format.h>
+
+#include "ragmeter/results.h"
+
+namespace ragmeter {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json nullable(bool present, double value) { return present ? Json(value) : Json(nullptr); }
+
+Json metric_json(const MetricSummary& metric, std::int64_t rows) {
+  bool scored = metric.stats.n > 0;
+  Json object;
+  object["mean"] = nullable(scored, metric.stats.mean);
+  object["std"] = nullable(scored, metric.stats.std);
+  object["ci95"] = scored ? Json::array({metric.stats.ci_low, metric.stats.ci_high}) : Json(nullptr);
+  object["n"] = metric.stats.n;
+  object["skipped"] = metric.skipped;
+  object["failed"] = metric.failed;
+  // A mean over fewer than all accepted rows is labelled as such.
+  object["complete"] = metric.stats.n == rows;
+  if (metric.corpus) object["corpus"] = *metric.corpus;
+  object["higher_is_better"] = metric.higher_is_better;
+  return object;
+}
+
+}  // namespace
+
+Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
+  std::int64_t accepted = summary.rows_read - summary.rows_rejected;
+  Json metrics = Json::object();
+  for (const auto& metric : summary.metrics) metrics[metric.name] = metric_json(metric, accepted);
+  Json out;
+  out["metrics"] = std::move(metrics);
+  out["usage"] = {{"requests", 0}, {"prompt_tokens", 0}, {"completion_tokens", 0},
+                  {"cached_tokens", 0}, {"cost_usd", 0.0}};
+  out["judge"] = {{"name", info.judge}};
+  out["rows"] = {{"read", summary.rows_read}, {"rejected", summary.rows_rejected}};
+  if (!info.dataset.empty()) out["dataset"] = info.dataset;
+  return out;
+}
+
+std::string format_summary_table(const EvalSummary& summary) {
+  std::int64_t accepted = summary.rows_read - summary.rows_rejected;
+  std::size_t width = 6;
+  for (const auto& metric : summary.metrics) width = std::max(width, metric.name.size());
+  std::string out = fmt::format("{:<{}}  {:>7}  {:>7}  {:>17}  {:>7}  {:>7}  {:>6}\n", "metric",
+                                width, "mean", "std", "95% CI", "n", "skipped", "failed");
+  bool any_partial = false;
+  for (const auto& metric : summary.metrics) {
+    const SummaryStats& s = metric.stats;
+    bool partial = s.n < accepted;
+    any_partial |= partial;
+    std::string mean = s.n > 0 ? fmt::format("{:.4f}", s.mean) : "-";
+    std::string std_text = s.n > 0 ? fmt::format("{:.4f}", s.std) : "-";
+    std::string ci = s.n > 0 ? fmt::format("[{:.4f}, {:.4f}]", s.ci_low, s.ci_high) : "-";
+    out += fmt::format("{:<{}}  {:>7}  {:>7}  {:>17}  {:>7}  {:>7}  {:>6}{}\n", metric.name, width,
+                       mean, std_text, ci, s.n, metric.skipped, metric.failed, partial ? " *" : "");
+    if (metric.corpus) {
+      out += fmt::format("{:<{}}  {:>7.4f}  (corpus-level)\n", "  corpus", width, *metric.corpus);
+    }
+  }
+  out += fmt::format("rows: {} read, {} rejected\n", summary.rows_read, summary.rows_rejected);
+  if (any_partial) out += "* mean over fewer than all rows (the others were skipped or failed)\n";
+  return out;
+}
+
+}  // namespace ragmeter

@@ -1,0 +1,54 @@
+// Adapters from a Sample to the pure scoring functions: they check the required
+// fields (skipped with the field's name when missing or empty) and call the function.
+// One per metric; the table in builtin.cc refers to them.
+#pragma once
+
+#include "ragmeter/metric.h"
+
+namespace ragmeter::adapters {
+
+#define RAGMETER_DECLARE_SCORE(name) \
+  MetricResult name(const Sample& s, const MetricRequest& r, const ScoringOptions& o)
+
+// Retrieval (ids, or string-matched contexts when ids are absent).
+RAGMETER_DECLARE_SCORE(precision);
+RAGMETER_DECLARE_SCORE(recall);
+RAGMETER_DECLARE_SCORE(f1);
+RAGMETER_DECLARE_SCORE(hit_rate);
+RAGMETER_DECLARE_SCORE(mrr);
+RAGMETER_DECLARE_SCORE(map);
+RAGMETER_DECLARE_SCORE(r_precision);
+RAGMETER_DECLARE_SCORE(ndcg);
+RAGMETER_DECLARE_SCORE(id_based_context_precision);
+RAGMETER_DECLARE_SCORE(id_based_context_recall);
+RAGMETER_DECLARE_SCORE(non_llm_context_precision);
+RAGMETER_DECLARE_SCORE(non_llm_context_recall);
+
+// Text, response against reference.
+RAGMETER_DECLARE_SCORE(exact_match);
+RAGMETER_DECLARE_SCORE(string_presence);
+RAGMETER_DECLARE_SCORE(squad_exact_match);
+RAGMETER_DECLARE_SCORE(token_f1);
+RAGMETER_DECLARE_SCORE(bleu);
+RAGMETER_DECLARE_SCORE(chrf);
+RAGMETER_DECLARE_SCORE(chrf_pp);
+RAGMETER_DECLARE_SCORE(rouge1);
+RAGMETER_DECLARE_SCORE(rouge2);
+RAGMETER_DECLARE_SCORE(rouge_l);
+RAGMETER_DECLARE_SCORE(rouge_lsum);
+RAGMETER_DECLARE_SCORE(levenshtein_similarity);
+RAGMETER_DECLARE_SCORE(jaro_similarity);
+RAGMETER_DECLARE_SCORE(jaro_winkler_similarity);
+RAGMETER_DECLARE_SCORE(hamming_similarity);
+RAGMETER_DECLARE_SCORE(k_precision);
+RAGMETER_DECLARE_SCORE(answer_token_recall);
+
+#undef RAGMETER_DECLARE_SCORE
+
+// Corpus-level forms.
+double corpus_bleu(const std::vector<double>& stats, const MetricRequest& r, const ScoringOptions& o);
+double corpus_chrf(const std::vector<double>& stats, const MetricRequest& r, const ScoringOptions& o);
+double corpus_chrf_pp(const std::vector<double>& stats, const MetricRequest& r,
+                      const ScoringOptions& o);
+
+}  // namespace ragmeter::adapters

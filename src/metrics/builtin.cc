@@ -1,0 +1,141 @@
+// The table of every built-in metric. Reading this file shows them all; docs/metrics.md
+// is generated from it (`ragmeter metrics --markdown`).
+#include <algorithm>
+#include <charconv>
+
+#include "metrics/adapters.h"
+#include "ragmeter/metric.h"
+
+namespace ragmeter {
+namespace {
+
+namespace a = adapters;
+constexpr auto kR = MetricFamily::kRetrieval;
+constexpr auto kT = MetricFamily::kText;
+constexpr bool kCutoff = true;
+constexpr bool kNoCutoff = false;
+constexpr bool kHigher = true;
+
+// clang-format off
+constexpr MetricInfo kMetrics[] = {
+  // name                          family fields                                    definition
+  {"precision",                    kR, "retrieved and reference context ids (or texts)", "Share of the top k retrieved contexts that are relevant (trec_eval P_k; k = all retrieved without @k).", kCutoff, kHigher, a::precision, nullptr},
+  {"recall",                       kR, "retrieved and reference context ids (or texts)", "Share of the relevant contexts found in the top k (trec_eval recall_k).", kCutoff, kHigher, a::recall, nullptr},
+  {"f1",                           kR, "retrieved and reference context ids (or texts)", "Harmonic mean of precision@k and recall@k.", kCutoff, kHigher, a::f1, nullptr},
+  {"hit_rate",                     kR, "retrieved and reference context ids (or texts)", "1 when some relevant context is in the top k, else 0 (trec_eval success_k).", kCutoff, kHigher, a::hit_rate, nullptr},
+  {"mrr",                          kR, "retrieved and reference context ids (or texts)", "Reciprocal rank of the first relevant context, 0 if none (trec_eval recip_rank).", kCutoff, kHigher, a::mrr, nullptr},
+  {"map",                          kR, "retrieved and reference context ids (or texts)", "Average precision over the relevant contexts (trec_eval map).", kCutoff, kHigher, a::map, nullptr},
+  {"r_precision",                  kR, "retrieved and reference context ids (or texts)", "Precision at R, R = number of relevant contexts (trec_eval Rprec).", kNoCutoff, kHigher, a::r_precision, nullptr},
+  {"ndcg",                         kR, "retrieved and reference context ids (or texts)", "Normalised discounted cumulative gain at k, binary gain, log2 discount (trec_eval ndcg_cut_k).", kCutoff, kHigher, a::ndcg, nullptr},
+  {"id_based_context_precision",   kR, "retrieved_context_ids, reference_context_ids", "Share of distinct retrieved ids that are reference ids (ragas; rank ignored).", kNoCutoff, kHigher, a::id_based_context_precision, nullptr},
+  {"id_based_context_recall",      kR, "retrieved_context_ids, reference_context_ids", "Share of distinct reference ids that were retrieved (ragas; rank ignored).", kNoCutoff, kHigher, a::id_based_context_recall, nullptr},
+  {"non_llm_context_precision",    kR, "retrieved_contexts, reference_contexts", "ragas's non-LLM context precision: average precision with a chunk relevant when its Levenshtein similarity to a reference context is >= 0.5.", kNoCutoff, kHigher, a::non_llm_context_precision, nullptr},
+  {"non_llm_context_recall",       kR, "retrieved_contexts, reference_contexts", "ragas's non-LLM context recall: share of reference contexts with Levenshtein similarity > 0.5 to some retrieved chunk.", kNoCutoff, kHigher, a::non_llm_context_recall, nullptr},
+  {"exact_match",                  kT, "response, reference", "1 when the response equals the reference byte for byte.", kNoCutoff, kHigher, a::exact_match, nullptr},
+  {"string_presence",              kT, "response, reference", "1 when the reference occurs in the response (case-sensitive).", kNoCutoff, kHigher, a::string_presence, nullptr},
+  {"squad_exact_match",            kT, "response, reference", "SQuAD exact match after normalisation (lowercase, no punctuation or articles), max over references.", kNoCutoff, kHigher, a::squad_exact_match, nullptr},
+  {"token_f1",                     kT, "response, reference", "SQuAD token F1 of the normalised texts, max over references.", kNoCutoff, kHigher, a::token_f1, nullptr},
+  {"bleu",                         kT, "response, reference", "sacreBLEU sentence BLEU (13a, exp smoothing) / 100; the summary adds corpus BLEU.", kNoCutoff, kHigher, a::bleu, a::corpus_bleu},
+  {"chrf",                         kT, "response, reference", "sacreBLEU chrF (character 6-grams, beta 2) / 100; the summary adds corpus chrF.", kNoCutoff, kHigher, a::chrf, a::corpus_chrf},
+  {"chrf_pp",                      kT, "response, reference", "sacreBLEU chrF++ (chrF plus word 1- and 2-grams) / 100; the summary adds corpus chrF++.", kNoCutoff, kHigher, a::chrf_pp, a::corpus_chrf_pp},
+  {"rouge1",                       kT, "response, reference", "ROUGE-1 F-measure as rouge-score (precision and recall in the evidence).", kNoCutoff, kHigher, a::rouge1, nullptr},
+  {"rouge2",                       kT, "response, reference", "ROUGE-2 F-measure as rouge-score.", kNoCutoff, kHigher, a::rouge2, nullptr},
+  {"rouge_l",                      kT, "response, reference", "ROUGE-L (longest common subsequence) F-measure as rouge-score.", kNoCutoff, kHigher, a::rouge_l, nullptr},
+  {"rouge_lsum",                   kT, "response, reference", "ROUGE-Lsum (summary-level LCS over newline-separated sentences) F-measure as rouge-score.", kNoCutoff, kHigher, a::rouge_lsum, nullptr},
+  {"levenshtein_similarity",       kT, "response, reference", "1 - Levenshtein distance / longer length, over code points (rapidfuzz).", kNoCutoff, kHigher, a::levenshtein_similarity, nullptr},
+  {"jaro_similarity",              kT, "response, reference", "Jaro similarity over code points (rapidfuzz).", kNoCutoff, kHigher, a::jaro_similarity, nullptr},
+  {"jaro_winkler_similarity",      kT, "response, reference", "Jaro-Winkler similarity, prefix weight 0.1 (rapidfuzz).", kNoCutoff, kHigher, a::jaro_winkler_similarity, nullptr},
+  {"hamming_similarity",           kT, "response, reference", "1 - Hamming distance / longer length, shorter string padded (rapidfuzz).", kNoCutoff, kHigher, a::hamming_similarity, nullptr},
+  {"k_precision",                  kT, "response, retrieved_contexts", "Share of the response's tokens found in the retrieved contexts (Adlakha et al., 2024).", kNoCutoff, kHigher, a::k_precision, nullptr},
+  {"answer_token_recall",          kT, "response, reference", "Share of the reference's tokens found in the response (Adlakha et al., 2024).", kNoCutoff, kHigher, a::answer_token_recall, nullptr},
+};
+// clang-format on
+
+Status parse_one(std::string_view item, std::vector<MetricRequest>* out) {
+  std::string_view name = item;
+  int k = 0;
+  if (auto at = item.find('@'); at != std::string_view::npos) {
+    name = item.substr(0, at);
+    std::string_view digits = item.substr(at + 1);
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+    if (error != std::errc() || end != digits.data() + digits.size() || k <= 0) {
+      return invalid_argument("metric '" + std::string(item) + "': the cutoff after '@' must be a positive integer");
+    }
+  }
+  const MetricInfo* info = find_metric(name);
+  if (info == nullptr) {
+    return invalid_argument("unknown metric '" + std::string(name) +
+                            "' (`ragmeter metrics` lists them all)");
+  }
+  if (k > 0 && !info->takes_cutoff) {
+    return invalid_argument("metric '" + std::string(name) + "' takes no @k cutoff");
+  }
+  out->push_back({info, k, std::string(item)});
+  return ok_status();
+}
+
+void add_family(std::optional<MetricFamily> family, std::vector<MetricRequest>* out) {
+  for (const auto& info : kMetrics) {
+    if (!family || info.family == *family) out->push_back({&info, 0, std::string(info.name)});
+  }
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kOk: return "ok";
+    case Outcome::kSkipped: return "skipped";
+    case Outcome::kFailed: return "failed";
+  }
+  return "unknown";
+}
+
+const char* metric_family_name(MetricFamily family) {
+  return family == MetricFamily::kRetrieval ? "retrieval" : "text";
+}
+
+std::span<const MetricInfo> builtin_metrics() { return kMetrics; }
+
+const MetricInfo* find_metric(std::string_view name) {
+  for (const auto& info : kMetrics) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec) {
+  std::vector<MetricRequest> out;
+  while (!spec.empty()) {
+    auto comma = spec.find(',');
+    std::string_view item = trim(spec.substr(0, comma));
+    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
+    if (item.empty()) continue;
+    if (item == "all") {
+      add_family(std::nullopt, &out);
+    } else if (item == "text") {
+      add_family(MetricFamily::kText, &out);
+    } else if (item == "retrieval") {
+      add_family(MetricFamily::kRetrieval, &out);
+    } else {
+      RAGMETER_RETURN_IF_ERROR(parse_one(item, &out));
+    }
+  }
+  if (out.empty()) return invalid_argument("no metrics given");
+  // A metric asked for twice is scored once.
+  std::vector<MetricRequest> unique;
+  for (auto& request : out) {
+    bool seen = std::any_of(unique.begin(), unique.end(),
+                            [&](const MetricRequest& r) { return r.name == request.name; });
+    if (!seen) unique.push_back(std::move(request));
+  }
+  return unique;
+}
+
+}  // namespace ragmeter

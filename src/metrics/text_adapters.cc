@@ -1,0 +1,136 @@
+// Adapters for the text metrics (response against reference): field checks, then the
+// pure functions of bleu.h, chrf.h, rouge.h, string_similarity.h, text_overlap.h.
+#include "metrics/adapters.h"
+#include "metrics/required_fields.h"
+#include "ragmeter/string_similarity.h"
+#include "ragmeter/text_overlap.h"
+
+namespace ragmeter::adapters {
+namespace {
+
+// Checks that response and reference are present and non-empty.
+std::optional<MetricResult> require_pair(const Sample& s) {
+  if (auto skip = require_field(s.response, "response")) return skip;
+  return require_field(s.reference, "reference");
+}
+
+template <typename Fn>
+MetricResult score_pair(const Sample& s, Fn fn) {
+  if (auto skip = require_pair(s)) return *skip;
+  return MetricResult::ok(fn(*s.response, *s.reference));
+}
+
+MetricResult rouge_result(const Sample& s, RougeScore (*fn)(std::string_view, std::string_view,
+                                                            const RougeOptions&),
+                          const RougeOptions& options) {
+  if (auto skip = require_pair(s)) return *skip;
+  RougeScore rouge = fn(*s.response, *s.reference, options);
+  MetricResult result = MetricResult::ok(rouge.fmeasure);
+  result.evidence = {{"precision", rouge.precision}, {"recall", rouge.recall}};
+  return result;
+}
+
+MetricResult chrf_result(const Sample& s, ChrfOptions options, int word_order) {
+  if (auto skip = require_pair(s)) return *skip;
+  options.word_order = word_order;
+  MetricResult result = MetricResult::ok(sentence_chrf(*s.response, s.references, options));
+  result.corpus_stats = chrf_statistics(*s.response, s.references, options);
+  return result;
+}
+
+RougeScore rouge_1(std::string_view c, std::string_view r, const RougeOptions& o) {
+  return rouge_n(c, r, 1, o);
+}
+RougeScore rouge_2(std::string_view c, std::string_view r, const RougeOptions& o) {
+  return rouge_n(c, r, 2, o);
+}
+
+}  // namespace
+
+MetricResult exact_match(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  return score_pair(s, [](auto a, auto b) { return ragmeter::exact_match(a, b); });
+}
+
+MetricResult string_presence(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  return score_pair(s, [](auto a, auto b) { return ragmeter::string_presence(a, b); });
+}
+
+MetricResult squad_exact_match(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require_pair(s)) return *skip;
+  return MetricResult::ok(ragmeter::squad_exact_match(*s.response, s.references));
+}
+
+MetricResult token_f1(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require_pair(s)) return *skip;
+  return MetricResult::ok(ragmeter::squad_token_f1(*s.response, s.references));
+}
+
+MetricResult bleu(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
+  if (auto skip = require_pair(s)) return *skip;
+  MetricResult result = MetricResult::ok(sentence_bleu(*s.response, s.references, o.bleu));
+  result.corpus_stats = bleu_statistics(*s.response, s.references, o.bleu);
+  return result;
+}
+
+MetricResult chrf(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
+  return chrf_result(s, o.chrf, 0);
+}
+
+MetricResult chrf_pp(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
+  return chrf_result(s, o.chrf, 2);
+}
+
+MetricResult rouge1(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
+  return rouge_result(s, rouge_1, o.rouge);
+}
+MetricResult rouge2(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
+  return rouge_result(s, rouge_2, o.rouge);
+}
+MetricResult rouge_l(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
+  return rouge_result(s, ragmeter::rouge_l, o.rouge);
+}
+MetricResult rouge_lsum(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
+  return rouge_result(s, ragmeter::rouge_lsum, o.rouge);
+}
+
+MetricResult levenshtein_similarity(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  return score_pair(s, [](auto a, auto b) { return ragmeter::levenshtein_similarity(a, b); });
+}
+MetricResult jaro_similarity(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  return score_pair(s, [](auto a, auto b) { return ragmeter::jaro_similarity(a, b); });
+}
+MetricResult jaro_winkler_similarity(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  return score_pair(s, [](auto a, auto b) { return ragmeter::jaro_winkler_similarity(a, b); });
+}
+MetricResult hamming_similarity(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  return score_pair(s, [](auto a, auto b) { return ragmeter::hamming_similarity(a, b); });
+}
+
+MetricResult k_precision(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require_field(s.response, "response")) return *skip;
+  if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return *skip;
+  return MetricResult::ok(ragmeter::k_precision(*s.response, *s.retrieved_contexts));
+}
+
+MetricResult answer_token_recall(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  return score_pair(s, [](auto a, auto b) { return ragmeter::answer_token_recall(a, b); });
+}
+
+double corpus_bleu(const std::vector<double>& stats, const MetricRequest&, const ScoringOptions& o) {
+  return bleu_from_statistics(stats, o.bleu);
+}
+
+double corpus_chrf(const std::vector<double>& stats, const MetricRequest&, const ScoringOptions& o) {
+  ChrfOptions options = o.chrf;
+  options.word_order = 0;
+  return chrf_from_statistics(stats, options);
+}
+
+double corpus_chrf_pp(const std::vector<double>& stats, const MetricRequest&,
+                      const ScoringOptions& o) {
+  ChrfOptions options = o.chrf;
+  options.word_order = 2;
+  return chrf_from_statistics(stats, options);
+}
+
+}  // namespace ragmeter::adapters

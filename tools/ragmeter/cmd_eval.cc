@@ -1,0 +1,263 @@
+// `ragmeter eval DATASET`: score a dataset, write per-sample results and a summary.
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "exit_codes.h"
+#include "progress.h"
+#include "ragmeter/dataset.h"
+#include "ragmeter/evaluate.h"
+#include "ragmeter/results.h"
+
+namespace ragmeter::cli {
+namespace {
+
+struct EvalArgs {
+  std::string dataset;
+  std::string format = "auto";
+  std::string metrics = "all";
+  std::vector<std::string> column_map;
+  std::string out;
+  std::string out_format = "auto";
+  std::string summary;
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::int64_t limit = 0;
+  bool strict = false;
+  std::vector<std::string> fail_under;
+  bool allow_failures = false;
+  bool quiet = false;
+  std::string judge = "offline";
+  std::uint64_t seed = 42;
+  int resamples = 1000;
+  bool rouge_stem = false;
+  std::string rouge_tokenizer = "default";
+  std::string bleu_smoothing = "exp";
+  std::string bleu_tokenize = "13a";
+  double context_match_threshold = 0.5;
+};
+
+// Rejected rows go to stderr as they happen: the user sees each with file and line.
+class RejectReporter : public ResultSink {
+ public:
+  Status on_row(const Row&, const std::vector<MetricResult>&) override { return ok_status(); }
+  Status on_rejected(const RowError& error) override {
+    std::cerr << "ragmeter: rejected row: " << error.to_string() << "\n";
+    return ok_status();
+  }
+};
+
+Status parse_thresholds(const std::vector<std::string>& specs,
+                        const std::vector<MetricRequest>& metrics,
+                        std::map<std::string, double>* thresholds) {
+  for (const auto& spec : specs) {
+    auto eq = spec.find('=');
+    if (eq == std::string::npos) return invalid_argument("--fail-under expects METRIC=VALUE, got '" + spec + "'");
+    std::string name = spec.substr(0, eq);
+    bool requested = std::any_of(metrics.begin(), metrics.end(),
+                                 [&](const MetricRequest& r) { return r.name == name; });
+    if (!requested) return invalid_argument("--fail-under: metric '" + name + "' is not among --metrics");
+    try {
+      std::size_t used = 0;
+      double value = std::stod(spec.substr(eq + 1), &used);
+      if (used != spec.size() - eq - 1) throw std::invalid_argument("trailing text");
+      (*thresholds)[name] = value;
+    } catch (const std::exception&) {
+      return invalid_argument("--fail-under: '" + spec.substr(eq + 1) + "' is not a number");
+    }
+  }
+  return ok_status();
+}
+
+Status build_scoring_options(const EvalArgs& args, ScoringOptions* scoring) {
+  scoring->rouge.use_stemmer = args.rouge_stem;
+  scoring->rouge.tokenizer =
+      args.rouge_tokenizer == "unicode" ? RougeTokenizer::kUnicode : RougeTokenizer::kDefault;
+  static const std::map<std::string, BleuSmoothing> kSmoothing = {
+      {"exp", BleuSmoothing::kExp}, {"floor", BleuSmoothing::kFloor},
+      {"add-k", BleuSmoothing::kAddK}, {"none", BleuSmoothing::kNone}};
+  scoring->bleu.smoothing = kSmoothing.at(args.bleu_smoothing);
+  scoring->bleu.tokenizer = args.bleu_tokenize == "none" ? BleuTokenizer::kNone : BleuTokenizer::k13a;
+  scoring->context_match_threshold = args.context_match_threshold;
+  return ok_status();
+}
+
+StatusOr<EvalOptions> build_options(const EvalArgs& args) {
+  EvalOptions options;
+  RAGMETER_ASSIGN_OR_RETURN(options.metrics, parse_metric_list(args.metrics));
+  for (const auto& mapping : args.column_map) {
+    RAGMETER_RETURN_IF_ERROR(parse_column_mapping(mapping, &options.column_map));
+  }
+  RAGMETER_RETURN_IF_ERROR(build_scoring_options(args, &options.scoring));
+  options.threads = args.threads;
+  options.limit = args.limit;
+  options.strict = args.strict;
+  options.bootstrap.seed = args.seed;
+  options.bootstrap.resamples = args.resamples;
+  return options;
+}
+
+bool is_csv_output(const EvalArgs& args) {
+  if (args.out_format != "auto") return args.out_format == "csv";
+  return args.out.ends_with(".csv");
+}
+
+// Checks --fail-under; prints each miss. Returns true when every threshold is met.
+bool thresholds_met(const EvalSummary& summary, const std::map<std::string, double>& thresholds) {
+  bool met = true;
+  for (const auto& metric : summary.metrics) {
+    auto it = thresholds.find(metric.name);
+    if (it == thresholds.end()) continue;
+    if (metric.stats.n == 0 || metric.stats.mean < it->second) {
+      std::cerr << fmt::format("ragmeter: {} mean {} is below --fail-under {}\n", metric.name,
+                               metric.stats.n == 0 ? std::string("(none scored)")
+                                                   : fmt::format("{:.4f}", metric.stats.mean),
+                               it->second);
+      met = false;
+    }
+  }
+  return met;
+}
+
+bool any_failed(const EvalSummary& summary) {
+  return std::any_of(summary.metrics.begin(), summary.metrics.end(),
+                     [](const MetricSummary& m) { return m.failed > 0; });
+}
+
+int run_eval(const EvalArgs& args) {
+  auto options = build_options(args);
+  if (!options.ok()) {
+    std::cerr << "ragmeter: " << options.status().message() << "\n";
+    return kExitUsage;
+  }
+  std::map<std::string, double> thresholds;
+  if (Status s = parse_thresholds(args.fail_under, options->metrics, &thresholds); !s.ok()) {
+    std::cerr << "ragmeter: " << s.message() << "\n";
+    return kExitUsage;
+  }
+  auto format = parse_dataset_format(args.format);
+  if (!format.ok()) {
+    std::cerr << "ragmeter: " << format.status().message() << "\n";
+    return kExitUsage;
+  }
+  auto reader = open_dataset(args.dataset, *format);
+  if (!reader.ok()) {
+    std::cerr << "ragmeter: " << reader.status().message() << "\n";
+    return kExitUsage;
+  }
+
+  FanOutSink sinks;
+  RejectReporter reporter;
+  sinks.add(&reporter);
+  std::ofstream out_file;
+  std::unique_ptr<ResultSink> writer;
+  if (!args.out.empty()) {
+    out_file.open(args.out, std::ios::binary);
+    if (!out_file) {
+      std::cerr << "ragmeter: cannot write --out " << args.out << "\n";
+      return kExitUsage;
+    }
+    writer = is_csv_output(args) ? make_csv_result_writer(out_file, options->metrics)
+                                 : make_jsonl_result_writer(out_file, options->metrics);
+    sinks.add(writer.get());
+  }
+
+  Progress progress(args.quiet);
+  auto summary = evaluate(**reader, args.dataset, *options, sinks,
+                          [&](std::int64_t rows) { progress.update(rows); });
+  progress.finish();
+  if (!summary.ok()) {
+    std::cerr << "ragmeter: " << summary.status().message() << "\n";
+    return kExitUsage;
+  }
+  RunInfo info{args.judge, args.dataset};
+  if (!args.summary.empty()) {
+    std::ofstream summary_file(args.summary);
+    summary_file << summary_to_json(*summary, info).dump(2) << "\n";
+    if (!summary_file) {
+      std::cerr << "ragmeter: cannot write --summary " << args.summary << "\n";
+      return kExitUsage;
+    }
+  }
+  if (!args.quiet) {
+    std::cout << format_summary_table(*summary);
+    std::cout << "judge: offline (deterministic metrics need no judge; LLM-judged metrics are "
+                 "not in this version yet)\n";
+  }
+  if (!thresholds_met(*summary, thresholds)) return kExitBelowThreshold;
+  bool partial = summary->rows_rejected > 0 || any_failed(*summary);
+  if (partial && !args.allow_failures) {
+    std::cerr << "ragmeter: the run completed with rejected rows or failed scores (exit code 3; "
+                 "--allow-failures makes this 0)\n";
+    return kExitPartial;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRun add_eval_command(CLI::App& parent) {
+  auto args = std::make_shared<EvalArgs>();
+  CLI::App* cmd = parent.add_subcommand(
+      "eval",
+      "Score a dataset (JSONL, JSON array or CSV) with the chosen metrics.\n"
+      "Each row is a sample: user_input, response, retrieved_contexts, reference,\n"
+      "reference_contexts, retrieved_context_ids, reference_context_ids (ragas names;\n"
+      "question/answer/contexts/ground_truth(s) also accepted). Every (sample, metric)\n"
+      "ends as a score, 'skipped' (a field is missing) or 'failed', with the reason.\n\n"
+      "Examples:\n"
+      "  ragmeter eval data.jsonl --metrics token_f1,rouge_l,bleu --out results.jsonl\n"
+      "  ragmeter eval data.csv --metrics precision@5,ndcg@10 --summary summary.json\n"
+      "  ragmeter eval data.jsonl --metrics token_f1 --fail-under token_f1=0.6   (for CI)\n\n"
+      "Exit codes: 0 ok; 1 a --fail-under threshold not met; 2 bad usage or unusable input;\n"
+      "3 rows rejected or scores failed while the run completed (--allow-failures: 0).");
+  cmd->add_option("dataset", args->dataset, "Dataset file (.jsonl, .json, .csv) or - for stdin")
+      ->required();
+  cmd->add_option("--format", args->format, "Input format: auto (by extension), jsonl, json, csv")
+      ->check(CLI::IsMember({"auto", "jsonl", "json", "csv"}));
+  cmd->add_option("--metrics,-m", args->metrics,
+                  "Comma-separated metric names (`ragmeter metrics` lists them), with @k for "
+                  "cutoffs (ndcg@10); 'all', 'text' or 'retrieval' for a whole group")
+      ->capture_default_str();
+  cmd->add_option("--column-map", args->column_map,
+                  "Rename a column: COLUMN=FIELD (e.g. query=user_input); repeatable");
+  cmd->add_option("--out,-o", args->out, "Per-sample results: .jsonl (default) or .csv");
+  cmd->add_option("--out-format", args->out_format, "auto (by --out extension), jsonl or csv")
+      ->check(CLI::IsMember({"auto", "jsonl", "csv"}));
+  cmd->add_option("--summary", args->summary, "Summary JSON (means, std, 95% CI, counts)");
+  cmd->add_option("--threads,-j", args->threads, "CPU threads for scoring")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--limit", args->limit, "Score only the first N rows")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--strict", args->strict, "Stop at the first malformed row instead of skipping it");
+  cmd->add_option("--fail-under", args->fail_under,
+                  "METRIC=VALUE: exit with code 1 when the metric's mean is below VALUE; repeatable");
+  cmd->add_flag("--allow-failures", args->allow_failures,
+                "Exit 0 even when rows were rejected or scores failed");
+  cmd->add_flag("--quiet,-q", args->quiet, "No table and no progress display");
+  cmd->add_option("--judge", args->judge, "Judge for LLM-judged metrics: offline (the default)")
+      ->check(CLI::IsMember({"offline"}));
+  cmd->add_option("--seed", args->seed, "Seed of the bootstrap confidence intervals")
+      ->capture_default_str();
+  cmd->add_option("--bootstrap-resamples", args->resamples, "Bootstrap resamples for the 95% CI")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
+  cmd->add_flag("--rouge-stem", args->rouge_stem, "ROUGE with the Porter stemmer (rouge-score's use_stemmer)");
+  cmd->add_option("--rouge-tokenizer", args->rouge_tokenizer,
+                  "default (rouge-score: ASCII only) or unicode (every script)")
+      ->check(CLI::IsMember({"default", "unicode"}));
+  cmd->add_option("--bleu-smoothing", args->bleu_smoothing, "exp (sacreBLEU default), floor, add-k, none")
+      ->check(CLI::IsMember({"exp", "floor", "add-k", "none"}));
+  cmd->add_option("--bleu-tokenize", args->bleu_tokenize, "13a (sacreBLEU default) or none")
+      ->check(CLI::IsMember({"13a", "none"}));
+  cmd->add_option("--context-match-threshold", args->context_match_threshold,
+                  "Levenshtein similarity at which a retrieved text matches a reference context")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  return [args] { return run_eval(*args); };
+}
+
+}  // namespace ragmeter::cli

@@ -1,0 +1,18 @@
+// The subcommands of the `ragmeter` program. Each add_*_command registers its options
+// on a CLI11 subcommand of `parent` and returns the function main() runs when that
+// subcommand is selected; the function returns the process exit code (see exit_codes.h).
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace ragmeter::cli {
+
+using CommandRun = std::function<int()>;
+
+CommandRun add_eval_command(CLI::App& parent);
+CommandRun add_ir_command(CLI::App& parent);
+CommandRun add_metrics_command(CLI::App& parent);
+
+}  // namespace ragmeter::cli

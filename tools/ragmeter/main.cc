@@ -1,0 +1,34 @@
+// ragmeter: evaluate retrieval-augmented generation. One program, one subcommand per job.
+#include <iostream>
+
+#include "commands.h"
+#include "exit_codes.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "ragmeter: scores RAG systems (retrieval, answer text, and later judged metrics) with\n"
+      "explicit outcomes for every (sample, metric) and summary statistics.\n\n"
+      "Start with:  ragmeter eval examples/halueval_rag.jsonl\n"
+      "             ragmeter metrics            (every metric, its fields, its definition)\n"
+      "             ragmeter ir --qrels Q --run R   (trec_eval-compatible IR measures)",
+      "ragmeter"};
+  app.set_version_flag("--version", "ragmeter " RAGMETER_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  auto run_eval = ragmeter::cli::add_eval_command(app);
+  auto run_ir = ragmeter::cli::add_ir_command(app);
+  auto run_metrics = ragmeter::cli::add_metrics_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? ragmeter::cli::kExitOk : ragmeter::cli::kExitUsage;
+  }
+  if (app.got_subcommand("eval")) return run_eval();
+  if (app.got_subcommand("ir")) return run_ir();
+  if (app.got_subcommand("metrics")) return run_metrics();
+  std::cerr << app.help();
+  return ragmeter::cli::kExitUsage;
+}
