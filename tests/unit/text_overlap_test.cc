@@ -47,11 +47,15 @@ TEST(SquadTokenF1Test, MaxOverReferences) {
 }
 
 TEST(KPrecisionTest, ShareOfResponseTokensInContexts) {
-  // response tokens [paris, is, capital, of, france] (article dropped); contexts contain
-  // paris, capital, france -> 3/5.
+  // response tokens [paris, is, capital, of, france] (article dropped); context tokens
+  // [frances, capital, paris, capital, city] ("France's" loses its apostrophe and so
+  // does not match "france") -> paris, capital found: 2/5.
   EXPECT_DOUBLE_EQ(k_precision("Paris is the capital of France",
                                {"France's capital: Paris.", "capital city"}),
-                   0.6);
+                   0.4);
+  EXPECT_DOUBLE_EQ(k_precision("Paris is the capital of France",
+                               {"France: capital Paris", "is of"}),
+                   1.0);
   EXPECT_EQ(k_precision("", {"anything"}), 0.0);
 }
 

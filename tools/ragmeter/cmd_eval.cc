@@ -202,8 +202,8 @@ int run_eval(const EvalArgs& args) {
 CommandRun add_eval_command(CLI::App& parent) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* cmd = parent.add_subcommand(
-      "eval",
-      "Score a dataset (JSONL, JSON array or CSV) with the chosen metrics.\n"
+      "eval", "Score a dataset (JSONL, JSON array or CSV) with the chosen metrics.");
+  cmd->footer(
       "Each row is a sample: user_input, response, retrieved_contexts, reference,\n"
       "reference_contexts, retrieved_context_ids, reference_context_ids (ragas names;\n"
       "question/answer/contexts/ground_truth(s) also accepted). Every (sample, metric)\n"

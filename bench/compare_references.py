@@ -1,0 +1,97 @@
+"""Throughput of ragmeter against the Python reference implementations, same pairs, one core.
+
+For each metric: 100,000 (response, reference) pairs built from HaluEval text
+(tests/data/halueval_qa_one_turn.jsonl, deterministic), scored
+  - by the reference in this process (sacreBLEU, rouge-score, rapidfuzz), timing only the
+    scoring loop (file reading and JSON parsing are not counted for the reference), and
+  - by `ragmeter eval --threads 1` on a JSONL file of the same pairs, timing the whole
+    command (reading, parsing, scoring, summary).
+Prints pairs/s for both and the ratio. The ratio is conservative: ragmeter's time includes
+its I/O. pytrec_eval is compared by `ragmeter ir` in bench_ir in the same way.
+
+Run: RAGMETER_BUILD_DIR=build ~/.cache/ragmeter/venv/bin/python bench/compare_references.py [--pairs N]
+"""
+import argparse
+import json
+import os
+import pathlib
+import random
+import subprocess
+import tempfile
+import time
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+BUILD = pathlib.Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
+
+
+def make_pairs(n, seed=1):
+    rng = random.Random(seed)
+    rows = [json.loads(l) for l in open(REPO / "tests/data/halueval_qa_one_turn.jsonl", encoding="utf-8")]
+    pairs = []
+    for _ in range(n):
+        r = rng.choice(rows)
+        sentences = [s for s in r["knowledge"].split(".") if s.strip()]
+        response = rng.choice([r["hallucinated_answer"], r["right_answer"] + ". " + rng.choice(sentences),
+                               rng.choice(sentences)])
+        reference = r["right_answer"] + ". " + rng.choice(sentences)
+        pairs.append((response, reference))
+    return pairs
+
+
+def reference_scorers():
+    import sacrebleu
+    from rapidfuzz.distance import JaroWinkler, Levenshtein
+    from rouge_score import rouge_scorer
+
+    bleu = sacrebleu.BLEU(effective_order=True)
+    chrf = sacrebleu.CHRF()
+    rouge_l = rouge_scorer.RougeScorer(["rougeL"])
+    rouge_2 = rouge_scorer.RougeScorer(["rouge2"])
+    return {
+        "bleu": ("sacrebleu", lambda h, r: bleu.sentence_score(h, [r]).score),
+        "chrf": ("sacrebleu", lambda h, r: chrf.sentence_score(h, [r]).score),
+        "rouge_l": ("rouge-score", lambda h, r: rouge_l.score(r, h)["rougeL"].fmeasure),
+        "rouge2": ("rouge-score", lambda h, r: rouge_2.score(r, h)["rouge2"].fmeasure),
+        "levenshtein_similarity": ("rapidfuzz", Levenshtein.normalized_similarity),
+        "jaro_winkler_similarity": ("rapidfuzz", JaroWinkler.similarity),
+    }
+
+
+def time_reference(fn, pairs):
+    start = time.perf_counter()
+    for h, r in pairs:
+        fn(h, r)
+    return time.perf_counter() - start
+
+
+def time_ragmeter(metric, path):
+    cmd = [str(BUILD / "ragmeter"), "eval", str(path), "-m", metric, "--threads", "1", "-q",
+           "--bootstrap-resamples", "0"]
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pairs", type=int, default=100_000)
+    parser.add_argument("--metrics", default="bleu,chrf,rouge_l,rouge2,levenshtein_similarity,jaro_winkler_similarity")
+    args = parser.parse_args()
+    pairs = make_pairs(args.pairs)
+    scorers = reference_scorers()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "pairs.jsonl"
+        with open(path, "w", encoding="utf-8") as f:
+            for h, r in pairs:
+                f.write(json.dumps({"response": h, "reference": r}) + "\n")
+        print(f"{'metric':<26} {'reference':<12} {'ref pairs/s':>12} {'ragmeter pairs/s':>17} {'ratio':>8}")
+        for metric in args.metrics.split(","):
+            name, fn = scorers[metric]
+            ref_s = time_reference(fn, pairs)
+            ours_s = time_ragmeter(metric, path)
+            print(f"{metric:<26} {name:<12} {len(pairs) / ref_s:>12.0f} {len(pairs) / ours_s:>17.0f} "
+                  f"{ref_s / ours_s:>7.1f}x", flush=True)
+
+
+if __name__ == "__main__":
+    main()

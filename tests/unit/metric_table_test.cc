@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ragmeter/evaluate.h"
+#include "ragmeter/metric.h"
+
+namespace ragmeter {
+namespace {
+
+TEST(MetricTableTest, NamesAreUniqueAndEveryEntryIsComplete) {
+  std::set<std::string_view> names;
+  for (const auto& info : builtin_metrics()) {
+    EXPECT_TRUE(names.insert(info.name).second) << info.name;
+    EXPECT_FALSE(info.fields.empty()) << info.name;
+    EXPECT_FALSE(info.definition.empty()) << info.name;
+    EXPECT_NE(info.score, nullptr) << info.name;
+  }
+}
+
+TEST(MetricTableTest, ParsesCutoffsAndShorthands) {
+  auto list = parse_metric_list("ndcg@10, token_f1,precision@5,token_f1");
+  ASSERT_TRUE(list.ok()) << list.status().to_string();
+  ASSERT_EQ(list->size(), 3u);  // the repeated token_f1 is scored once
+  EXPECT_EQ((*list)[0].name, "ndcg@10");
+  EXPECT_EQ((*list)[0].k, 10);
+  EXPECT_EQ((*list)[2].k, 5);
+  auto all = parse_metric_list("all");
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), builtin_metrics().size());
+}
+
+TEST(MetricTableTest, RejectsUnknownNamesAndBadCutoffs) {
+  EXPECT_FALSE(parse_metric_list("nope").ok());
+  EXPECT_FALSE(parse_metric_list("ndcg@0").ok());
+  EXPECT_FALSE(parse_metric_list("ndcg@x").ok());
+  EXPECT_FALSE(parse_metric_list("token_f1@3").ok());  // no cutoff for text metrics
+  EXPECT_FALSE(parse_metric_list("").ok());
+}
+
+TEST(MetricTableTest, MissingFieldIsSkippedWithItsName) {
+  EvalOptions options;
+  options.metrics = *parse_metric_list("token_f1,precision@3");
+  Sample sample;
+  sample.response = "x";
+  auto results = score_sample(sample, options);
+  EXPECT_EQ(results[0].outcome, Outcome::kSkipped);
+  EXPECT_NE(results[0].reason.find("reference"), std::string::npos);
+  EXPECT_EQ(results[1].outcome, Outcome::kSkipped);
+  sample.reference = "";
+  results = score_sample(sample, options);
+  EXPECT_EQ(results[0].reason, "field 'reference' is empty");
+}
+
+TEST(MetricTableTest, RetrievalFromIdsHandChecked) {
+  EvalOptions options;
+  options.metrics = *parse_metric_list("precision@2,recall,mrr,id_based_context_precision");
+  Sample sample;
+  sample.retrieved_context_ids = {"d3", "d1", "d9", "d2"};
+  sample.reference_context_ids = {"d1", "d2"};
+  auto r = score_sample(sample, options);
+  EXPECT_DOUBLE_EQ(r[0].score, 0.5);   // d1 in the top 2
+  EXPECT_DOUBLE_EQ(r[1].score, 1.0);   // both found
+  EXPECT_DOUBLE_EQ(r[2].score, 0.5);   // first relevant at rank 2
+  EXPECT_DOUBLE_EQ(r[3].score, 0.5);   // 2 of 4 distinct retrieved ids are references
+}
+
+TEST(MetricTableTest, NonLlmContextPrecisionMatchesRagasFormula) {
+  // Chunks 1 and 3 match a reference exactly, chunk 2 not at all:
+  // (1/1 * 1 + 2/3 * 1) / 2 = 5/6.
+  EvalOptions options;
+  options.metrics = *parse_metric_list("non_llm_context_precision,non_llm_context_recall");
+  Sample sample;
+  sample.retrieved_contexts = {"alpha beta", "zzzzzzzzzzzzzzz", "gamma delta"};
+  sample.reference_contexts = {"alpha beta", "gamma delta", "omega omega omega"};
+  auto r = score_sample(sample, options);
+  EXPECT_DOUBLE_EQ(r[0].score, 5.0 / 6.0);
+  EXPECT_DOUBLE_EQ(r[1].score, 2.0 / 3.0);
+}
+
+}  // namespace
+}  // namespace ragmeter
