@@ -19,8 +19,11 @@ enum class RougeTokenizer {
   // rouge-score's default: lowercase, every character outside [a-z0-9] is a separator.
   // Drops all non-ASCII text (a CJK answer scores 0), as rouge-score does.
   kDefault,
-  // Unicode-aware: lowercases with ICU case folding and splits on ICU word boundaries,
-  // keeping letters and digits of every script (CJK characters count as one token each).
+  // Unicode-aware (not in rouge-score): ICU full case folding (so "Straße" matches
+  // "STRASSE"), then ICU word boundaries; a word is kept if it has a letter or digit of any
+  // script, and every ideograph (UCHAR_IDEOGRAPHIC: Han, etc.) is a token of its own, the
+  // rest of the word (kana, Latin, ...) staying in runs. Words keep inner punctuation
+  // ("don't", "3.14"). With use_stemmer, only words of ASCII letters and digits are stemmed.
   kUnicode,
 };
 
@@ -32,17 +35,23 @@ struct RougeOptions {
 // Tokens as rouge-score produces them (exposed for tests).
 std::vector<std::string> rouge_tokenize(std::string_view text, const RougeOptions& options = {});
 
-// ROUGE-N (n >= 1) of `candidate` (prediction) against `reference` (target).
+// ROUGE-N (n >= 1) of `candidate` (prediction) against `reference` (target): clipped
+// n-gram overlap over max(#n-grams, 1), so a text with fewer than n tokens scores 0.
+// Throws std::invalid_argument for n < 1 (rouge-score raises ValueError).
 RougeScore rouge_n(std::string_view candidate, std::string_view reference, int n,
                    const RougeOptions& options = {});
-// ROUGE-L: longest common subsequence over the whole text.
+// ROUGE-L: longest common subsequence over the whole text; 0 if either has no tokens.
 RougeScore rouge_l(std::string_view candidate, std::string_view reference,
                    const RougeOptions& options = {});
-// ROUGE-Lsum: summary-level LCS with texts split into sentences on newlines, as rouge-score.
+// ROUGE-Lsum: summary-level LCS with texts split into sentences on '\n' (empty lines
+// dropped), as rouge-score's _summary_level_lcs: per reference sentence the union of its
+// LCS with each candidate sentence, each token occurrence counted once.
 RougeScore rouge_lsum(std::string_view candidate, std::string_view reference,
                       const RougeOptions& options = {});
 
 // The NLTK Porter stemmer (NLTK_EXTENSIONS mode) as rouge-score uses it (exposed for tests).
+// Equal to NLTK's PorterStemmer().stem(word) for ASCII words; ASCII capitals are
+// lowercased, other bytes are treated as consonants.
 std::string porter_stem(std::string_view word);
 
 }  // namespace ragmeter
