@@ -27,6 +27,9 @@ struct Row {
 // Why one row could not be read.
 struct RowError {
   std::string file;
+  // Where the fault is: the offending byte when known (in a multi-line row, its own
+  // line), else the row's first line with column 0. Columns count bytes of the file,
+  // a byte order mark included.
   std::int64_t line = 0;     // 1-based
   std::int64_t column = 0;   // 1-based byte column when known, else 0
   std::string field;         // the offending field when known, else empty
@@ -38,7 +41,7 @@ struct RowError {
 
 enum class DatasetFormat { kAuto, kJsonl, kJson, kCsv };
 
-// "jsonl", "json", "csv" (also "auto"); InvalidArgument otherwise.
+// "jsonl" (or "ndjson"), "json", "csv", "auto", in any case; InvalidArgument otherwise.
 StatusOr<DatasetFormat> parse_dataset_format(const std::string& name);
 
 class RowReader {
@@ -52,10 +55,14 @@ class RowReader {
   virtual Result next(Row* row, RowError* error) = 0;
 };
 
-// Opens `path` (or "-" for standard input, which needs an explicit format). kAuto
-// picks the format from the extension (.jsonl/.ndjson, .json, .csv). Invalid UTF-8 in
-// a row is a RowError for that row. NotFound when the file cannot be opened;
-// InvalidArgument for an unknown extension with kAuto.
+// Opens `path` (or "-" for standard input, which needs an explicit format and is
+// called "<stdin>" in errors). kAuto picks the format from the extension, in any case
+// (.jsonl/.ndjson, .json, .csv). Invalid UTF-8 in a row is a RowError for that row,
+// naming the field. An empty file is an empty dataset in every format. In CSV the
+// first record names the fields; an empty name becomes "Unnamed: <i>" and a repeated
+// one gets ".1", ".2", ... as pandas.read_csv names them. NotFound when the file
+// cannot be opened; InvalidArgument for a directory or, with kAuto, an unknown
+// extension.
 StatusOr<std::unique_ptr<RowReader>> open_dataset(const std::string& path,
                                                   DatasetFormat format = DatasetFormat::kAuto);
 
