@@ -12,7 +12,7 @@ mkdir -p "$cache_dir"
 debian_packages=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libcli11-dev libfmt-dev libicu-dev libstemmer-dev
-  libsqlite3-dev libcurl4-openssl-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libsqlite3-dev libcurl4-openssl-dev libssl-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3-venv
 )
 

@@ -68,7 +68,7 @@ EvalOptions token_f1_options(int threads) {
 
 TEST(EvaluateTest, ResultsComeInInputOrderWithManyThreads) {
   FakeReader reader;
-  for (int i = 0; i < 50; ++i) reader.add_row(pair(i % 2 ? "a b" : "a", "a b"));
+  for (int i = 0; i < 50; ++i) reader.add_row(pair(i % 2 ? "x y" : "x", "x y"));
   RecordingSink sink;
   auto summary = evaluate(reader, "fake.jsonl", token_f1_options(4), sink);
   ASSERT_TRUE(summary.ok());
@@ -85,7 +85,7 @@ TEST(EvaluateTest, BadRowsAreReportedAndTheRunGoesOn) {
   FakeReader reader;
   reader.add_row(pair("a", "a"));
   reader.add_error("not JSON");
-  reader.add_row({{"response", 5.5}, {"reference", Json::array()}});  // wrong type
+  reader.add_row({{"response", {{"x", 1}}}, {"reference", "a"}});  // wrong type
   reader.add_row(pair("a", ""));                                      // empty: skipped
   RecordingSink sink;
   auto summary = evaluate(reader, "fake.jsonl", token_f1_options(1), sink);
@@ -95,7 +95,7 @@ TEST(EvaluateTest, BadRowsAreReportedAndTheRunGoesOn) {
   ASSERT_EQ(sink.rejected.size(), 2u);
   EXPECT_EQ(sink.rejected[0].line, 2);
   EXPECT_EQ(sink.rejected[1].line, 3);
-  EXPECT_EQ(sink.rejected[1].field, "reference");
+  EXPECT_EQ(sink.rejected[1].field, "response");
   EXPECT_EQ(summary->metrics[0].stats.n, 1);
   EXPECT_EQ(summary->metrics[0].skipped, 1);
 }

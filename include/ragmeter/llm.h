@@ -1,0 +1,208 @@
+// The judge transport: an OpenAI-compatible client for chat completions and embeddings
+// (OpenAI, Azure OpenAI, vLLM, llama.cpp's server, Ollama, LM Studio, proxies), with
+// concurrency, retries, rate limits, a content-addressed cache, usage and cost.
+//
+// Every call ends as a value: a response, or a Status saying why not (Unavailable after
+// retries, DeadlineExceeded, InvalidArgument for a reply that does not parse after the
+// repair attempt, ResourceExhausted when --max-cost is reached, NotFound for a cache
+// miss in replay mode). API keys are read from the environment when a request is sent
+// and never stored in requests, caches, traces or results.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ragmeter/status.h"
+
+namespace ragmeter::llm {
+
+struct ChatMessage {
+  std::string role;     // "system", "user", "assistant"
+  std::string content;
+};
+
+enum class ReplyFormat {
+  kText,        // plain text
+  kJsonObject,  // JSON mode: response_format {"type": "json_object"}
+  kJsonSchema,  // structured output: response_format {"type": "json_schema", ...}
+};
+
+struct ChatRequest {
+  std::vector<ChatMessage> messages;
+  double temperature = 0.0;
+  int max_tokens = 1024;
+  std::optional<std::int64_t> seed;
+  int n = 1;                          // choices to generate (self-consistency votes)
+  ReplyFormat format = ReplyFormat::kText;
+  // JSON Schema of the reply, for kJsonSchema (sent without "strict", so a schema
+  // outside OpenAI's strict subset is not rejected); replies of both JSON formats are
+  // checked against it when it is an object.
+  nlohmann::json schema;
+  std::string schema_name = "reply";
+  int top_logprobs = 0;               // > 0 asks for logprobs with that many alternatives
+  // Extra body fields for servers that need them (merged last; part of the cache key).
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+struct TokenUsage {
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+  std::int64_t cached_tokens = 0;  // usage.prompt_tokens_details.cached_tokens when given
+};
+
+struct TokenLogprob {
+  std::string token;
+  double logprob = 0.0;
+  std::vector<std::pair<std::string, double>> top;  // alternatives, most likely first
+};
+
+struct ChatChoice {
+  std::string content;
+  std::string finish_reason;         // "stop", "length", ...
+  std::optional<nlohmann::json> json;  // the parsed reply for JSON formats
+  std::vector<TokenLogprob> logprobs;
+};
+
+struct ChatResponse {
+  std::vector<ChatChoice> choices;
+  TokenUsage usage;
+  std::string model;       // as the server names it
+  bool from_cache = false;
+  int attempts = 0;        // HTTP attempts made (0 when served from the cache)
+};
+
+struct EmbeddingRequest {
+  std::vector<std::string> inputs;
+};
+
+struct EmbeddingResponse {
+  std::vector<std::vector<float>> vectors;  // one per input, in input order
+  TokenUsage usage;
+  bool from_cache = false;
+  int attempts = 0;
+};
+
+enum class ApiFlavor {
+  kOpenAI,  // POST {base_url}/chat/completions, header "Authorization: Bearer KEY"
+  kAzure,   // POST {base_url}/openai/deployments/{model}/chat/completions?api-version=V,
+            // header "api-key: KEY"
+};
+
+struct EndpointOptions {
+  std::string base_url;                    // e.g. https://api.openai.com/v1
+  std::string model;                       // model name (Azure: the deployment)
+  std::string api_key_env = "OPENAI_API_KEY";  // the variable holding the key; may be unset
+  ApiFlavor flavor = ApiFlavor::kOpenAI;
+  std::string azure_api_version = "2024-10-21";
+  double timeout_seconds = 120.0;          // per HTTP attempt, not per sample
+  bool verify_tls = true;                  // never turned off by default
+  // Structured output support: kJsonSchema requests fall back to JSON mode, then plain
+  // text with the schema in the prompt, when a server answers 400 to them; the weakest
+  // format that then worked is used for the rest of the client's life.
+};
+
+struct RetryOptions {
+  int max_attempts = 6;              // per call, including the first
+  double initial_backoff_seconds = 0.5;
+  double max_backoff_seconds = 30.0;  // cap of the exponential backoff (before jitter)
+  // Retried: connection errors, timeouts, 408, 409, 429, 5xx; other statuses end the
+  // call. retry-after / retry-after-ms headers are honoured (capped at
+  // max_backoff_seconds * 4); otherwise the wait is uniform in [0, min(max, initial *
+  // 2^retry)] ("full jitter"). Retries wait on timers: no thread sleeps.
+};
+
+struct RateLimitOptions {
+  int max_in_flight = 16;            // --concurrency: requests in flight at once
+  double requests_per_minute = 0;    // 0: no cap
+  double tokens_per_minute = 0;      // 0: no cap (estimated prompt + max_tokens)
+  // On a 429 the in-flight limit is halved (not below 1, once per window of requests)
+  // and grows back by one per success, as TCP's AIMD does: a shared server is not
+  // hammered. x-ratelimit-remaining-* / -reset-* headers pause new requests before the
+  // server's quota runs out, and a 429's retry-after pauses them all.
+};
+
+enum class CacheMode {
+  kReadWrite,  // default: serve hits, store new replies
+  kReadOnly,   // serve hits, store nothing
+  kOff,        // neither
+  kReplay,     // serve hits; a miss is an error (NotFound), no network call is made
+};
+
+struct CacheOptions {
+  std::string path;  // SQLite file; empty: ${XDG_CACHE_HOME:-~/.cache}/ragmeter/judge.sqlite
+  CacheMode mode = CacheMode::kReadWrite;
+};
+
+// Price per million tokens, USD.
+struct ModelPrice {
+  double prompt_per_million = 0.0;
+  double completion_per_million = 0.0;
+  double cached_prompt_per_million = 0.0;
+};
+
+struct ClientOptions {
+  EndpointOptions endpoint;
+  RetryOptions retry;
+  RateLimitOptions limits;
+  CacheOptions cache;
+  // Overrides of the built-in price table (docs/judges.md lists the defaults and their date).
+  std::map<std::string, ModelPrice> prices;
+  double max_cost_usd = 0.0;  // 0: no budget. Calls that would start past it fail.
+  bool keep_traces = true;    // keep every call's request and raw reply for evidence
+                              // (memory grows with the number of calls)
+};
+
+// Totals over a client's life.
+struct UsageTotals {
+  std::int64_t requests = 0;       // HTTP requests sent (retries included)
+  std::int64_t cache_hits = 0;
+  std::int64_t failed_calls = 0;
+  TokenUsage tokens;
+  double cost_usd = 0.0;
+};
+
+// One call as it happened, for evidence and debugging. Holds no key.
+struct CallTrace {
+  std::string kind;              // "chat" or "embeddings"
+  std::string cache_key;         // hex SHA-256 of the canonical request
+  nlohmann::json request;        // the last body sent (without headers): the repair
+                                 // request when there was one
+  std::string raw_reply;         // the last body received
+  int attempts = 0;
+  bool from_cache = false;
+  std::string error;             // empty on success
+};
+
+class Client {
+ public:
+  // Calls still running end with Unavailable; it does not wait for them.
+  virtual ~Client() = default;
+  // Starts a chat call; the future becomes ready when it has ended either way.
+  // Thread-safe: any number of threads may call concurrently.
+  virtual std::future<StatusOr<ChatResponse>> chat(ChatRequest request) = 0;
+  virtual std::future<StatusOr<EmbeddingResponse>> embed(EmbeddingRequest request) = 0;
+  virtual UsageTotals totals() const = 0;
+  // Every call so far (with keep_traces), in the order they ended. Thread-safe.
+  virtual std::vector<CallTrace> traces() const = 0;
+};
+
+// Creates a client. InvalidArgument for an unusable configuration (no base_url or
+// model); NotFound when a kReadOnly / kReplay cache file does not exist; Unavailable
+// when the cache cannot be opened or the HTTP machinery (libcurl) cannot start.
+StatusOr<std::unique_ptr<Client>> make_client(const ClientOptions& options);
+
+// The canonical cache key of a chat request at an endpoint: hex SHA-256 over the
+// endpoint identity (flavor, base URL, model), every sampling parameter, the messages,
+// the schema and the extra fields. The key never includes the API key.
+std::string chat_cache_key(const EndpointOptions& endpoint, const ChatRequest& request);
+std::string embedding_cache_key(const EndpointOptions& endpoint, const EmbeddingRequest& request);
+
+}  // namespace ragmeter::llm
