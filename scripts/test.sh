@@ -2,10 +2,16 @@
 # Sets everything up, builds, and runs every test:
 #   1. unit tests and examples (ctest) on the Release build, warnings as errors;
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the oracle tests against the Python reference implementations and the CLI tests (pytest).
+#   3. the oracle tests against the Python reference implementations, the CLI tests and the
+#      end-to-end tests against a real local LLM server (llama.cpp, started and stopped here).
+# RAGMETER_SKIP_LLM=1 leaves out the LLM server and its tests (they need a one-time build of
+# llama-cpp-python, cached outside the checkout by scripts/setup_llm.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+if [ "${RAGMETER_SKIP_LLM:-0}" != "1" ]; then
+  bash scripts/setup_llm.sh >/dev/null
+fi
 venv="${RAGMETER_CACHE:-$HOME/.cache/ragmeter}/venv"
 
 echo "== build (Release, -Werror)"
@@ -20,5 +26,6 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAGMETER_W
 cmake --build build-asan -j "$(nproc)" --target ragmeter_tests
 ./build-asan/ragmeter_tests --gtest_brief=1
 
-echo "== oracle and CLI tests"
-RAGMETER_BUILD_DIR="$PWD/build" "$venv/bin/python" -m pytest -q tests/oracle tests/cli
+echo "== oracle, CLI and local LLM server tests"
+RAGMETER_BUILD_DIR="$PWD/build" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
+  tests/oracle tests/cli tests/llm
