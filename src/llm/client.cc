@@ -1,0 +1,559 @@
+// make_client(): the orchestration of judge calls.
+//
+// A call starts on the caller's thread (cache lookup, replay and budget checks) and
+// continues on the transport's loop thread, which owns the rate limiter and the queue
+// of calls waiting for it: admission, send, retry timers, parsing, the one repair
+// attempt, the cache write and the fulfilment of the future. No thread sleeps: waits
+// are timers on the loop.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "llm/http_transport.h"
+#include "llm/openai_protocol.h"
+#include "llm/pricing.h"
+#include "llm/rate_limiter.h"
+#include "llm/reply_json.h"
+#include "llm/response_cache.h"
+#include "llm/retry_policy.h"
+#include "ragmeter/llm.h"
+
+namespace ragmeter::llm {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+class OpenAIClient;
+
+Status deadline_exceeded(std::string message) {
+  return {StatusCode::kDeadlineExceeded, std::move(message)};
+}
+
+Status resource_exhausted(std::string message) {
+  return {StatusCode::kResourceExhausted, std::move(message)};
+}
+
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
+// One chat() or embed() call from start to end, across retries, format fallbacks and
+// the repair attempt. Owned by shared pointers held by whatever runs next (the queue,
+// a timer, a transfer), so a call lives exactly as long as something can resume it.
+class Call : public std::enable_shared_from_this<Call> {
+ public:
+  Call(OpenAIClient* client, const char* kind) : client_(client), kind_(kind) {}
+  virtual ~Call() = default;
+
+  // Fills key_, url_, body_ and tokens_ (on the caller's thread).
+  virtual void prepare() = 0;
+  // Serves a cached value; false when it cannot be read (then treated as a miss).
+  virtual bool serve_from_cache(const std::string& value) = 0;
+  // The server answered 2xx to body_ with `body`.
+  virtual void on_reply(const std::string& body) = 0;
+  // The server answered 400: true when the call changed body_ and wants to send again.
+  virtual bool on_rejected() { return false; }
+  // Ends the call with a non-OK status.
+  virtual void fail(Status status) = 0;
+
+  // Adds a reply's tokens to this call and to the client's totals (priced by `model`,
+  // or the configured model when the reply names none).
+  void book_usage(const TokenUsage& usage, const std::string& model);
+
+  void set_body(json body) {
+    body_ = std::move(body);
+    body_text_ = body_.dump();
+    exchange_attempts_ = 0;
+  }
+
+  OpenAIClient* client_;
+  const char* kind_;  // "chat" or "embeddings"
+  std::string key_;
+  std::string url_;
+  json body_;               // the body of the current exchange
+  std::string body_text_;   // body_ as sent
+  double tokens_ = 0;       // estimated, for the tokens-per-minute bucket
+  int attempts_ = 0;        // HTTP attempts in all
+  int exchange_attempts_ = 0;  // attempts at the current body: the retry budget
+  std::uint64_t ticket_ = 0;
+  HttpResponse last_;       // the last response received
+  TokenUsage usage_;        // summed over every reply, repairs included
+};
+
+class OpenAIClient final : public Client {
+ public:
+  OpenAIClient(const ClientOptions& options, std::unique_ptr<ResponseCache> cache,
+               std::unique_ptr<HttpTransport> transport)
+      : options_(options),
+        cache_(std::move(cache)),
+        limiter_(options.limits),
+        random_(std::random_device{}()),
+        transport_(std::move(transport)) {}
+
+  // Stops the loop first: calls still running end with Unavailable as their last
+  // holders (queue, timers, transfers) let go of them.
+  ~OpenAIClient() override {
+    transport_.reset();
+    waiting_.clear();
+  }
+
+  std::future<StatusOr<ChatResponse>> chat(ChatRequest request) override;
+  std::future<StatusOr<EmbeddingResponse>> embed(EmbeddingRequest request) override;
+
+  UsageTotals totals() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return totals_;
+  }
+
+  std::vector<CallTrace> traces() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return traces_;
+  }
+
+  const ClientOptions& options() const { return options_; }
+  // Whether calls need their cache key: for the cache or for traces.
+  bool needs_keys() const {
+    return cache_->mode() != CacheMode::kOff || options_.keep_traces;
+  }
+  ResponseCache& cache() { return *cache_; }
+
+  // The weakest response format a server accepted after rejecting a stronger one.
+  ReplyFormat format_floor() const { return format_floor_.load(); }
+  void accept_format(ReplyFormat format);
+
+  void start(const std::shared_ptr<Call>& call);
+  // Queues `call` for (re)sending its current body. Loop thread only.
+  void enqueue(std::shared_ptr<Call> call);
+  // Books a reply's tokens and their cost. Any thread.
+  void add_usage(const TokenUsage& usage, const std::string& model);
+  // Records how a call ended. Any thread.
+  void record(const Call& call, const Status& status, bool from_cache);
+  Status redacted(const Status& status) const;
+
+ private:
+  void pump();
+  void send(std::shared_ptr<Call> call);
+  void on_response(const std::shared_ptr<Call>& call, HttpResponse response);
+  void retry_later(std::shared_ptr<Call> call, double delay_seconds);
+  Status final_status(const Call& call) const;
+  double now() const { return std::chrono::duration<double>(Clock::now() - origin_).count(); }
+  bool over_budget() const;
+
+  const ClientOptions options_;
+  std::unique_ptr<ResponseCache> cache_;
+  std::atomic<ReplyFormat> format_floor_{ReplyFormat::kJsonSchema};
+  const Clock::time_point origin_ = Clock::now();
+
+  // Loop thread only.
+  RateLimiter limiter_;
+  std::deque<std::shared_ptr<Call>> waiting_;
+  bool pump_timer_set_ = false;
+  std::mt19937_64 random_;
+
+  mutable std::mutex mutex_;  // guards totals_ and traces_
+  UsageTotals totals_;
+  std::vector<CallTrace> traces_;
+
+  std::unique_ptr<HttpTransport> transport_;  // last: stopped before the rest goes
+};
+
+// A call whose end fulfils a promise of StatusOr<Response>.
+template <typename Response>
+class PromisedCall : public Call {
+ public:
+  using Call::Call;
+  ~PromisedCall() override {
+    if (!ended_) promise_.set_value(unavailable("the judge client was destroyed first"));
+  }
+
+  std::future<StatusOr<Response>> future() { return promise_.get_future(); }
+
+  void fail(Status status) override {
+    status = client_->redacted(status);
+    client_->record(*this, status, false);
+    end(std::move(status));
+  }
+
+ protected:
+  void succeed(Response response, bool from_cache) {
+    response.from_cache = from_cache;
+    response.attempts = attempts_;
+    client_->record(*this, ok_status(), from_cache);
+    end(std::move(response));
+  }
+
+  bool serve_cached(StatusOr<Response> cached) {
+    if (!cached.ok()) return false;
+    succeed(std::move(cached).value(), true);
+    return true;
+  }
+
+  // Stores make_value() when the cache takes writes (it is not even made otherwise).
+  template <typename MakeValue>
+  void store(MakeValue make_value) {
+    if (client_->cache().mode() != CacheMode::kReadWrite) return;
+    // A failed write costs a later miss, not this call: the reply is good.
+    [[maybe_unused]] Status stored = client_->cache().put(key_, kind_, make_value());
+  }
+
+ private:
+  void end(StatusOr<Response> result) {
+    ended_ = true;
+    promise_.set_value(std::move(result));
+  }
+
+  std::promise<StatusOr<Response>> promise_;
+  bool ended_ = false;
+};
+
+ReplyFormat weaker(ReplyFormat format) {
+  return format == ReplyFormat::kJsonSchema ? ReplyFormat::kJsonObject : ReplyFormat::kText;
+}
+
+// ReplyFormat declares kText, kJsonObject, kJsonSchema weakest first.
+ReplyFormat weakest(ReplyFormat a, ReplyFormat b) { return a < b ? a : b; }
+
+class ChatCall final : public PromisedCall<ChatResponse> {
+ public:
+  ChatCall(OpenAIClient* client, ChatRequest request)
+      : PromisedCall(client, "chat"), request_(std::move(request)) {}
+
+  void prepare() override {
+    if (client_->needs_keys()) key_ = chat_cache_key(client_->options().endpoint, request_);
+    url_ = chat_url(client_->options().endpoint);
+    tokens_ = estimate_tokens(request_);
+    sent_ = weakest(request_.format, client_->format_floor());
+    set_body(chat_request_body(client_->options().endpoint, request_, sent_));
+  }
+
+  bool serve_from_cache(const std::string& value) override {
+    return serve_cached(parse_chat_cache_value(value));
+  }
+
+  bool on_rejected() override {
+    if (request_.format == ReplyFormat::kText || sent_ == ReplyFormat::kText || repairing_) {
+      return false;
+    }
+    sent_ = weaker(sent_);
+    set_body(chat_request_body(client_->options().endpoint, request_, sent_));
+    return true;
+  }
+
+  void on_reply(const std::string& body) override;
+
+ private:
+  bool wants_json() const { return request_.format != ReplyFormat::kText; }
+  Status check_json(ChatChoice& choice) const;
+  void on_main_reply(ChatResponse reply);
+  void on_repair_reply(ChatResponse reply);
+  void next_repair_or_finish();
+
+  ChatRequest request_;
+  ReplyFormat sent_ = ReplyFormat::kText;
+  json main_body_;  // the body the repairs follow up on
+  ChatResponse response_;  // the main reply, its choices repaired one by one
+  std::deque<std::pair<size_t, std::string>> repairs_;  // choice index, what is wrong
+  bool repairing_ = false;
+};
+
+void ChatCall::on_reply(const std::string& body) {
+  StatusOr<ChatResponse> reply = parse_chat_reply(body);
+  if (!reply.ok()) return fail(reply.status());
+  book_usage(reply->usage, reply->model);
+  if (sent_ != request_.format) client_->accept_format(sent_);
+  for (const ChatChoice& choice : reply->choices) {
+    if (wants_json() && choice.finish_reason == "length") {
+      return fail(invalid_argument("the JSON reply was cut at max_tokens (" +
+                                   std::to_string(request_.max_tokens) +
+                                   "): finish_reason \"length\""));
+    }
+  }
+  if (repairing_) return on_repair_reply(std::move(reply).value());
+  on_main_reply(std::move(reply).value());
+}
+
+Status ChatCall::check_json(ChatChoice& choice) const {
+  StatusOr<json> parsed = parse_reply_json(choice.content);
+  if (!parsed.ok()) return parsed.status();
+  if (request_.schema.is_object()) RAGMETER_RETURN_IF_ERROR(check_schema(*parsed, request_.schema));
+  choice.json = std::move(parsed).value();
+  return ok_status();
+}
+
+void ChatCall::on_main_reply(ChatResponse reply) {
+  response_ = std::move(reply);
+  if (wants_json()) {
+    for (size_t i = 0; i < response_.choices.size(); ++i) {
+      Status checked = check_json(response_.choices[i]);
+      if (!checked.ok()) repairs_.emplace_back(i, checked.message());
+    }
+  }
+  next_repair_or_finish();
+}
+
+void ChatCall::on_repair_reply(ChatResponse reply) {
+  ChatChoice& repaired = reply.choices.front();
+  Status checked = check_json(repaired);
+  if (!checked.ok()) {
+    return fail(invalid_argument("the reply is not usable JSON after one repair attempt: " +
+                                 checked.message()));
+  }
+  response_.choices[repairs_.front().first] = std::move(repaired);
+  repairs_.pop_front();
+  next_repair_or_finish();
+}
+
+// One repair request per unusable choice, in turn; each choice gets one attempt.
+void ChatCall::next_repair_or_finish() {
+  if (repairs_.empty()) {
+    response_.usage = usage_;
+    store([this] { return chat_cache_value(response_); });
+    return succeed(std::move(response_), false);
+  }
+  const auto& [index, problem] = repairs_.front();
+  if (!repairing_) main_body_ = body_;
+  repairing_ = true;
+  set_body(repair_request_body(main_body_, response_.choices[index].content, problem));
+  client_->enqueue(shared_from_this());
+}
+
+class EmbeddingCall final : public PromisedCall<EmbeddingResponse> {
+ public:
+  EmbeddingCall(OpenAIClient* client, EmbeddingRequest request)
+      : PromisedCall(client, "embeddings"), request_(std::move(request)) {}
+
+  void prepare() override {
+    if (client_->needs_keys()) key_ = embedding_cache_key(client_->options().endpoint, request_);
+    url_ = embeddings_url(client_->options().endpoint);
+    size_t characters = 0;
+    for (const std::string& input : request_.inputs) characters += input.size();
+    tokens_ = static_cast<double>(characters) / 4.0;
+    set_body(embedding_request_body(client_->options().endpoint, request_));
+  }
+
+  bool serve_from_cache(const std::string& value) override {
+    return serve_cached(parse_embedding_cache_value(value));
+  }
+
+  void on_reply(const std::string& body) override {
+    StatusOr<EmbeddingResponse> reply = parse_embedding_reply(body, request_.inputs.size());
+    if (!reply.ok()) return fail(reply.status());
+    book_usage(reply->usage, "");
+    store([&reply] { return embedding_cache_value(*reply); });
+    succeed(std::move(reply).value(), false);
+  }
+
+ private:
+  EmbeddingRequest request_;
+};
+
+// --- OpenAIClient ---------------------------------------------------------------
+
+std::future<StatusOr<ChatResponse>> OpenAIClient::chat(ChatRequest request) {
+  auto call = std::make_shared<ChatCall>(this, std::move(request));
+  auto future = call->future();
+  start(call);
+  return future;
+}
+
+std::future<StatusOr<EmbeddingResponse>> OpenAIClient::embed(EmbeddingRequest request) {
+  if (request.inputs.empty()) {
+    std::promise<StatusOr<EmbeddingResponse>> nothing_to_do;
+    nothing_to_do.set_value(EmbeddingResponse{});
+    return nothing_to_do.get_future();
+  }
+  auto call = std::make_shared<EmbeddingCall>(this, std::move(request));
+  auto future = call->future();
+  start(call);
+  return future;
+}
+
+void OpenAIClient::start(const std::shared_ptr<Call>& call) {
+  call->prepare();
+  StatusOr<std::optional<std::string>> hit = std::optional<std::string>();
+  if (cache_->mode() != CacheMode::kOff) hit = cache_->get(call->key_);
+  if (hit.ok() && hit->has_value() && call->serve_from_cache(**hit)) return;
+  if (cache_->mode() == CacheMode::kReplay) {
+    return call->fail(hit.ok() ? not_found("replay mode: no cached reply for this request")
+                               : hit.status());
+  }
+  if (over_budget()) {
+    return call->fail(resource_exhausted("the cost budget of $" +
+                                         number_text(options_.max_cost_usd) + " is spent"));
+  }
+  transport_->schedule(0, [this, call] { enqueue(call); });
+}
+
+void OpenAIClient::enqueue(std::shared_ptr<Call> call) {
+  waiting_.push_back(std::move(call));
+  pump();
+}
+
+void OpenAIClient::pump() {
+  while (!waiting_.empty()) {
+    RateLimiter::Admission admission = limiter_.try_acquire(waiting_.front()->tokens_, now());
+    if (!admission.admitted) {
+      if (admission.wait_seconds > 0 && !pump_timer_set_) {
+        pump_timer_set_ = true;
+        transport_->schedule(admission.wait_seconds, [this] {
+          pump_timer_set_ = false;
+          pump();
+        });
+      }
+      return;
+    }
+    std::shared_ptr<Call> call = std::move(waiting_.front());
+    waiting_.pop_front();
+    call->ticket_ = admission.ticket;
+    send(std::move(call));
+  }
+}
+
+void OpenAIClient::send(std::shared_ptr<Call> call) {
+  ++call->attempts_;
+  ++call->exchange_attempts_;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++totals_.requests;
+  }
+  HttpRequest request{"POST", call->url_, request_headers(options_.endpoint), call->body_text_,
+                      options_.endpoint.timeout_seconds};
+  transport_->send(std::move(request), [this, call = std::move(call)](HttpResponse response) {
+    on_response(call, std::move(response));
+  });
+}
+
+void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse response) {
+  limiter_.release();
+  if (auto pause = quota_pause_seconds(response.headers, call->tokens_)) {
+    limiter_.pause_until(now() + *pause);
+  }
+  call->last_ = std::move(response);
+  int status = call->last_.status;
+  if (status >= 200 && status < 300) {
+    limiter_.on_success();
+    call->on_reply(call->last_.body);
+  } else if (status == 400 && call->on_rejected()) {
+    waiting_.push_front(call);
+  } else {
+    if (status == 429) limiter_.on_throttled(call->ticket_);
+    RetryDecision decision = decide_retry(call->last_, call->exchange_attempts_, options_.retry,
+                                          random_, std::chrono::system_clock::now());
+    if (decision.retry) {
+      // A server that named a wait gets it from every request, not just this one.
+      if (status == 429 && retry_after_seconds(call->last_.headers, options_.retry,
+                                               std::chrono::system_clock::now())) {
+        limiter_.pause_until(now() + decision.delay_seconds);
+      }
+      retry_later(call, decision.delay_seconds);
+    } else {
+      call->fail(final_status(*call));
+    }
+  }
+  pump();
+}
+
+void OpenAIClient::retry_later(std::shared_ptr<Call> call, double delay_seconds) {
+  transport_->schedule(delay_seconds, [this, call = std::move(call)]() mutable {
+    waiting_.push_front(std::move(call));  // retries go before calls not yet started
+    pump();
+  });
+}
+
+Status OpenAIClient::final_status(const Call& call) const {
+  const HttpResponse& response = call.last_;
+  std::string attempts = " (" + std::to_string(call.exchange_attempts_) + " attempts)";
+  if (response.status == 0 && response.timed_out) {
+    return deadline_exceeded("no reply within " + number_text(options_.endpoint.timeout_seconds) +
+                             " s" + attempts);
+  }
+  if (response.status == 0) return unavailable("connection failed: " + response.error + attempts);
+  std::string what = "HTTP " + std::to_string(response.status) + " from the server";
+  if (response.status == 401 || response.status == 403) {
+    // The server's text may quote the key: only its name is given.
+    return failed_precondition(what + ": authentication failed; check the key in $" +
+                               options_.endpoint.api_key_env);
+  }
+  what += ": " + server_error_message(response.body);
+  if (is_retryable(response)) return unavailable(what + attempts);
+  if (response.status == 400 || response.status == 404 || response.status == 422) {
+    return invalid_argument(what);
+  }
+  return unavailable(what);
+}
+
+bool OpenAIClient::over_budget() const {
+  if (options_.max_cost_usd <= 0) return false;
+  std::lock_guard<std::mutex> lock(mutex_);
+  return totals_.cost_usd >= options_.max_cost_usd;
+}
+
+void OpenAIClient::accept_format(ReplyFormat format) {
+  ReplyFormat floor = format_floor_.load();
+  while (format < floor && !format_floor_.compare_exchange_weak(floor, format)) {
+  }
+}
+
+void OpenAIClient::add_usage(const TokenUsage& usage, const std::string& model) {
+  const std::string& priced = model.empty() ? options_.endpoint.model : model;
+  std::optional<ModelPrice> price = find_price(priced, options_.prices);
+  std::lock_guard<std::mutex> lock(mutex_);
+  totals_.tokens.prompt_tokens += usage.prompt_tokens;
+  totals_.tokens.completion_tokens += usage.completion_tokens;
+  totals_.tokens.cached_tokens += usage.cached_tokens;
+  if (price) totals_.cost_usd += cost_usd(usage, *price);
+}
+
+void OpenAIClient::record(const Call& call, const Status& status, bool from_cache) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (from_cache) ++totals_.cache_hits;
+  if (!status.ok()) ++totals_.failed_calls;
+  if (!options_.keep_traces) return;
+  traces_.push_back({call.kind_, call.key_, call.body_, redact_key(call.last_.body, options_.endpoint),
+                     call.attempts_, from_cache, status.ok() ? "" : status.to_string()});
+}
+
+void Call::book_usage(const TokenUsage& usage, const std::string& model) {
+  usage_.prompt_tokens += usage.prompt_tokens;
+  usage_.completion_tokens += usage.completion_tokens;
+  usage_.cached_tokens += usage.cached_tokens;
+  client_->add_usage(usage, model);
+}
+
+Status OpenAIClient::redacted(const Status& status) const {
+  return Status(status.code(), redact_key(status.message(), options_.endpoint));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Client>> make_client_with_transport(
+    const ClientOptions& options, std::unique_ptr<HttpTransport> transport) {
+  if (options.endpoint.base_url.empty()) return invalid_argument("the judge needs a base URL");
+  if (options.endpoint.model.empty()) return invalid_argument("the judge needs a model name");
+  if (transport == nullptr) return invalid_argument("no HTTP transport");
+  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<ResponseCache> cache,
+                            open_response_cache(options.cache));
+  return std::unique_ptr<Client>(
+      std::make_unique<OpenAIClient>(options, std::move(cache), std::move(transport)));
+}
+
+StatusOr<std::unique_ptr<Client>> make_client(const ClientOptions& options) {
+  CurlTransportOptions transport_options;
+  transport_options.verify_tls = options.endpoint.verify_tls;
+  transport_options.max_connections = std::max(options.limits.max_in_flight, 1) + 8;
+  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<HttpTransport> transport,
+                            make_curl_transport(transport_options));
+  return make_client_with_transport(options, std::move(transport));
+}
+
+}  // namespace ragmeter::llm

@@ -1,0 +1,80 @@
+// The OpenAI-compatible wire format: URLs, headers and bodies of chat-completion and
+// embedding requests (OpenAI and Azure flavors), the parsing of their replies, and the
+// form replies take in the cache.
+//
+// Pure functions, thread-safe. Nothing here logs; only request_headers() and
+// redact_key() see the API key.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ragmeter/llm.h"
+#include "ragmeter/status.h"
+
+namespace ragmeter::llm {
+
+// OpenAI: {base_url}/chat/completions. Azure:
+// {base_url}/openai/deployments/{model}/chat/completions?api-version={version}.
+std::string chat_url(const EndpointOptions& endpoint);
+// The same with "embeddings" in place of "chat/completions".
+std::string embeddings_url(const EndpointOptions& endpoint);
+
+// Content-Type plus, when getenv(api_key_env) is set and not empty, the key:
+// "Authorization: Bearer KEY" (OpenAI) or "api-key: KEY" (Azure). The returned value
+// holds the key: send it, never log or store it.
+std::vector<std::pair<std::string, std::string>> request_headers(const EndpointOptions& endpoint);
+
+// `text` with every occurrence of the endpoint's key replaced by "[redacted]", for
+// server replies that echo it back.
+std::string redact_key(std::string text, const EndpointOptions& endpoint);
+
+// The chat-completion body for `request` sent with response format `sent`. When `sent`
+// is weaker than request.format (a server rejected the stronger one), the last user
+// message asks for JSON only, with the schema when there is one. OpenAI: "model" is
+// set; Azure: the deployment in the URL names it. request.extra is merged last (JSON
+// merge patch: a null removes a field).
+nlohmann::json chat_request_body(const EndpointOptions& endpoint, const ChatRequest& request,
+                                 ReplyFormat sent);
+
+// The follow-up after `bad_reply` to `sent_body` did not parse or fit the schema: the
+// same conversation plus that reply and a short message naming `problem`, asking for
+// only the corrected JSON. One choice (n is dropped).
+nlohmann::json repair_request_body(const nlohmann::json& sent_body, std::string_view bad_reply,
+                                   std::string_view problem);
+
+nlohmann::json embedding_request_body(const EndpointOptions& endpoint,
+                                      const EmbeddingRequest& request);
+
+// About how many tokens `request` takes from a tokens-per-minute quota: its characters
+// / 4 plus max_tokens per choice, as servers count it.
+double estimate_tokens(const ChatRequest& request);
+
+// Parses a chat-completion reply: choices in index order (content, finish_reason,
+// logprobs.content[].top_logprobs), usage (with prompt_tokens_details.cached_tokens)
+// and model. `json` of the choices is left empty. InvalidArgument with the reason for
+// a body that is not JSON, carries an "error" object, has no choices or is malformed,
+// and for a refusal.
+StatusOr<ChatResponse> parse_chat_reply(std::string_view body);
+
+// Parses an embeddings reply: data[].embedding ordered by index. InvalidArgument when
+// the body is malformed or does not hold exactly `expected` vectors.
+StatusOr<EmbeddingResponse> parse_embedding_reply(std::string_view body, size_t expected);
+
+// The server's explanation in an error reply: error.message when the body has one,
+// else the start of the body. At most ~300 characters, one line.
+std::string server_error_message(std::string_view body);
+
+// The cache forms of responses (from_cache and attempts are not stored) and their
+// parsers. InvalidArgument for a value that is not such a form.
+std::string chat_cache_value(const ChatResponse& response);
+StatusOr<ChatResponse> parse_chat_cache_value(std::string_view value);
+std::string embedding_cache_value(const EmbeddingResponse& response);
+StatusOr<EmbeddingResponse> parse_embedding_cache_value(std::string_view value);
+
+}  // namespace ragmeter::llm

@@ -1,0 +1,541 @@
+// A FAKE OpenAI-compatible HTTP server for fault injection and benchmarks. Not a model:
+// it answers every chat or embeddings request by a script.
+//
+//   fake_llm_server [--port N] [--delay-ms N] [--content TEXT] [--script FILE]
+//
+// Prints "fake_llm_server listening on PORT" on stdout once it accepts connections
+// (--port 0, the default, picks a free port). One thread, epoll, HTTP/1.1 keep-alive;
+// Linux only. Dies with its parent process.
+//
+// The script: {"steps": [action, ...], "default": action}. Each API request (a path
+// ending in /chat/completions or /embeddings) takes the next step; when the steps are
+// used up, the default. An action is an object with
+//   "kind": "reply" (default) | "raw" | "hang" | "drop" | "close" | "echo_auth"
+//     reply      a well-formed completion whose message content is "content" (n choices
+//                when the request asks for n), or embeddings for an embeddings request
+//     raw        "status" with "body" (a string) or "json" (any value) as the body
+//     hang       never answers (the connection stays open)
+//     drop       sends the headers and half the body, then closes the connection
+//     close      closes the connection without answering
+//     echo_auth  401 whose message quotes the Authorization / api-key header it got
+//   "status" (200), "content", "finish_reason" ("stop"), "headers" {name: value},
+//   "delay_ms" (answer after that long; the --delay-ms default otherwise),
+//   "prompt_tokens" (10), "completion_tokens" (5), "cached_tokens" (0).
+//
+// Control endpoints:
+//   POST /fake/script    replaces the script with the body and resets the counters
+//   GET  /fake/stats     {"requests", "chat", "embeddings", "in_flight", "max_in_flight",
+//                         "connections", "max_connections"}
+//   GET  /fake/requests  the last 64 API requests: [{"path", "body", "authorization",
+//                        "api_key"}]
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+struct Action {
+  std::string kind = "reply";
+  int status = 200;
+  std::string content = "{\"verdict\": 1}";
+  std::string finish_reason = "stop";
+  std::string body;
+  std::map<std::string, std::string> headers;
+  int delay_ms = -1;  // -1: the server's default
+  int prompt_tokens = 10;
+  int completion_tokens = 5;
+  int cached_tokens = 0;
+};
+
+Action parse_action(const json& spec, const Action& defaults) {
+  Action action = defaults;
+  action.kind = spec.value("kind", action.kind);
+  action.status = spec.value("status", action.kind == "echo_auth" ? 401 : 200);
+  action.content = spec.value("content", action.content);
+  action.finish_reason = spec.value("finish_reason", action.finish_reason);
+  if (spec.contains("json")) action.body = spec["json"].dump();
+  action.body = spec.value("body", action.body);
+  if (spec.contains("headers")) action.headers = spec["headers"].get<std::map<std::string, std::string>>();
+  action.delay_ms = spec.value("delay_ms", action.delay_ms);
+  action.prompt_tokens = spec.value("prompt_tokens", action.prompt_tokens);
+  action.completion_tokens = spec.value("completion_tokens", action.completion_tokens);
+  action.cached_tokens = spec.value("cached_tokens", action.cached_tokens);
+  return action;
+}
+
+struct Script {
+  std::deque<Action> steps;
+  Action fallback;
+
+  static Script parse(const json& spec, const Action& base) {
+    Script script;
+    script.fallback = spec.contains("default") ? parse_action(spec["default"], base) : base;
+    for (const json& step : spec.value("steps", json::array())) {
+      script.steps.push_back(parse_action(step, base));
+    }
+    return script;
+  }
+
+  Action next() {
+    if (steps.empty()) return fallback;
+    Action action = std::move(steps.front());
+    steps.pop_front();
+    return action;
+  }
+};
+
+struct Request {
+  std::string method;
+  std::string path;
+  std::map<std::string, std::string> headers;  // lower-cased names
+  std::string body;
+};
+
+struct Connection {
+  int fd = -1;
+  std::uint64_t serial = 0;
+  std::string in;
+  std::string out;
+  size_t out_offset = 0;
+  bool close_after_write = false;
+  bool busy = false;     // a request is being answered (or hangs)
+  bool hanging = false;  // its request will never be answered
+};
+
+struct Pending {  // a response waiting for its delay
+  Clock::time_point due;
+  int fd;
+  std::uint64_t serial;
+  std::string bytes;
+  bool close_after;
+};
+
+bool later(const Pending& a, const Pending& b) { return a.due > b.due; }
+
+const char* reason_phrase(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 404: return "Not Found";
+    case 408: return "Request Timeout";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    default: return "Status";
+  }
+}
+
+std::string http_response(int status, const std::string& body,
+                          const std::map<std::string, std::string>& headers,
+                          size_t content_length) {
+  std::string bytes = "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) +
+                      "\r\nContent-Type: application/json\r\nContent-Length: " +
+                      std::to_string(content_length) + "\r\n";
+  for (const auto& [name, value] : headers) bytes += name + ": " + value + "\r\n";
+  return bytes + "\r\n" + body;
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string chat_body(const Action& action, int n) {
+  json choices = json::array();
+  for (int i = 0; i < n; ++i) {
+    choices.push_back({{"index", i},
+                       {"message", {{"role", "assistant"}, {"content", action.content}}},
+                       {"finish_reason", action.finish_reason}});
+  }
+  json body = {{"id", "fake-chat"},
+               {"object", "chat.completion"},
+               {"model", "fake-model"},
+               {"choices", std::move(choices)},
+               {"usage",
+                {{"prompt_tokens", action.prompt_tokens},
+                 {"completion_tokens", action.completion_tokens},
+                 {"total_tokens", action.prompt_tokens + action.completion_tokens},
+                 {"prompt_tokens_details", {{"cached_tokens", action.cached_tokens}}}}}};
+  return body.dump();
+}
+
+// Deterministic vectors, listed in reverse index order to exercise the client's sorting.
+std::string embeddings_body(const Action& action, const json& request) {
+  json inputs = request.value("input", json::array());
+  if (!inputs.is_array()) inputs = json::array({inputs});
+  json data = json::array();
+  for (size_t i = inputs.size(); i-- > 0;) {
+    std::string text = inputs[i].is_string() ? inputs[i].get<std::string>() : inputs[i].dump();
+    std::vector<float> vector(4);
+    for (size_t d = 0; d < vector.size(); ++d) {
+      vector[d] = static_cast<float>((text.size() + d * 7) % 13) / 13.0f;
+    }
+    data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", vector}});
+  }
+  return json{{"object", "list"},
+              {"model", "fake-embedder"},
+              {"data", std::move(data)},
+              {"usage", {{"prompt_tokens", action.prompt_tokens}, {"total_tokens", action.prompt_tokens}}}}
+      .dump();
+}
+
+int requested_choices(const std::string& body) {
+  if (body.find("\"n\"") == std::string::npos) return 1;
+  json request = json::parse(body, nullptr, false);
+  if (!request.is_object()) return 1;
+  return std::max(1, request.value("n", 1));
+}
+
+class FakeServer {
+ public:
+  FakeServer(int default_delay_ms, const Action& base, const json& script)
+      : default_delay_ms_(default_delay_ms), base_(base), script_(Script::parse(script, base)) {}
+
+  bool listen_on(int port);
+  int port() const { return port_; }
+  void run();
+
+ private:
+  void accept_all();
+  void on_readable(Connection& connection);
+  void on_writable(Connection& connection);
+  void serve_buffered(Connection& connection);
+  void dispatch(Connection& connection, Request request);
+  void answer_api(Connection& connection, const Request& request);
+  void answer_now(Connection& connection, int status, const std::string& body);
+  void answer_later(Connection& connection, int delay_ms, std::string bytes, bool close_after);
+  void write_out(Connection& connection, std::string bytes, bool close_after);
+  void flush(Connection& connection);
+  void close_connection(int fd);
+  void fire_due();
+  int wait_ms() const;
+  json stats() const;
+  void watch(int fd, std::uint32_t events, int operation);
+
+  int default_delay_ms_;
+  Action base_;  // what a script's actions start from (--content)
+  Script script_;
+  int listen_fd_ = -1;
+  int epoll_fd_ = -1;
+  int port_ = 0;
+  std::uint64_t next_serial_ = 1;
+  std::unordered_map<int, Connection> connections_;
+  std::vector<Pending> pending_;  // a heap, earliest first
+  std::deque<json> recent_;
+  long requests_ = 0, chat_ = 0, embeddings_ = 0, in_flight_ = 0, max_in_flight_ = 0;
+  long max_connections_ = 0;
+};
+
+bool FakeServer::listen_on(int port) {
+  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int one = 1;
+  setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      listen(listen_fd_, 4096) != 0) {
+    std::perror("fake_llm_server: bind/listen");
+    return false;
+  }
+  socklen_t length = sizeof(address);
+  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
+  port_ = ntohs(address.sin_port);
+  epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);
+  watch(listen_fd_, EPOLLIN, EPOLL_CTL_ADD);
+  return true;
+}
+
+void FakeServer::watch(int fd, std::uint32_t events, int operation) {
+  epoll_event event{};
+  event.events = events;
+  event.data.fd = fd;
+  epoll_ctl(epoll_fd_, operation, fd, &event);
+}
+
+void FakeServer::run() {
+  std::vector<epoll_event> events(512);
+  for (;;) {
+    int ready = epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), wait_ms());
+    for (int i = 0; i < ready; ++i) {
+      int fd = events[i].data.fd;
+      if (fd == listen_fd_) {
+        accept_all();
+        continue;
+      }
+      auto found = connections_.find(fd);
+      if (found == connections_.end()) continue;
+      if (events[i].events & EPOLLOUT) on_writable(found->second);
+      found = connections_.find(fd);
+      if (found != connections_.end() && (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+        on_readable(found->second);
+      }
+    }
+    fire_due();
+  }
+}
+
+void FakeServer::accept_all() {
+  for (;;) {
+    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    Connection& connection = connections_[fd];
+    connection = Connection{};
+    connection.fd = fd;
+    connection.serial = next_serial_++;
+    max_connections_ = std::max<long>(max_connections_, static_cast<long>(connections_.size()));
+    watch(fd, EPOLLIN, EPOLL_CTL_ADD);
+  }
+}
+
+void FakeServer::on_readable(Connection& connection) {
+  char buffer[65536];
+  ssize_t got = recv(connection.fd, buffer, sizeof(buffer), 0);
+  if (got <= 0) {
+    if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    close_connection(connection.fd);
+    return;
+  }
+  connection.in.append(buffer, static_cast<size_t>(got));
+  serve_buffered(connection);
+}
+
+// Answers the next complete request in the input buffer, one at a time per connection.
+void FakeServer::serve_buffered(Connection& connection) {
+  if (connection.busy) return;
+  size_t header_end = connection.in.find("\r\n\r\n");
+  if (header_end == std::string::npos) return;
+  Request request;
+  std::istringstream head(connection.in.substr(0, header_end));
+  std::string line;
+  std::getline(head, line);
+  std::istringstream(line) >> request.method >> request.path;
+  size_t content_length = 0;
+  while (std::getline(head, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string value = line.substr(colon + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    request.headers[lower(line.substr(0, colon))] = value;
+  }
+  if (auto found = request.headers.find("content-length"); found != request.headers.end()) {
+    content_length = std::strtoul(found->second.c_str(), nullptr, 10);
+  }
+  size_t total = header_end + 4 + content_length;
+  if (connection.in.size() < total) return;
+  request.body = connection.in.substr(header_end + 4, content_length);
+  connection.in.erase(0, total);
+  connection.busy = true;
+  if (lower(request.headers["connection"]) == "close") connection.close_after_write = true;
+  dispatch(connection, std::move(request));
+}
+
+void FakeServer::dispatch(Connection& connection, Request request) {
+  std::string path = request.path.substr(0, request.path.find('?'));
+  if (path == "/fake/stats") return answer_now(connection, 200, stats().dump());
+  if (path == "/fake/requests") return answer_now(connection, 200, json(recent_).dump());
+  if (path == "/fake/script") {
+    json spec = json::parse(request.body, nullptr, false);
+    if (spec.is_discarded()) return answer_now(connection, 400, R"({"error":"bad script"})");
+    script_ = Script::parse(spec, base_);
+    requests_ = chat_ = embeddings_ = 0;
+    max_in_flight_ = in_flight_;
+    recent_.clear();
+    return answer_now(connection, 200, R"({"ok":true})");
+  }
+  if (path.ends_with("/chat/completions") || path.ends_with("/embeddings")) {
+    return answer_api(connection, request);
+  }
+  answer_now(connection, 404, R"({"error":{"message":"no such route in the fake server"}})");
+}
+
+void FakeServer::answer_api(Connection& connection, const Request& request) {
+  bool is_chat = request.path.find("/chat/completions") != std::string::npos;
+  ++requests_;
+  ++(is_chat ? chat_ : embeddings_);
+  max_in_flight_ = std::max(max_in_flight_, ++in_flight_);
+  auto header = [&](const char* name) {
+    auto found = request.headers.find(name);
+    return found == request.headers.end() ? std::string() : found->second;
+  };
+  json body = json::parse(request.body, nullptr, false);
+  recent_.push_back({{"path", request.path},
+                     {"body", body.is_discarded() ? json(request.body) : body},
+                     {"authorization", header("authorization")},
+                     {"api_key", header("api-key")}});
+  if (recent_.size() > 64) recent_.pop_front();
+
+  Action action = script_.next();
+  int delay = action.delay_ms >= 0 ? action.delay_ms : default_delay_ms_;
+  if (action.kind == "hang") {
+    connection.hanging = true;
+    return;
+  }
+  if (action.kind == "close") {
+    --in_flight_;
+    return close_connection(connection.fd);
+  }
+  std::string reply;
+  if (action.kind == "echo_auth") {
+    std::string credential = header("authorization") + header("api-key");
+    reply = json{{"error", {{"message", "Incorrect API key provided: " + credential}}}}.dump();
+  } else if (action.kind == "raw") {
+    reply = action.body;
+  } else {
+    reply = is_chat ? chat_body(action, requested_choices(request.body))
+                    : embeddings_body(action, body.is_object() ? body : json::object());
+  }
+  if (action.kind == "drop") {
+    std::string bytes = http_response(action.status, reply.substr(0, reply.size() / 2),
+                                      action.headers, reply.size());
+    return answer_later(connection, delay, std::move(bytes), true);
+  }
+  answer_later(connection, delay, http_response(action.status, reply, action.headers, reply.size()),
+               connection.close_after_write);
+}
+
+void FakeServer::answer_now(Connection& connection, int status, const std::string& body) {
+  write_out(connection, http_response(status, body, {}, body.size()), connection.close_after_write);
+}
+
+void FakeServer::answer_later(Connection& connection, int delay_ms, std::string bytes,
+                              bool close_after) {
+  if (delay_ms <= 0) {
+    --in_flight_;
+    return write_out(connection, std::move(bytes), close_after);
+  }
+  pending_.push_back({Clock::now() + std::chrono::milliseconds(delay_ms), connection.fd,
+                      connection.serial, std::move(bytes), close_after});
+  std::push_heap(pending_.begin(), pending_.end(), later);
+}
+
+void FakeServer::write_out(Connection& connection, std::string bytes, bool close_after) {
+  connection.out += bytes;
+  connection.close_after_write = close_after;
+  flush(connection);
+}
+
+void FakeServer::flush(Connection& connection) {
+  while (connection.out_offset < connection.out.size()) {
+    ssize_t sent = send(connection.fd, connection.out.data() + connection.out_offset,
+                        connection.out.size() - connection.out_offset, MSG_NOSIGNAL);
+    if (sent < 0) {
+      if (errno == EAGAIN) return watch(connection.fd, EPOLLIN | EPOLLOUT, EPOLL_CTL_MOD);
+      return close_connection(connection.fd);
+    }
+    connection.out_offset += static_cast<size_t>(sent);
+  }
+  connection.out.clear();
+  connection.out_offset = 0;
+  if (connection.close_after_write) return close_connection(connection.fd);
+  connection.busy = false;
+  serve_buffered(connection);
+}
+
+void FakeServer::on_writable(Connection& connection) {
+  watch(connection.fd, EPOLLIN, EPOLL_CTL_MOD);
+  flush(connection);
+}
+
+void FakeServer::close_connection(int fd) {
+  if (auto found = connections_.find(fd); found != connections_.end() && found->second.hanging) {
+    --in_flight_;
+  }
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
+  close(fd);
+  connections_.erase(fd);
+}
+
+void FakeServer::fire_due() {
+  Clock::time_point now = Clock::now();
+  while (!pending_.empty() && pending_.front().due <= now) {
+    std::pop_heap(pending_.begin(), pending_.end(), later);
+    Pending due = std::move(pending_.back());
+    pending_.pop_back();
+    --in_flight_;
+    auto found = connections_.find(due.fd);
+    if (found == connections_.end() || found->second.serial != due.serial) continue;
+    write_out(found->second, std::move(due.bytes), due.close_after);
+  }
+}
+
+int FakeServer::wait_ms() const {
+  if (pending_.empty()) return 1000;
+  auto remaining = std::chrono::ceil<std::chrono::milliseconds>(pending_.front().due - Clock::now());
+  return static_cast<int>(std::clamp<long long>(remaining.count(), 0, 1000));
+}
+
+json FakeServer::stats() const {
+  return {{"requests", requests_},     {"chat", chat_},
+          {"embeddings", embeddings_}, {"in_flight", in_flight_},
+          {"max_in_flight", max_in_flight_},
+          {"connections", connections_.size()},
+          {"max_connections", max_connections_}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  signal(SIGPIPE, SIG_IGN);
+  int port = 0;
+  int delay_ms = 0;
+  Action base;
+  json spec = json::object();
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i];
+    if (flag == "--port") {
+      port = std::atoi(argv[i + 1]);
+    } else if (flag == "--delay-ms") {
+      delay_ms = std::atoi(argv[i + 1]);
+    } else if (flag == "--content") {
+      base.content = argv[i + 1];
+    } else if (flag == "--script") {
+      std::ifstream file(argv[i + 1]);
+      spec = json::parse(file, nullptr, false);
+      if (spec.is_discarded()) {
+        std::fprintf(stderr, "fake_llm_server: %s is not a JSON script\n", argv[i + 1]);
+        return 2;
+      }
+    } else {
+      std::fprintf(stderr, "usage: fake_llm_server [--port N] [--delay-ms N] [--content TEXT] "
+                           "[--script FILE]\n");
+      return 2;
+    }
+  }
+  FakeServer server(delay_ms, base, spec);
+  if (!server.listen_on(port)) return 1;
+  std::printf("fake_llm_server listening on %d\n", server.port());
+  std::fflush(stdout);
+  server.run();
+}

@@ -1,0 +1,404 @@
+// The judge client against the FAKE OpenAI-compatible server (tests/fakes/
+// fake_llm_server.cc) on 127.0.0.1: retries, retry-after, timeouts, dropped
+// connections, the repair attempt, explicit failures, the cache, replay mode, format
+// fallback, the budget, key hygiene and that concurrent calls all end. Requests are
+// counted at the fake.
+//
+// The fake is found at $RAGMETER_FAKE_LLM_SERVER or RAGMETER_BINARY_DIR/fakes/; the
+// tests are skipped when it is not built.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../fakes/fake_llm_server_process.h"
+#include "llm/http_transport.h"
+#include "ragmeter/llm.h"
+
+namespace ragmeter::llm {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kKeyVariable = "RAGMETER_FAKE_TEST_KEY";
+constexpr const char* kFakeKey = "sk-fake-7f3a9c1e5b2d4680";
+
+std::string fake_server_path() {
+  if (const char* path = std::getenv("RAGMETER_FAKE_LLM_SERVER")) return path;
+  return std::string(RAGMETER_BINARY_DIR) + "/fakes/fake_llm_server";
+}
+
+// The fake server process and its control endpoints.
+class FakeLlmServer {
+ public:
+  bool start(const std::string& path) {
+    if (!process_.start(path, {})) return false;
+    base_ = "http://127.0.0.1:" + std::to_string(process_.port());
+    auto transport = make_curl_transport({});
+    if (!transport.ok()) return false;
+    control_ = std::move(transport).value();
+    return true;
+  }
+
+  std::string base_url() const { return base_ + "/v1"; }
+
+  // Replaces the script and resets the counters.
+  void script(const json& spec) { ASSERT_EQ(call("POST", "/fake/script", spec.dump()).status, 200); }
+  json stats() { return json::parse(call("GET", "/fake/stats", "").body); }
+  long requests() { return stats()["requests"].get<long>(); }
+  json recent_requests() { return json::parse(call("GET", "/fake/requests", "").body); }
+
+ private:
+  HttpResponse call(const std::string& method, const std::string& path, std::string body) {
+    std::promise<HttpResponse> done;
+    std::future<HttpResponse> response = done.get_future();
+    control_->send({method, base_ + path, {}, std::move(body), 5.0},
+                   [&done](HttpResponse r) { done.set_value(std::move(r)); });
+    return response.get();
+  }
+
+  fakes::FakeLlmServerProcess process_;
+  std::string base_;
+  std::unique_ptr<HttpTransport> control_;
+};
+
+json reply_step(const std::string& content, json extra = json::object()) {
+  extra["content"] = content;
+  return extra;
+}
+
+json raw_step(int status, json body, json headers = json::object()) {
+  return {{"kind", "raw"}, {"status", status}, {"json", std::move(body)}, {"headers", headers}};
+}
+
+json kind_step(const std::string& kind) { return {{"kind", kind}}; }
+
+class LlmClientFaultTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::string path = fake_server_path();
+    if (!std::filesystem::exists(path)) return;
+    server_ = new FakeLlmServer();
+    if (!server_->start(path)) {
+      delete server_;
+      server_ = nullptr;
+    }
+  }
+
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+
+  void SetUp() override {
+    if (server_ == nullptr) GTEST_SKIP() << "fake server not built at " << fake_server_path();
+    setenv(kKeyVariable, kFakeKey, 1);
+  }
+
+  ClientOptions options() const {
+    ClientOptions options;
+    options.endpoint.base_url = server_->base_url();
+    options.endpoint.model = "fake-model";
+    options.endpoint.api_key_env = kKeyVariable;
+    options.endpoint.timeout_seconds = 5.0;
+    options.retry.max_attempts = 3;
+    options.retry.initial_backoff_seconds = 0.01;
+    options.retry.max_backoff_seconds = 0.05;
+    options.cache.mode = CacheMode::kOff;
+    return options;
+  }
+
+  static std::unique_ptr<Client> client_for(const ClientOptions& options) {
+    auto client = make_client(options);
+    EXPECT_TRUE(client.ok()) << client.status().to_string();
+    return client.ok() ? std::move(client).value() : nullptr;
+  }
+
+  static ChatRequest verdict_request(const std::string& question = "Is the claim supported?") {
+    ChatRequest request;
+    request.messages = {{"user", question}};
+    request.format = ReplyFormat::kJsonSchema;
+    request.schema = {{"type", "object"},
+                      {"properties", {{"verdict", {{"type", "integer"}}}}},
+                      {"required", {"verdict"}}};
+    return request;
+  }
+
+  template <typename T>
+  static StatusOr<T> wait(std::future<StatusOr<T>> future) {
+    if (future.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
+      return internal_error("the call did not end within 20 s");
+    }
+    return future.get();
+  }
+
+  static void expect_failure(const StatusOr<ChatResponse>& reply, StatusCode code,
+                             const std::string& reason) {
+    ASSERT_FALSE(reply.ok());
+    EXPECT_EQ(reply.status().code(), code) << reply.status().to_string();
+    EXPECT_NE(reply.status().message().find(reason), std::string::npos)
+        << reply.status().to_string();
+  }
+
+  static double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  }
+
+  static FakeLlmServer* server_;
+};
+
+FakeLlmServer* LlmClientFaultTest::server_ = nullptr;
+
+TEST_F(LlmClientFaultTest, ServerErrorsAreRetriedThenSucceed) {
+  server_->script({{"steps", {raw_step(500, {{"error", "boom"}}), raw_step(503, {})}}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  EXPECT_EQ(reply->attempts, 3);
+  EXPECT_EQ(reply->choices[0].json, json({{"verdict", 1}}));
+  EXPECT_EQ(server_->requests(), 3);
+  EXPECT_EQ(client->totals().requests, 3);
+}
+
+TEST_F(LlmClientFaultTest, GivesUpAsUnavailableAfterMaxAttempts) {
+  server_->script({{"default", raw_step(503, {{"error", {{"message", "overloaded"}}}})}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  expect_failure(reply, StatusCode::kUnavailable, "overloaded");
+  EXPECT_EQ(server_->requests(), 3);
+  EXPECT_EQ(client->totals().failed_calls, 1);
+}
+
+TEST_F(LlmClientFaultTest, RetryAfterIsHonoured) {
+  server_->script({{"steps",
+                    {raw_step(429, {{"error", "slow down"}}, {{"retry-after", "1"}}),
+                     raw_step(429, {}, {{"retry-after-ms", "200"}})}}});
+  ClientOptions patient = options();
+  patient.retry.max_backoff_seconds = 1.0;  // retry-after is capped at 4x this
+  auto client = client_for(patient);
+  Clock::time_point start = Clock::now();
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  EXPECT_GE(seconds_since(start), 1.2);
+  EXPECT_EQ(server_->requests(), 3);
+}
+
+TEST_F(LlmClientFaultTest, TooManyRequestsWithoutRetryAfterIsRetried) {
+  server_->script({{"steps", {raw_step(429, {})}}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  EXPECT_EQ(reply->attempts, 2);
+}
+
+TEST_F(LlmClientFaultTest, HangEndsAsDeadlineExceededAfterTimeoutAndRetries) {
+  server_->script({{"default", kind_step("hang")}});
+  ClientOptions hanging = options();
+  hanging.endpoint.timeout_seconds = 0.3;
+  hanging.retry.max_attempts = 2;
+  auto client = client_for(hanging);
+  Clock::time_point start = Clock::now();
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  expect_failure(reply, StatusCode::kDeadlineExceeded, "no reply within");
+  EXPECT_GE(seconds_since(start), 0.6);
+  EXPECT_EQ(server_->requests(), 2);
+}
+
+TEST_F(LlmClientFaultTest, DroppedAndClosedConnectionsAreRetried) {
+  server_->script({{"steps", {kind_step("drop"), kind_step("close")}}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  EXPECT_EQ(reply->attempts, 3);
+  EXPECT_EQ(server_->requests(), 3);
+}
+
+TEST_F(LlmClientFaultTest, MalformedJsonGetsOneRepairThenFailsWithTheRawReply) {
+  server_->script({{"default", reply_step("{verdict: [1,")}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  expect_failure(reply, StatusCode::kInvalidArgument, "repair");
+  EXPECT_EQ(server_->requests(), 2);
+  std::vector<CallTrace> traces = client->traces();
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_NE(traces[0].raw_reply.find("{verdict: [1,"), std::string::npos);
+  EXPECT_FALSE(traces[0].error.empty());
+  json repair = server_->recent_requests().back()["body"];
+  ASSERT_EQ(repair["messages"].size(), 3u);
+  EXPECT_EQ(repair["messages"][1]["role"], "assistant");
+  EXPECT_EQ(repair["messages"][1]["content"], "{verdict: [1,");
+}
+
+TEST_F(LlmClientFaultTest, RepairFixesAMalformedReply) {
+  server_->script({{"steps", {reply_step("Sure! {\"verdict\": ")}}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  EXPECT_EQ(reply->attempts, 2);
+  EXPECT_EQ(reply->choices[0].json, json({{"verdict", 1}}));
+  EXPECT_EQ(reply->usage.prompt_tokens, 20);  // both replies are paid for
+}
+
+TEST_F(LlmClientFaultTest, SchemaBreakingReplyGetsOneRepairThenFails) {
+  server_->script({{"default", reply_step(R"({"verdict": "yes"})")}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  expect_failure(reply, StatusCode::kInvalidArgument, "verdict");
+  EXPECT_EQ(server_->requests(), 2);
+  EXPECT_NE(client->traces().back().raw_reply.find(R"(\"verdict\": \"yes\")"), std::string::npos);
+}
+
+TEST_F(LlmClientFaultTest, EmptyChoicesFailWithAReason) {
+  server_->script({{"default", raw_step(200, {{"choices", json::array()}})}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  expect_failure(reply, StatusCode::kInvalidArgument, "no choices");
+  EXPECT_EQ(server_->requests(), 1);
+}
+
+TEST_F(LlmClientFaultTest, TruncatedJsonReplyFailsWithoutRepair) {
+  server_->script({{"default", reply_step(R"({"verdict": )", {{"finish_reason", "length"}})}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  expect_failure(reply, StatusCode::kInvalidArgument, "length");
+  EXPECT_EQ(server_->requests(), 1);
+}
+
+TEST_F(LlmClientFaultTest, SecondIdenticalCallIsACacheHitWithoutARequest) {
+  server_->script(json::object());
+  std::filesystem::path cache = std::filesystem::temp_directory_path() /
+                                ("ragmeter_fault_cache_" + std::to_string(getpid()) + ".sqlite");
+  std::filesystem::remove(cache);
+  ClientOptions cached = options();
+  cached.cache = {cache.string(), CacheMode::kReadWrite};
+  {
+    auto client = client_for(cached);
+    ASSERT_TRUE(wait(client->chat(verdict_request())).ok());
+    StatusOr<ChatResponse> again = wait(client->chat(verdict_request()));
+    ASSERT_TRUE(again.ok()) << again.status().to_string();
+    EXPECT_TRUE(again->from_cache);
+    EXPECT_EQ(again->attempts, 0);
+    EXPECT_EQ(again->choices[0].json, json({{"verdict", 1}}));
+    EXPECT_EQ(server_->requests(), 1);
+    EXPECT_EQ(client->totals().cache_hits, 1);
+  }
+  cached.cache.mode = CacheMode::kReplay;
+  auto replay = client_for(cached);
+  ASSERT_NE(replay, nullptr);
+  EXPECT_TRUE(wait(replay->chat(verdict_request())).ok());
+  StatusOr<ChatResponse> miss = wait(replay->chat(verdict_request("Never asked before?")));
+  ASSERT_FALSE(miss.ok());
+  EXPECT_EQ(miss.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(server_->requests(), 1);
+  replay.reset();
+  std::filesystem::remove(cache);
+  std::filesystem::remove(cache.string() + "-wal");
+  std::filesystem::remove(cache.string() + "-shm");
+}
+
+TEST_F(LlmClientFaultTest, RejectedJsonSchemaFallsBackAndIsRemembered) {
+  json rejected = raw_step(400, {{"error", {{"message", "response_format json_schema unsupported"}}}});
+  server_->script({{"steps", {rejected, rejected}}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  StatusOr<ChatResponse> next = wait(client->chat(verdict_request("Another claim?")));
+  ASSERT_TRUE(next.ok()) << next.status().to_string();
+  json sent = server_->recent_requests();
+  ASSERT_EQ(sent.size(), 4u);
+  EXPECT_EQ(sent[0]["body"]["response_format"]["type"], "json_schema");
+  EXPECT_EQ(sent[1]["body"]["response_format"]["type"], "json_object");
+  EXPECT_FALSE(sent[2]["body"].contains("response_format"));
+  std::string prompt = sent[2]["body"]["messages"][0]["content"];
+  EXPECT_NE(prompt.find("JSON Schema"), std::string::npos);
+  EXPECT_FALSE(sent[3]["body"].contains("response_format"));  // remembered
+}
+
+TEST_F(LlmClientFaultTest, ApiKeyNeverReachesTracesOrErrors) {
+  server_->script({{"steps",
+                    {raw_step(503, {{"error", {{"message", std::string("bad ") + kFakeKey}}}}),
+                     kind_step("echo_auth")}},
+                   {"default", raw_step(500, {{"error", std::string("key was ") + kFakeKey}})}});
+  ClientOptions no_retry = options();
+  no_retry.retry.max_attempts = 1;
+  auto client = client_for(no_retry);
+  std::vector<Status> errors;
+  for (const char* question : {"a?", "b?", "c?"}) {
+    StatusOr<ChatResponse> reply = wait(client->chat(verdict_request(question)));
+    ASSERT_FALSE(reply.ok());
+    errors.push_back(reply.status());
+  }
+  EXPECT_EQ(errors[1].code(), StatusCode::kFailedPrecondition);
+  json received = server_->recent_requests();
+  EXPECT_EQ(received[0]["authorization"], std::string("Bearer ") + kFakeKey);  // it was sent
+  for (const Status& error : errors) {
+    EXPECT_EQ(error.to_string().find(kFakeKey), std::string::npos) << error.to_string();
+  }
+  for (const CallTrace& trace : client->traces()) {
+    std::string all = trace.kind + trace.cache_key + trace.request.dump() + trace.raw_reply +
+                      trace.error;
+    EXPECT_EQ(all.find(kFakeKey), std::string::npos) << all;
+  }
+}
+
+TEST_F(LlmClientFaultTest, BudgetStopsCallsWithoutARequest) {
+  server_->script(json::object());
+  ClientOptions budget = options();
+  budget.prices["fake-model"] = {1e6, 1e6, 0};  // a dollar a token
+  budget.max_cost_usd = 1.0;
+  auto client = client_for(budget);
+  ASSERT_TRUE(wait(client->chat(verdict_request())).ok());
+  EXPECT_DOUBLE_EQ(client->totals().cost_usd, 15.0);
+  StatusOr<ChatResponse> over = wait(client->chat(verdict_request("More?")));
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(server_->requests(), 1);
+}
+
+TEST_F(LlmClientFaultTest, EmbeddingsComeBackInInputOrder) {
+  server_->script(json::object());
+  auto client = client_for(options());
+  StatusOr<EmbeddingResponse> reply = wait(client->embed({{"a", "bbb", "cc"}}));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  ASSERT_EQ(reply->vectors.size(), 3u);
+  // The fake's first dimension is (length % 13) / 13 and it lists the data reversed.
+  EXPECT_FLOAT_EQ(reply->vectors[0][0], 1.0f / 13);
+  EXPECT_FLOAT_EQ(reply->vectors[1][0], 3.0f / 13);
+  EXPECT_FLOAT_EQ(reply->vectors[2][0], 2.0f / 13);
+}
+
+TEST_F(LlmClientFaultTest, AllConcurrentCallsEndDespiteFaults) {
+  json faults = json::array();
+  for (int i = 0; i < 5; ++i) {
+    for (json step : {raw_step(500, {}), kind_step("drop"), raw_step(429, {})}) {
+      faults.push_back(step);
+    }
+  }
+  server_->script({{"steps", faults}, {"default", {{"delay_ms", 20}}}});
+  ClientOptions concurrent = options();
+  concurrent.limits.max_in_flight = 32;
+  concurrent.retry.max_attempts = 6;
+  auto client = client_for(concurrent);
+  constexpr int kCalls = 300;
+  std::vector<std::future<StatusOr<ChatResponse>>> calls;
+  for (int i = 0; i < kCalls; ++i) {
+    calls.push_back(client->chat(verdict_request("claim " + std::to_string(i))));
+  }
+  int succeeded = 0;
+  for (auto& call : calls) succeeded += wait(std::move(call)).ok() ? 1 : 0;
+  EXPECT_EQ(succeeded, kCalls);
+  EXPECT_EQ(server_->requests(), kCalls + static_cast<long>(faults.size()));
+  EXPECT_LE(server_->stats()["max_in_flight"].get<int>(), 32);
+  EXPECT_EQ(client->traces().size(), static_cast<size_t>(kCalls));
+}
+
+}  // namespace
+}  // namespace ragmeter::llm
