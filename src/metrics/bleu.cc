@@ -14,6 +14,7 @@
 // gives 0. A corpus sums the statistics of its segments first. Segments are lowercased
 // (optionally), right-stripped and tokenized; n-grams are over whitespace-split tokens.
 #include "ragmeter/bleu.h"
+#include "metrics/sacrebleu_text.h"
 
 #include <unicode/bytestream.h>
 #include <unicode/casemap.h>

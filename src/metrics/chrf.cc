@@ -13,12 +13,14 @@
 // several references, a segment keeps the statistics of the first reference with the
 // highest sentence score; a corpus sums segment statistics before scoring.
 #include "ragmeter/chrf.h"
+#include "metrics/sacrebleu_text.h"
 
 #include <algorithm>
 #include <array>
 #include <span>
 
 #include "ragmeter/bleu.h"
+#include "metrics/sacrebleu_text.h"
 
 namespace ragmeter {
 namespace {
