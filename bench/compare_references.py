@@ -7,7 +7,8 @@ For each metric: 100,000 (response, reference) pairs built from HaluEval text
   - by `ragmeter eval --threads 1` on a JSONL file of the same pairs, timing the whole
     command (reading, parsing, scoring, summary).
 Prints pairs/s for both and the ratio. The ratio is conservative: ragmeter's time includes
-its I/O. pytrec_eval is compared by `ragmeter ir` in bench_ir in the same way.
+its I/O. pytrec_eval is compared with `ragmeter ir` on 10,000 generated queries: the
+reference is timed on in-memory dicts, ragmeter on reading the files and printing -q lines.
 
 Run: RAGMETER_BUILD_DIR=build ~/.cache/ragmeter/venv/bin/python bench/compare_references.py [--pairs N]
 """
@@ -72,6 +73,37 @@ def time_ragmeter(metric, path):
     return time.perf_counter() - start
 
 
+def compare_ir(queries=10_000, docs=100, seed=2):
+    """`ragmeter ir` against pytrec_eval on the same qrels and run (all default measures)."""
+    import pytrec_eval
+
+    rng = random.Random(seed)
+    qrels, run = {}, {}
+    for q in range(queries):
+        qid = f"q{q}"
+        pool = [f"d{rng.randrange(5000)}" for _ in range(docs)]
+        qrels[qid] = {d: rng.choice([0, 0, 1, 2]) for d in pool[:30]}
+        run[qid] = {d: rng.random() for d in pool}
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels_path, run_path = pathlib.Path(tmp) / "qrels", pathlib.Path(tmp) / "run"
+        with open(qrels_path, "w") as f:
+            for qid, judged in qrels.items():
+                f.writelines(f"{qid} 0 {d} {rel}\n" for d, rel in judged.items())
+        with open(run_path, "w") as f:
+            for qid, scored in run.items():
+                f.writelines(f"{qid} Q0 {d} {i} {s!r} bench\n" for i, (d, s) in enumerate(scored.items()))
+        measures = {"P", "recall", "map", "Rprec", "recip_rank", "ndcg", "ndcg_cut", "success"}
+        start = time.perf_counter()
+        pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+        ref_s = time.perf_counter() - start
+        start = time.perf_counter()
+        subprocess.run([str(BUILD / "ragmeter"), "ir", "--qrels", str(qrels_path), "--run", str(run_path), "-q"],
+                       check=True, stdout=subprocess.DEVNULL)
+        ours_s = time.perf_counter() - start
+    print(f"{'trec measures (ir -q)':<26} {'pytrec_eval':<12} {queries / ref_s:>12.0f} {queries / ours_s:>17.0f} "
+          f"{ref_s / ours_s:>7.1f}x   (queries/s; {docs} docs each)", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=100_000)
@@ -91,6 +123,7 @@ def main():
             ours_s = time_ragmeter(metric, path)
             print(f"{metric:<26} {name:<12} {len(pairs) / ref_s:>12.0f} {len(pairs) / ours_s:>17.0f} "
                   f"{ref_s / ours_s:>7.1f}x", flush=True)
+    compare_ir()
 
 
 if __name__ == "__main__":

@@ -104,9 +104,12 @@ struct EndpointOptions {
   std::string azure_api_version = "2024-10-21";
   double timeout_seconds = 120.0;          // per HTTP attempt, not per sample
   bool verify_tls = true;                  // never turned off by default
-  // Structured output support: kJsonSchema requests fall back to JSON mode, then plain
-  // text with the schema in the prompt, when a server answers 400 to them; the weakest
-  // format that then worked is used for the rest of the client's life.
+  // Structured output support: kJsonSchema requests fall back to JSON mode with the
+  // schema attached ({"type": "json_object", "schema": ...}, which llama.cpp's servers
+  // enforce by a grammar), then plain JSON mode, then plain text with the schema in the
+  // prompt, when a server rejects the format (a 400, or a 4xx / 500 whose message names
+  // response_format, json_schema or json_object; such a rejection is not retried); the
+  // weakest format that then worked is used for the rest of the client's life.
 };
 
 struct RetryOptions {

@@ -61,7 +61,8 @@ class Call : public std::enable_shared_from_this<Call> {
   virtual bool serve_from_cache(const std::string& value) = 0;
   // The server answered 2xx to body_ with `body`.
   virtual void on_reply(const std::string& body) = 0;
-  // The server answered 400: true when the call changed body_ and wants to send again.
+  // The server rejected the response_format of body_ (is_format_rejection()): true when
+  // the call changed body_ to a weaker format and wants to send again.
   virtual bool on_rejected() { return false; }
   // Ends the call with a non-OK status.
   virtual void fail(Status status) = 0;
@@ -128,8 +129,8 @@ class OpenAIClient final : public Client {
   ResponseCache& cache() { return *cache_; }
 
   // The weakest response format a server accepted after rejecting a stronger one.
-  ReplyFormat format_floor() const { return format_floor_.load(); }
-  void accept_format(ReplyFormat format);
+  FormatStep format_floor() const { return format_floor_.load(); }
+  void accept_format(FormatStep format);
 
   void start(const std::shared_ptr<Call>& call);
   // Queues `call` for (re)sending its current body. Loop thread only.
@@ -145,13 +146,14 @@ class OpenAIClient final : public Client {
   void send(std::shared_ptr<Call> call);
   void on_response(const std::shared_ptr<Call>& call, HttpResponse response);
   void retry_later(std::shared_ptr<Call> call, double delay_seconds);
+  static bool format_rejected(const Call& call);
   Status final_status(const Call& call) const;
   double now() const { return std::chrono::duration<double>(Clock::now() - origin_).count(); }
   bool over_budget() const;
 
   const ClientOptions options_;
   std::unique_ptr<ResponseCache> cache_;
-  std::atomic<ReplyFormat> format_floor_{ReplyFormat::kJsonSchema};
+  std::atomic<FormatStep> format_floor_{FormatStep::kJsonSchema};
   const Clock::time_point origin_ = Clock::now();
 
   // Loop thread only.
@@ -216,12 +218,8 @@ class PromisedCall : public Call {
   bool ended_ = false;
 };
 
-ReplyFormat weaker(ReplyFormat format) {
-  return format == ReplyFormat::kJsonSchema ? ReplyFormat::kJsonObject : ReplyFormat::kText;
-}
-
-// ReplyFormat declares kText, kJsonObject, kJsonSchema weakest first.
-ReplyFormat weakest(ReplyFormat a, ReplyFormat b) { return a < b ? a : b; }
+// FormatStep declares its steps weakest first.
+FormatStep weakest(FormatStep a, FormatStep b) { return a < b ? a : b; }
 
 class ChatCall final : public PromisedCall<ChatResponse> {
  public:
@@ -232,7 +230,7 @@ class ChatCall final : public PromisedCall<ChatResponse> {
     if (client_->needs_keys()) key_ = chat_cache_key(client_->options().endpoint, request_);
     url_ = chat_url(client_->options().endpoint);
     tokens_ = estimate_tokens(request_);
-    sent_ = weakest(request_.format, client_->format_floor());
+    sent_ = weakest(first_format_step(request_), client_->format_floor());
     set_body(chat_request_body(client_->options().endpoint, request_, sent_));
   }
 
@@ -241,10 +239,10 @@ class ChatCall final : public PromisedCall<ChatResponse> {
   }
 
   bool on_rejected() override {
-    if (request_.format == ReplyFormat::kText || sent_ == ReplyFormat::kText || repairing_) {
-      return false;
-    }
-    sent_ = weaker(sent_);
+    if (repairing_) return false;
+    std::optional<FormatStep> weaker = weaker_format_step(sent_, request_);
+    if (!weaker) return false;
+    sent_ = *weaker;
     set_body(chat_request_body(client_->options().endpoint, request_, sent_));
     return true;
   }
@@ -259,7 +257,7 @@ class ChatCall final : public PromisedCall<ChatResponse> {
   void next_repair_or_finish();
 
   ChatRequest request_;
-  ReplyFormat sent_ = ReplyFormat::kText;
+  FormatStep sent_ = FormatStep::kText;
   json main_body_;  // the body the repairs follow up on
   ChatResponse response_;  // the main reply, its choices repaired one by one
   std::deque<std::pair<size_t, std::string>> repairs_;  // choice index, what is wrong
@@ -270,7 +268,7 @@ void ChatCall::on_reply(const std::string& body) {
   StatusOr<ChatResponse> reply = parse_chat_reply(body);
   if (!reply.ok()) return fail(reply.status());
   book_usage(reply->usage, reply->model);
-  if (sent_ != request_.format) client_->accept_format(sent_);
+  if (sent_ != first_format_step(request_)) client_->accept_format(sent_);
   for (const ChatChoice& choice : reply->choices) {
     if (wants_json() && choice.finish_reason == "length") {
       return fail(invalid_argument("the JSON reply was cut at max_tokens (" +
@@ -443,8 +441,10 @@ void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse r
   if (status >= 200 && status < 300) {
     limiter_.on_success();
     call->on_reply(call->last_.body);
-  } else if (status == 400 && call->on_rejected()) {
-    waiting_.push_front(call);
+  } else if (format_rejected(*call) && call->on_rejected()) {
+    waiting_.push_front(call);  // the weaker format at once: no retry budget spent
+  } else if (format_rejected(*call)) {
+    call->fail(final_status(*call));  // no weaker format left; retrying cannot help
   } else {
     if (status == 429) limiter_.on_throttled(call->ticket_);
     RetryDecision decision = decide_retry(call->last_, call->exchange_attempts_, options_.retry,
@@ -461,6 +461,12 @@ void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse r
     }
   }
   pump();
+}
+
+// A chat call's response_format was refused (by a 400, or by a 4xx / 500 that says so).
+bool OpenAIClient::format_rejected(const Call& call) {
+  return call.body_.contains("response_format") &&
+         is_format_rejection(call.last_.status, call.last_.body);
 }
 
 void OpenAIClient::retry_later(std::shared_ptr<Call> call, double delay_seconds) {
@@ -485,6 +491,7 @@ Status OpenAIClient::final_status(const Call& call) const {
                                options_.endpoint.api_key_env);
   }
   what += ": " + server_error_message(response.body);
+  if (format_rejected(call)) return invalid_argument(what + " (response_format not accepted)");
   if (is_retryable(response)) return unavailable(what + attempts);
   if (response.status == 400 || response.status == 404 || response.status == 422) {
     return invalid_argument(what);
@@ -498,8 +505,8 @@ bool OpenAIClient::over_budget() const {
   return totals_.cost_usd >= options_.max_cost_usd;
 }
 
-void OpenAIClient::accept_format(ReplyFormat format) {
-  ReplyFormat floor = format_floor_.load();
+void OpenAIClient::accept_format(FormatStep format) {
+  FormatStep floor = format_floor_.load();
   while (format < floor && !format_floor_.compare_exchange_weak(floor, format)) {
   }
 }

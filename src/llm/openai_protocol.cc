@@ -1,6 +1,7 @@
 #include "llm/openai_protocol.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 namespace ragmeter::llm {
@@ -47,19 +48,37 @@ json base_body(const EndpointOptions& endpoint) {
   return body;
 }
 
-int format_strength(ReplyFormat format) {
+FormatStep step_of(ReplyFormat format) {
   switch (format) {
-    case ReplyFormat::kJsonSchema: return 2;
-    case ReplyFormat::kJsonObject: return 1;
-    case ReplyFormat::kText: return 0;
+    case ReplyFormat::kJsonSchema: return FormatStep::kJsonSchema;
+    case ReplyFormat::kJsonObject: return FormatStep::kJsonObject;
+    case ReplyFormat::kText: return FormatStep::kText;
   }
-  return 0;
+  return FormatStep::kText;
 }
 
-json response_format(const ChatRequest& request, ReplyFormat sent) {
-  if (sent == ReplyFormat::kJsonObject) return {{"type", "json_object"}};
-  return {{"type", "json_schema"},
-          {"json_schema", {{"name", request.schema_name}, {"schema", request.schema}}}};
+json response_format(const ChatRequest& request, FormatStep step) {
+  switch (step) {
+    case FormatStep::kJsonSchema:
+      return {{"type", "json_schema"},
+              {"json_schema", {{"name", request.schema_name}, {"schema", request.schema}}}};
+    case FormatStep::kJsonObjectWithSchema:
+      if (request.schema.is_object()) return {{"type", "json_object"}, {"schema", request.schema}};
+      return {{"type", "json_object"}};
+    case FormatStep::kJsonObject:
+    case FormatStep::kText:
+      break;
+  }
+  return {{"type", "json_object"}};
+}
+
+bool mentions_response_format(std::string_view body) {
+  std::string text(body);
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* word : {"response_format", "json_schema", "json_object"}) {
+    if (text.find(word) != std::string::npos) return true;
+  }
+  return false;
 }
 
 // For a format the server rejected: the prompt itself asks for the JSON.
@@ -287,14 +306,43 @@ std::string redact_key(std::string text, const EndpointOptions& endpoint) {
   return text;
 }
 
+FormatStep first_format_step(const ChatRequest& request) { return step_of(request.format); }
+
+std::optional<FormatStep> weaker_format_step(FormatStep step, const ChatRequest& request) {
+  switch (step) {
+    case FormatStep::kJsonSchema:
+      return request.schema.is_object() ? FormatStep::kJsonObjectWithSchema
+                                        : FormatStep::kJsonObject;
+    case FormatStep::kJsonObjectWithSchema: return FormatStep::kJsonObject;
+    case FormatStep::kJsonObject: return FormatStep::kText;
+    case FormatStep::kText: break;
+  }
+  return std::nullopt;
+}
+
+bool is_format_rejection(int status, std::string_view body) {
+  if (status == 400) return true;
+  switch (status) {
+    case 401: case 403: case 404: case 408: case 409: case 429: return false;
+    default: break;
+  }
+  if ((status > 400 && status < 500) || status == 500) return mentions_response_format(body);
+  return false;
+}
+
 nlohmann::json chat_request_body(const EndpointOptions& endpoint, const ChatRequest& request,
                                  ReplyFormat sent) {
+  return chat_request_body(endpoint, request, step_of(sent));
+}
+
+nlohmann::json chat_request_body(const EndpointOptions& endpoint, const ChatRequest& request,
+                                 FormatStep sent) {
   json body = base_body(endpoint);
   json messages = json::array();
   for (const ChatMessage& message : request.messages) {
     messages.push_back({{"role", message.role}, {"content", message.content}});
   }
-  if (format_strength(sent) < format_strength(request.format)) {
+  if (sent < first_format_step(request)) {
     append_to_last_user_message(messages, json_only_hint(request));
   }
   body["messages"] = std::move(messages);
@@ -302,7 +350,7 @@ nlohmann::json chat_request_body(const EndpointOptions& endpoint, const ChatRequ
   body["max_tokens"] = request.max_tokens;
   if (request.seed) body["seed"] = *request.seed;
   if (request.n != 1) body["n"] = request.n;
-  if (sent != ReplyFormat::kText) body["response_format"] = response_format(request, sent);
+  if (sent != FormatStep::kText) body["response_format"] = response_format(request, sent);
   if (request.top_logprobs > 0) {
     body["logprobs"] = true;
     body["top_logprobs"] = request.top_logprobs;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -33,6 +34,32 @@ std::vector<std::pair<std::string, std::string>> request_headers(const EndpointO
 // `text` with every occurrence of the endpoint's key replaced by "[redacted]", for
 // server replies that echo it back.
 std::string redact_key(std::string text, const EndpointOptions& endpoint);
+
+// The forms of response_format a chat call tries in turn, weakest first in this
+// declaration: json_schema; then json_object with the schema attached ("schema" next
+// to "type", which llama.cpp's server and llama-cpp-python turn into a grammar and
+// other OpenAI-compatible servers ignore); then plain json_object; then plain text
+// with the JSON (and schema) asked for in the prompt.
+enum class FormatStep { kText, kJsonObject, kJsonObjectWithSchema, kJsonSchema };
+
+// The step a request starts at: its own format (kJsonSchema, kJsonObject or kText).
+FormatStep first_format_step(const ChatRequest& request);
+
+// The step after `step` was rejected: the next weaker one, skipping json_object with
+// the schema when the request has no schema object. nullopt after kText.
+std::optional<FormatStep> weaker_format_step(FormatStep step, const ChatRequest& request);
+
+// Whether an error reply says the server does not accept the response_format it was
+// sent: any 400 (the OpenAI form), and a 422 or 500 (llama-cpp-python answers 500
+// "Input should be 'text' or 'json_object'") or other 4xx but 401, 403, 404, 408, 409
+// and 429 whose body mentions "response_format", "json_schema" or "json_object".
+bool is_format_rejection(int status, std::string_view body);
+
+// The chat-completion body for `request` sent with the response format of `step`.
+// When `step` is weaker than the request's format, the last user message asks for JSON
+// only, with the schema when there is one.
+nlohmann::json chat_request_body(const EndpointOptions& endpoint, const ChatRequest& request,
+                                 FormatStep step);
 
 // The chat-completion body for `request` sent with response format `sent`. When `sent`
 // is weaker than request.format (a server rejected the stronger one), the last user

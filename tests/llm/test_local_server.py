@@ -1,8 +1,8 @@
 """End-to-end tests of the local LLM judge server (scripts/llm_server.sh).
 
-A session-scoped fixture installs (scripts/setup_llm.sh, fast when done) and starts the
-real llama.cpp OpenAI-compatible server on 127.0.0.1 with its own run directory, and stops
-it at the end. Only the standard library and pytest are used.
+The session-scoped `server` fixture (tests/llm/conftest.py) installs (scripts/setup_llm.sh,
+fast when done) and starts the real llama.cpp OpenAI-compatible server on 127.0.0.1 with its
+own run directory, and stops it at the end. Only the standard library and pytest are used.
 
 Run:   ~/.cache/ragmeter/venv/bin/python -m pytest -q -m llm tests/llm
 Skip:  RAGMETER_SKIP_LLM=1
@@ -14,7 +14,6 @@ import json
 import math
 import os
 import struct
-import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -85,28 +84,6 @@ def _gguf_embedding_length(path: str) -> int:
             key = rstr()
             meta[key] = rval(rd("I"))
     return int(meta[f"{meta['general.architecture']}.embedding_length"])
-
-
-@pytest.fixture(scope="session")
-def server(tmp_path_factory):
-    run_dir = tmp_path_factory.mktemp("llm-run")
-    env = dict(os.environ, RAGMETER_LLM_RUN_DIR=str(run_dir))
-    env.pop("RAGMETER_LLM_PORT", None)
-    # The first run may compile llama.cpp (minutes); later runs start in seconds.
-    proc = subprocess.run(["bash", str(SERVER_SCRIPT), "start"], env=env,
-                          capture_output=True, text=True, timeout=3 * 3600)
-    if proc.returncode != 0:
-        pytest.fail(f"llm_server.sh start failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
-    info = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
-    model_path = subprocess.run(["bash", str(SERVER_SCRIPT), "model-path"], env=env,
-                                capture_output=True, text=True, check=True).stdout.strip()
-    info["MODEL_PATH"] = model_path
-    info["RUN_DIR"] = str(run_dir)
-    try:
-        yield info
-    finally:
-        subprocess.run(["bash", str(SERVER_SCRIPT), "stop"], env=env,
-                       capture_output=True, text=True, timeout=60)
 
 
 def _chat(server, messages, **extra):

@@ -306,20 +306,89 @@ TEST_F(LlmClientFaultTest, SecondIdenticalCallIsACacheHitWithoutARequest) {
 
 TEST_F(LlmClientFaultTest, RejectedJsonSchemaFallsBackAndIsRemembered) {
   json rejected = raw_step(400, {{"error", {{"message", "response_format json_schema unsupported"}}}});
-  server_->script({{"steps", {rejected, rejected}}});
+  server_->script({{"steps", {rejected, rejected, rejected}}});
   auto client = client_for(options());
   StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
   ASSERT_TRUE(reply.ok()) << reply.status().to_string();
   StatusOr<ChatResponse> next = wait(client->chat(verdict_request("Another claim?")));
   ASSERT_TRUE(next.ok()) << next.status().to_string();
   json sent = server_->recent_requests();
-  ASSERT_EQ(sent.size(), 4u);
+  ASSERT_EQ(sent.size(), 5u);
   EXPECT_EQ(sent[0]["body"]["response_format"]["type"], "json_schema");
   EXPECT_EQ(sent[1]["body"]["response_format"]["type"], "json_object");
-  EXPECT_FALSE(sent[2]["body"].contains("response_format"));
-  std::string prompt = sent[2]["body"]["messages"][0]["content"];
+  EXPECT_EQ(sent[1]["body"]["response_format"]["schema"], verdict_request().schema);
+  EXPECT_EQ(sent[2]["body"]["response_format"], json({{"type", "json_object"}}));
+  EXPECT_FALSE(sent[3]["body"].contains("response_format"));
+  std::string prompt = sent[3]["body"]["messages"][0]["content"];
   EXPECT_NE(prompt.find("JSON Schema"), std::string::npos);
-  EXPECT_FALSE(sent[3]["body"].contains("response_format"));  // remembered
+  EXPECT_FALSE(sent[4]["body"].contains("response_format"));  // remembered
+}
+
+// llama-cpp-python answers the OpenAI json_schema form with a 500 naming the
+// response_format; json_object with the schema attached is then accepted.
+json llama_cpp_python_rejection() {
+  return raw_step(500, {{"error",
+                         {{"message",
+                           "[{'type': 'literal_error', 'loc': ('body', 'response_format', "
+                           "'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+                           "'input': 'json_schema'}]"},
+                          {"type", "internal_server_error"}}}});
+}
+
+TEST_F(LlmClientFaultTest, FormatRejectedWith500FallsBackToJsonObjectWithSchemaWithoutRetries) {
+  server_->script({{"steps", {llama_cpp_python_rejection()}}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  EXPECT_EQ(reply->attempts, 2);
+  ASSERT_TRUE(reply->choices[0].json.has_value());
+  EXPECT_EQ((*reply->choices[0].json)["verdict"], 1);
+  StatusOr<ChatResponse> next = wait(client->chat(verdict_request("Another claim?")));
+  ASSERT_TRUE(next.ok()) << next.status().to_string();
+  json sent = server_->recent_requests();
+  ASSERT_EQ(sent.size(), 3u);  // one rejection, not a retried 5xx
+  EXPECT_EQ(sent[0]["body"]["response_format"]["type"], "json_schema");
+  EXPECT_EQ(sent[1]["body"]["response_format"],
+            json({{"type", "json_object"}, {"schema", verdict_request().schema}}));
+  // Remembered: the next call starts at json_object with the schema.
+  EXPECT_EQ(sent[2]["body"]["response_format"],
+            json({{"type", "json_object"}, {"schema", verdict_request().schema}}));
+}
+
+TEST_F(LlmClientFaultTest, EveryFormatRejectedWith500EndsInPlainTextWithoutRetries) {
+  json rejected = llama_cpp_python_rejection();
+  server_->script({{"steps", {rejected, rejected, rejected}}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  json sent = server_->recent_requests();
+  ASSERT_EQ(sent.size(), 4u);
+  EXPECT_EQ(sent[0]["body"]["response_format"]["type"], "json_schema");
+  EXPECT_TRUE(sent[1]["body"]["response_format"].contains("schema"));
+  EXPECT_FALSE(sent[2]["body"]["response_format"].contains("schema"));
+  EXPECT_FALSE(sent[3]["body"].contains("response_format"));
+}
+
+TEST_F(LlmClientFaultTest, PlainServerErrorIsRetriedNotTakenForAFormatRejection) {
+  json failure = raw_step(500, {{"error", {{"message", "out of memory"}}}});
+  server_->script({{"steps", {failure, failure}}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  json sent = server_->recent_requests();
+  ASSERT_EQ(sent.size(), 3u);
+  for (const json& request : sent) {
+    EXPECT_EQ(request["body"]["response_format"]["type"], "json_schema");  // same format
+  }
+}
+
+TEST_F(LlmClientFaultTest, FormatRejectionDuringRepairFailsWithoutRetries) {
+  json rejected = llama_cpp_python_rejection();
+  server_->script({{"steps", {reply_step("not json"), rejected}}, {"default", rejected}});
+  auto client = client_for(options());
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  expect_failure(reply, StatusCode::kInvalidArgument, "response_format not accepted");
+  EXPECT_EQ(server_->requests(), 2);
 }
 
 TEST_F(LlmClientFaultTest, ApiKeyNeverReachesTracesOrErrors) {

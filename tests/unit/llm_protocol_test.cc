@@ -127,6 +127,46 @@ TEST(LlmProtocolBody, DowngradedFormatPutsTheSchemaInTheLastUserMessage) {
   EXPECT_EQ(text_body["messages"][1]["content"], prompt);
 }
 
+TEST(LlmProtocolBody, JsonObjectWithSchemaStepAttachesTheSchema) {
+  ChatRequest request = verdict_request();
+  json body = chat_request_body(openai_endpoint(), request, FormatStep::kJsonObjectWithSchema);
+  EXPECT_EQ(body["response_format"], json({{"type", "json_object"}, {"schema", request.schema}}));
+  std::string prompt = body["messages"][1]["content"];
+  EXPECT_NE(prompt.find(request.schema.dump()), std::string::npos);
+  request.schema = nullptr;
+  body = chat_request_body(openai_endpoint(), request, FormatStep::kJsonObjectWithSchema);
+  EXPECT_EQ(body["response_format"], json({{"type", "json_object"}}));
+}
+
+TEST(LlmProtocolFormat, FallbackSequence) {
+  ChatRequest request = verdict_request();
+  EXPECT_EQ(first_format_step(request), FormatStep::kJsonSchema);
+  EXPECT_EQ(weaker_format_step(FormatStep::kJsonSchema, request), FormatStep::kJsonObjectWithSchema);
+  EXPECT_EQ(weaker_format_step(FormatStep::kJsonObjectWithSchema, request), FormatStep::kJsonObject);
+  EXPECT_EQ(weaker_format_step(FormatStep::kJsonObject, request), FormatStep::kText);
+  EXPECT_EQ(weaker_format_step(FormatStep::kText, request), std::nullopt);
+  request.schema = nullptr;  // nothing to attach: straight to plain json_object
+  EXPECT_EQ(weaker_format_step(FormatStep::kJsonSchema, request), FormatStep::kJsonObject);
+  request.format = ReplyFormat::kJsonObject;
+  EXPECT_EQ(first_format_step(request), FormatStep::kJsonObject);
+  request.format = ReplyFormat::kText;
+  EXPECT_EQ(first_format_step(request), FormatStep::kText);
+}
+
+TEST(LlmProtocolFormat, FormatRejections) {
+  const std::string llama_cpp_python =
+      R"({"error":{"message":"[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), )"
+      R"('msg': \"Input should be 'text' or 'json_object'\"}]","type":"internal_server_error"}})";
+  EXPECT_TRUE(is_format_rejection(500, llama_cpp_python));
+  EXPECT_TRUE(is_format_rejection(422, R"({"detail":"JSON_SCHEMA is not supported"})"));
+  EXPECT_TRUE(is_format_rejection(400, R"({"error":{"message":"anything"}})"));
+  EXPECT_FALSE(is_format_rejection(500, R"({"error":{"message":"out of memory"}})"));
+  EXPECT_FALSE(is_format_rejection(503, llama_cpp_python));
+  EXPECT_FALSE(is_format_rejection(429, llama_cpp_python));
+  EXPECT_FALSE(is_format_rejection(401, llama_cpp_python));
+  EXPECT_FALSE(is_format_rejection(200, llama_cpp_python));
+}
+
 TEST(LlmProtocolBody, ExtraFieldsAreMergedLast) {
   ChatRequest request;
   request.messages = {{"user", "hi"}};
