@@ -1,0 +1,198 @@
+// The offline judge: fills a claim ledger with no network and no model.
+//
+// Claims come from sentence segmentation (ICU's sentence BreakIterator) and clause
+// splitting; each verdict comes from lexical entailment: the share of the claim's
+// content words (lowercased, stopwords removed, Snowball English stems) found in the
+// best-matching window of the premise, plus checks that every number and capitalised
+// name of the claim occurs in the premise and that negation agrees. It is a cheap,
+// deterministic baseline, not a reader: paraphrases with other words are Neutral, and
+// a premise that repeats the claim's words in another relation can Entail. Its agreement
+// with human labels is measured separately (docs/), never implied by this header.
+//
+// Thread-safety: every function here is thread-safe. Stemming and sentence breaking use
+// per-thread instances (thread_local), so concurrent calls share no mutable state.
+// OfflinePremise and OfflineClaim are immutable after construction: concurrent reads
+// are safe. Results are deterministic: the same inputs give the same ledger on every
+// thread and in any call order.
+//
+// Text is expected as UTF-8. Lowercasing is ASCII-only: non-ASCII letters are compared
+// as written, so "Élan" and "élan" are different words.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "ragmeter/claim_ledger.h"
+#include "ragmeter/sample.h"
+#include "ragmeter/status.h"
+
+namespace ragmeter {
+
+// Written as the ledger's provenance.prompt_version; changes whenever the segmentation
+// or the verdict rules change (it keys the judge cache).
+inline constexpr std::string_view kOfflineJudgeVersion = "offline-v1";
+
+// ---- Tokens ------------------------------------------------------------------------
+
+enum class NumberKind {
+  kNone,     // not a number
+  kYear,     // four digits, 1000..2099, no separator
+  kInteger,  // digits, with optional thousands separators ("1,000")
+  kDecimal,  // digits with a decimal point ("3.5")
+  kOrdinal,  // digits with st/nd/rd/th ("19th")
+};
+
+// One word or number of a text. A word is a run of letters and digits (any non-ASCII
+// byte counts as a letter, except Unicode dashes, quotes, bullets, ellipses and
+// no-break spaces); an apostrophe between letters stays inside ("don't", "Arthur's");
+// "," and "." between digits stay inside a number ("1,000", "3.5"); hyphens split.
+struct OfflineToken {
+  std::size_t begin = 0;  // byte offsets into the tokenised text
+  std::size_t end = 0;
+  // Words: lowercased, possessive "'s" removed, stemmed. Numbers: the digits without
+  // separators or ordinal suffix ("1,000" -> "1000", "19th" -> "19").
+  std::string key;
+  NumberKind number = NumberKind::kNone;
+  bool stopword = false;     // a function word (negations included): not content
+  bool negation = false;     // not, no, never, nor, none, cannot, ...n't
+  bool capitalized = false;  // first character is an ASCII capital letter
+};
+
+// The tokens of `text` in order. Never fails; empty text gives no tokens.
+std::vector<OfflineToken> offline_tokenize(std::string_view text);
+
+// `text` with ASCII letters lowercased and U+2019 (right single quotation mark) replaced
+// by an ASCII apostrophe; other bytes are kept. Never fails.
+std::string offline_fold_case(std::string_view text);
+
+// ---- Claims ------------------------------------------------------------------------
+
+// The sentences of `text` by ICU's sentence BreakIterator (root locale rules), as views
+// into `text`, trimmed of surrounding white space; empty pieces are dropped. Falls back
+// to the whole trimmed text when ICU cannot create the iterator.
+std::vector<std::string_view> split_sentences(std::string_view text);
+
+// The claims of `text`, each a substring of it (trimmed), in order:
+//  - every sentence (split_sentences) is a claim, except that a sentence of more than
+//    10 words is split into clauses at "; ", ", and ", ", but ", ", while ",
+//    ", whereas ", ", although ", ", though " (the connector is dropped) and before
+//    "which" / "who" after ", ", but only when both sides have at least 3 words and a
+//    verb-like word (an auxiliary such as is/was/has, a common irregular verb form, a
+//    word ending in "ed", or a word ending in "s" right before a determiner: "crosses
+//    the"), so "Tom, Dick, and Harry met at ..." stays whole;
+//  - pieces with no letter or digit are dropped.
+// Short answers: when `question` is not empty and `text` is a single sentence of at
+// most 5 words with no verb-like word (e.g. "Arthur's Magazine"), the only claim is
+// `question` (trimmed) + " " + `text` (trimmed), so the claim carries the question's
+// context ("Which magazine was started first ...? Arthur's Magazine"). This is the one
+// case where a claim is not a substring of `text`. With an empty question a short
+// answer is an ordinary one-sentence claim.
+// Empty or punctuation-only text gives no claims. Never fails.
+std::vector<std::string> extract_claims(std::string_view text, std::string_view question = {});
+
+// True when `response` declines to answer: its first sentence contains a phrase such as
+// "I don't know", "not sure", "the context does not say / mention / provide", "cannot
+// be determined", "unable to answer", "no information", "not enough information", or the
+// whole response is "unknown", "n/a", "none" or "no answer" (case-insensitive, straight
+// or curly apostrophes). An answer that commits first and hedges later ("Paris. I am
+// not sure about the date") is not noncommittal. Empty text is noncommittal.
+bool is_noncommittal(std::string_view response);
+
+// ---- Verdicts ----------------------------------------------------------------------
+
+// A premise analysed once (tokens, sentences, an index from key to sentences), to be
+// judged against many claims.
+class OfflinePremise {
+ public:
+  explicit OfflinePremise(std::string_view text);
+
+  const std::string& text() const { return text_; }
+  const std::vector<OfflineToken>& tokens() const { return tokens_; }
+  std::size_t sentence_count() const { return sentence_starts_.size(); }
+  // The index of the first token of each sentence (ascending).
+  const std::vector<std::size_t>& sentence_starts() const { return sentence_starts_; }
+  // Sentences (ascending, no repeats) where a token with `key` occurs; empty if none.
+  std::span<const std::uint32_t> sentences_with(const std::string& key) const;
+
+ private:
+  std::string text_;
+  std::vector<OfflineToken> tokens_;
+  std::vector<std::size_t> sentence_starts_;
+  std::unordered_map<std::string, std::vector<std::uint32_t>> key_sentences_;
+};
+
+// A claim analysed once, to be judged against many premises.
+class OfflineClaim {
+ public:
+  explicit OfflineClaim(std::string_view text);
+
+  const std::string& text() const { return text_; }
+  const std::vector<OfflineToken>& tokens() const { return tokens_; }
+  // Indices into tokens() of the content tokens (not stopwords), one per distinct key,
+  // in order of first occurrence: the units coverage counts.
+  const std::vector<std::size_t>& content() const { return content_; }
+  // Indices into tokens() of the names: capitalised content words other than the first
+  // word, plus a capitalised first word followed by another capitalised word or written
+  // in capitals ("NASA").
+  const std::vector<std::size_t>& names() const { return names_; }
+  bool negated() const { return negated_; }
+
+ private:
+  std::string text_;
+  std::vector<OfflineToken> tokens_;
+  std::vector<std::size_t> content_;
+  std::vector<std::size_t> names_;
+  bool negated_ = false;
+};
+
+// The verdict of `claim` given `premise`, checked in this order:
+//  1. no content words in the claim: Neutral;
+//  2. a number of the claim absent from the premise: Contradiction when the premise has
+//     a different number of the same kind (NumberKind) within 6 tokens of a content word
+//     that is within 4 tokens of the claim's number, and at least half the claim's
+//     other content words occur in the premise; else Neutral. The reason names the
+//     numbers;
+//  3. a name of the claim absent from the premise: Neutral, naming it;
+//  4. coverage (share of content keys found in the best window of up to 3 consecutive
+//     sentences, or the whole premise when it has at most 120 tokens) below 0.75:
+//     Neutral, naming the words not found;
+//  5. negation in the claim but not in the premise window near the matched words (or
+//     the reverse): Contradiction;
+//  6. otherwise Entailment.
+// confidence is in [0.5, 1]: for Entailment and coverage-based Neutral it grows with the
+// distance of the coverage from the threshold; rule-based verdicts use fixed values.
+// reason is empty for Entailment. Never fails.
+VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise);
+// Convenience: analyses both texts, then judges.
+VerdictCell judge_claim(std::string_view claim, std::string_view premise);
+
+// ---- The ledger --------------------------------------------------------------------
+
+// What the offline judge reads. Views must outlive the call.
+struct OfflineJudgeInput {
+  std::string_view question;               // may be empty; context for short answers only
+  std::string_view response;               // may be empty: no response claims
+  std::string_view reference;              // may be empty: no reference claims
+  std::span<const std::string> chunks;     // retrieved contexts, in rank order
+  std::span<const std::string> chunk_ids;  // empty, or one doc id per chunk
+};
+
+// Replaces *ledger with the claims of the response and of the reference
+// (extract_claims with the question), the chunks, and all four tables filled (every
+// cell judged): response and reference claims against each chunk, response claims
+// against the reference text, reference claims against the response text. Provenance
+// is {"offline", "", kOfflineJudgeVersion}. InvalidArgument when `ledger` is null or
+// chunk_ids is neither empty nor the size of chunks (ledger untouched).
+Status fill_ledger_offline(const OfflineJudgeInput& input, ClaimLedger* ledger);
+
+// The same from a Sample: user_input, response, reference, retrieved_contexts and
+// retrieved_context_ids (absent fields read as empty). InvalidArgument as above.
+StatusOr<ClaimLedger> offline_claim_ledger(const Sample& sample);
+
+}  // namespace ragmeter

@@ -1,0 +1,77 @@
+// The offline judge's ledger filling: claims once, each premise analysed once, every
+// cell judged. Behaviour is documented in include/ragmeter/offline_judge.h.
+#include "ragmeter/offline_judge.h"
+
+#include <string>
+
+namespace ragmeter {
+namespace {
+
+std::vector<OfflineClaim> analyse_claims(const std::vector<Claim>& claims) {
+  std::vector<OfflineClaim> out;
+  out.reserve(claims.size());
+  for (const Claim& claim : claims) out.emplace_back(claim.text);
+  return out;
+}
+
+void fill_table(const std::vector<OfflineClaim>& claims,
+                const std::vector<OfflinePremise>& premises, VerdictTable* table) {
+  for (std::size_t row = 0; row < claims.size(); ++row) {
+    for (std::size_t col = 0; col < premises.size(); ++col) {
+      table->at(row, col) = judge_claim(claims[row], premises[col]);
+    }
+  }
+}
+
+void fill_column(const std::vector<OfflineClaim>& claims, const OfflinePremise& premise,
+                 std::vector<VerdictCell>* cells) {
+  for (std::size_t row = 0; row < claims.size(); ++row) {
+    (*cells)[row] = judge_claim(claims[row], premise);
+  }
+}
+
+}  // namespace
+
+Status fill_ledger_offline(const OfflineJudgeInput& input, ClaimLedger* ledger) {
+  if (ledger == nullptr) return invalid_argument("fill_ledger_offline: ledger is null");
+  if (!input.chunk_ids.empty() && input.chunk_ids.size() != input.chunks.size()) {
+    return invalid_argument("fill_ledger_offline: " + std::to_string(input.chunk_ids.size()) +
+                            " chunk ids for " + std::to_string(input.chunks.size()) + " chunks");
+  }
+  const std::vector<std::string> chunks(input.chunks.begin(), input.chunks.end());
+  ClaimLedger out = make_claim_ledger(extract_claims(input.response, input.question),
+                                      extract_claims(input.reference, input.question), chunks);
+  for (std::size_t k = 0; k < input.chunk_ids.size(); ++k)
+    out.chunks[k].doc_id = input.chunk_ids[k];
+  out.provenance = {"offline", "", std::string(kOfflineJudgeVersion)};
+
+  const std::vector<OfflineClaim> response_claims = analyse_claims(out.response_claims);
+  const std::vector<OfflineClaim> reference_claims = analyse_claims(out.reference_claims);
+  std::vector<OfflinePremise> premises;
+  premises.reserve(chunks.size());
+  for (const std::string& chunk : chunks) premises.emplace_back(chunk);
+
+  fill_table(response_claims, premises, &out.response_vs_chunks);
+  fill_table(reference_claims, premises, &out.reference_vs_chunks);
+  fill_column(response_claims, OfflinePremise(input.reference), &out.response_vs_reference);
+  fill_column(reference_claims, OfflinePremise(input.response), &out.reference_vs_response);
+  *ledger = std::move(out);
+  return ok_status();
+}
+
+StatusOr<ClaimLedger> offline_claim_ledger(const Sample& sample) {
+  static const std::vector<std::string> kNone;
+  const auto& chunks = sample.retrieved_contexts ? *sample.retrieved_contexts : kNone;
+  const auto& ids = sample.retrieved_context_ids ? *sample.retrieved_context_ids : kNone;
+  OfflineJudgeInput input;
+  input.question = sample.user_input ? std::string_view(*sample.user_input) : std::string_view();
+  input.response = sample.response ? std::string_view(*sample.response) : std::string_view();
+  input.reference = sample.reference ? std::string_view(*sample.reference) : std::string_view();
+  input.chunks = chunks;
+  input.chunk_ids = ids;
+  ClaimLedger ledger;
+  RAGMETER_RETURN_IF_ERROR(fill_ledger_offline(input, &ledger));
+  return ledger;
+}
+
+}  // namespace ragmeter
