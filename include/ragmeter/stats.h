@@ -11,6 +11,9 @@ struct BootstrapOptions {
   int resamples = 1000;        // more: a steadier interval, linear cost in time
   std::uint64_t seed = 42;     // the same seed and data give the same interval
   double confidence = 0.95;    // two-sided coverage of the interval
+  // Resamples are split across this many threads. Each resample draws from its own
+  // generator seeded by (seed, resample index), so the interval does not depend on it.
+  int threads = 1;
 };
 
 struct SummaryStats {

@@ -135,12 +135,14 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
     if (progress) progress(summary.rows_read);
   }
 
+  BootstrapOptions bootstrap = options.bootstrap;
+  bootstrap.threads = options.threads;
   for (std::size_t m = 0; m < options.metrics.size(); ++m) {
     const MetricRequest& request = options.metrics[m];
     MetricAccumulator& acc = accumulators[m];
     MetricSummary metric;
     metric.name = request.name;
-    metric.stats = summarize(acc.scores, options.bootstrap);
+    metric.stats = summarize(acc.scores, bootstrap);
     metric.skipped = acc.skipped;
     metric.failed = acc.failed;
     metric.higher_is_better = request.info->higher_is_better;

@@ -2,9 +2,12 @@
 //
 // The resampling uses its own small generator (splitmix64) rather than std::mt19937 +
 // std::uniform_int_distribution, whose output differs between standard libraries: a
-// seed must give the same interval on every platform.
+// seed must give the same interval on every platform. Each resample has its own
+// generator, seeded from (seed, index), so resamples can run on any number of threads
+// and still give the same interval.
 #include <algorithm>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "ragmeter/stats.h"
@@ -39,6 +42,28 @@ double percentile_sorted(const std::vector<double>& sorted, double q) {
   return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
 }
 
+double resample_mean(std::span<const double> values, std::uint64_t seed, std::size_t index) {
+  SplitMix64 rng(SplitMix64(seed ^ (0xD1B54A32D192ED03ULL * (index + 1))).next());
+  double sum = 0.0;
+  for (std::size_t i = 0; i < values.size(); ++i) sum += values[rng.below(values.size())];
+  return sum / static_cast<double>(values.size());
+}
+
+// Fills means[b] for every b, `threads` ways in parallel.
+void bootstrap_means(std::span<const double> values, const BootstrapOptions& options,
+                     std::vector<double>* means) {
+  auto work = [&](std::size_t first, std::size_t step) {
+    for (std::size_t b = first; b < means->size(); b += step) {
+      (*means)[b] = resample_mean(values, options.seed, b);
+    }
+  };
+  auto threads = static_cast<std::size_t>(std::max(1, options.threads));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
+  work(0, threads);
+  for (auto& thread : pool) thread.join();
+}
+
 }  // namespace
 
 SummaryStats summarize(std::span<const double> values, const BootstrapOptions& options) {
@@ -56,13 +81,8 @@ SummaryStats summarize(std::span<const double> values, const BootstrapOptions& o
   stats.ci_low = stats.ci_high = stats.mean;
   if (values.size() < 2 || options.resamples <= 0) return stats;
 
-  SplitMix64 rng(options.seed);
   std::vector<double> means(static_cast<std::size_t>(options.resamples));
-  for (double& mean : means) {
-    double resample_sum = 0.0;
-    for (std::size_t i = 0; i < values.size(); ++i) resample_sum += values[rng.below(values.size())];
-    mean = resample_sum / static_cast<double>(values.size());
-  }
+  bootstrap_means(values, options, &means);
   std::sort(means.begin(), means.end());
   double alpha = (1.0 - options.confidence) / 2.0;
   stats.ci_low = percentile_sorted(means, alpha);

@@ -33,8 +33,10 @@ MetricResult rouge_result(const Sample& s, RougeScore (*fn)(std::string_view, st
 MetricResult chrf_result(const Sample& s, ChrfOptions options, int word_order) {
   if (auto skip = require_pair(s)) return *skip;
   options.word_order = word_order;
-  MetricResult result = MetricResult::ok(sentence_chrf(*s.response, s.references, options));
-  result.corpus_stats = chrf_statistics(*s.response, s.references, options);
+  // The statistics serve both the sentence score and the corpus sum: computed once.
+  std::vector<double> stats = chrf_statistics(*s.response, s.references, options);
+  MetricResult result = MetricResult::ok(chrf_from_statistics(stats, options));
+  result.corpus_stats = std::move(stats);
   return result;
 }
 
@@ -67,8 +69,13 @@ MetricResult token_f1(const Sample& s, const MetricRequest&, const ScoringOption
 
 MetricResult bleu(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
   if (auto skip = require_pair(s)) return *skip;
-  MetricResult result = MetricResult::ok(sentence_bleu(*s.response, s.references, o.bleu));
-  result.corpus_stats = bleu_statistics(*s.response, s.references, o.bleu);
+  // Statistics computed once: the sentence score uses effective order, as sacreBLEU's
+  // sentence_bleu; the corpus score sums the same statistics without it.
+  std::vector<double> stats = bleu_statistics(*s.response, s.references, o.bleu);
+  BleuOptions sentence_options = o.bleu;
+  sentence_options.effective_order = true;
+  MetricResult result = MetricResult::ok(bleu_from_statistics(stats, sentence_options));
+  result.corpus_stats = std::move(stats);
   return result;
 }
 

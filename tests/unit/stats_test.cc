@@ -43,6 +43,15 @@ TEST(StatsTest, BootstrapIsReproducibleAndBracketsTheMean) {
   EXPECT_NEAR(a.ci_high - a.ci_low, 2 * 1.96 * standard_error, 0.25 * 2 * 1.96 * standard_error);
 }
 
+TEST(StatsTest, ThreadCountDoesNotChangeTheInterval) {
+  std::vector<double> v;
+  for (int i = 0; i < 300; ++i) v.push_back((i * 53 % 97) / 96.0);
+  SummaryStats one = summarize(v, {.resamples = 400, .seed = 3, .threads = 1});
+  SummaryStats three = summarize(v, {.resamples = 400, .seed = 3, .threads = 3});
+  EXPECT_EQ(one.ci_low, three.ci_low);
+  EXPECT_EQ(one.ci_high, three.ci_high);
+}
+
 TEST(StatsTest, ConstantValuesGiveAZeroWidthInterval) {
   std::vector<double> v(50, 1.0);
   SummaryStats s = summarize(v);
