@@ -19,6 +19,8 @@
 #include "ragmeter/rouge.h"
 #include "ragmeter/string_similarity.h"
 
+#include "json_lines_probe.h"
+
 namespace {
 
 using nlohmann::json;
@@ -91,18 +93,4 @@ json answer(const json& request) {
 
 }  // namespace
 
-int main() {
-  std::ios::sync_with_stdio(false);
-  std::string line;
-  while (std::getline(std::cin, line)) {
-    if (line.empty()) continue;
-    json result;
-    try {
-      result = answer(json::parse(line));
-    } catch (const std::exception& e) {
-      result = json{{"error", e.what()}};
-    }
-    std::cout << result.dump(-1, ' ', false, json::error_handler_t::replace) << '\n';
-  }
-  return 0;
-}
+int main() { return ragmeter::probes::serve_json_lines(answer); }
