@@ -27,13 +27,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [
-    pytest.mark.llm,
-    pytest.mark.skipif(
-        os.environ.get("RAGMETER_SKIP_LLM") == "1",
-        reason="RAGMETER_SKIP_LLM=1: local LLM server tests are skipped",
-    ),
-]
+# Every test uses the `server` fixture, which skips them all when RAGMETER_SKIP_LLM=1.
+pytestmark = pytest.mark.llm
 
 BUILD_DIR = Path(os.environ.get("RAGMETER_BUILD_DIR", "/work/main/build"))
 PROBE = BUILD_DIR / "probes" / "llm_client_probe"

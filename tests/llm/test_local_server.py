@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import struct
 import time
 import urllib.error
@@ -22,13 +21,8 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [
-    pytest.mark.llm,
-    pytest.mark.skipif(
-        os.environ.get("RAGMETER_SKIP_LLM") == "1",
-        reason="RAGMETER_SKIP_LLM=1: local LLM server tests are skipped",
-    ),
-]
+# Every test uses the `server` fixture, which skips them all when RAGMETER_SKIP_LLM=1.
+pytestmark = pytest.mark.llm
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER_SCRIPT = REPO / "scripts" / "llm_server.sh"
