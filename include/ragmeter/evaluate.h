@@ -39,7 +39,7 @@ class ResultSink {
   virtual ~ResultSink() = default;
   // One scored row: results[i] belongs to options.metrics[i].
   virtual Status on_row(const Row& row, const std::vector<MetricResult>& results) = 0;
-  // One row that could not be read or turned into a sample.
+  // One row that could not be read or turned into a sample, at its place in input order.
   virtual Status on_rejected(const RowError& error) = 0;
 };
 

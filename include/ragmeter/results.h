@@ -17,15 +17,17 @@
 
 namespace ragmeter {
 
-// Writes one JSON object per scored row to `out` (not owned; must outlive the writer).
-// Rejected rows are not written (they are reported to stderr and counted in the summary).
+// Writes one JSON object per input row to `out` (not owned; must outlive the writer), in
+// input order. A rejected row is written as {"row_error": {"file", "line", "field",
+// "message"}, "scores": all null, "status": all "failed", "reasons": the error}.
 std::unique_ptr<ResultSink> make_jsonl_result_writer(std::ostream& out,
                                                      std::vector<MetricRequest> metrics);
 
 // Writes CSV: a header from the first row's fields, then per metric the columns
 // `<metric>`, `<metric>_status`, `<metric>_reason`; fields a later row has that the
 // header lacks go to a final `extra_fields` column as a JSON object. Nested values are
-// written as JSON text. Evidence is left out (it is in the JSONL output).
+// written as JSON text. Evidence is left out (it is in the JSONL output). A rejected row
+// is a line with empty field cells and every metric failed with the error as reason.
 std::unique_ptr<ResultSink> make_csv_result_writer(std::ostream& out,
                                                    std::vector<MetricRequest> metrics);
 

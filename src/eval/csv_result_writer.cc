@@ -55,7 +55,21 @@ class CsvResultWriter : public ResultSink {
     return ok_status();
   }
 
-  Status on_rejected(const RowError&) override { return ok_status(); }
+  // A rejected row keeps its place: empty field cells, every metric failed with the error.
+  // Before any good row the header has no field columns; later fields go to extra_fields.
+  Status on_rejected(const RowError& error) override {
+    if (!header_written_) write_header(Json::object());
+    std::vector<std::string> cells(columns_.size());
+    for (std::size_t m = 0; m < metrics_.size(); ++m) {
+      cells.push_back(std::string());
+      cells.push_back(outcome_name(Outcome::kFailed));
+      cells.push_back("row rejected: " + error.to_string());
+    }
+    cells.push_back(std::string());
+    write_line(cells);
+    if (!out_) return unavailable("cannot write the CSV results");
+    return ok_status();
+  }
 
  private:
   void write_header(const Json& fields) {

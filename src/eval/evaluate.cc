@@ -3,6 +3,7 @@
 #include "ragmeter/evaluate.h"
 
 #include <atomic>
+#include <optional>
 #include <thread>
 
 namespace ragmeter {
@@ -12,6 +13,9 @@ struct PendingRow {
   Row row;
   Sample sample;
   std::vector<MetricResult> results;
+  // Set for a row that could not be read or converted; it keeps its place in the batch so
+  // the sink sees every row in input order.
+  std::optional<RowError> rejected;
 };
 
 // Accumulates one metric's outcomes across batches.
@@ -38,21 +42,21 @@ struct MetricAccumulator {
   }
 };
 
-// "field 'name': message" -> "name" (sample_from_json's error convention).
-std::string field_of(const std::string& message) {
-  const std::string prefix = "field '";
-  if (!message.starts_with(prefix)) return {};
-  auto end = message.find('\'', prefix.size());
-  return end == std::string::npos ? std::string() : message.substr(prefix.size(), end - prefix.size());
-}
-
+// Splits sample_from_json's "field 'name': message" into the RowError's field and
+// message, so RowError::to_string names the field once.
 RowError conversion_error(const std::string& file, const Row& row, const Status& status) {
   RowError error;
   error.file = file;
   error.line = row.line;
   error.index = row.index;
-  error.field = field_of(status.message());
   error.message = status.message();
+  const std::string prefix = "field '";
+  const std::string& message = status.message();
+  auto end = message.starts_with(prefix) ? message.find("': ", prefix.size()) : std::string::npos;
+  if (end != std::string::npos) {
+    error.field = message.substr(prefix.size(), end - prefix.size());
+    error.message = message.substr(end + 3);
+  }
   return error;
 }
 
@@ -60,7 +64,7 @@ void score_batch(std::vector<PendingRow>& batch, const EvalOptions& options) {
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next++; i < batch.size(); i = next++) {
-      batch[i].results = score_sample(batch[i].sample, options);
+      if (!batch[i].rejected) batch[i].results = score_sample(batch[i].sample, options);
     }
   };
   int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(batch.size())));
@@ -125,10 +129,15 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
       }
       ++summary.rows_rejected;
       if (options.strict) return invalid_argument(error.to_string());
-      RAGMETER_RETURN_IF_ERROR(sink.on_rejected(error));
+      pending.rejected = std::move(error);
+      batch.push_back(std::move(pending));
     }
     score_batch(batch, options);
     for (auto& pending : batch) {
+      if (pending.rejected) {
+        RAGMETER_RETURN_IF_ERROR(sink.on_rejected(*pending.rejected));
+        continue;
+      }
       for (std::size_t m = 0; m < accumulators.size(); ++m) accumulators[m].add(pending.results[m]);
       RAGMETER_RETURN_IF_ERROR(sink.on_row(pending.row, pending.results));
     }

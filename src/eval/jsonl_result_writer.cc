@@ -27,14 +27,34 @@ class JsonlResultWriter : public ResultSink {
     object["status"] = std::move(status);
     object["reasons"] = std::move(reasons);
     object["evidence"] = std::move(evidence);
+    return write(object);
+  }
+
+  // A rejected row keeps its place: its position and error, and every metric failed.
+  Status on_rejected(const RowError& error) override {
+    Json object;
+    object["row_error"] = {{"file", error.file}, {"line", error.line}, {"field", error.field},
+                           {"message", error.message}};
+    Json scores = Json::object(), status = Json::object(), reasons = Json::object();
+    for (const auto& metric : metrics_) {
+      scores[metric.name] = nullptr;
+      status[metric.name] = outcome_name(Outcome::kFailed);
+      reasons[metric.name] = "row rejected: " + error.to_string();
+    }
+    object["scores"] = std::move(scores);
+    object["status"] = std::move(status);
+    object["reasons"] = std::move(reasons);
+    object["evidence"] = Json::object();
+    return write(object);
+  }
+
+ private:
+  Status write(const Json& object) {
     out_ << object.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
     if (!out_) return unavailable("cannot write the per-sample results");
     return ok_status();
   }
 
-  Status on_rejected(const RowError&) override { return ok_status(); }
-
- private:
   std::ostream& out_;
   std::vector<MetricRequest> metrics_;
 };

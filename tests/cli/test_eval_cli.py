@@ -61,7 +61,12 @@ def test_malformed_rows_are_reported_with_file_and_line_and_the_run_goes_on(run,
     assert p.returncode == 3, p.stderr
     assert f"{data}:2" in p.stderr
     assert f"{data}:3" in p.stderr and "response" in p.stderr
-    assert [r["scores"]["exact_match"] for r in read_jsonl(out)] == [1.0, 1.0]
+    rows = read_jsonl(out)
+    # One object per input row, in input order; rejected rows keep their place.
+    assert [r["scores"]["exact_match"] for r in rows] == [1.0, None, None, 1.0]
+    assert rows[1]["row_error"]["line"] == 2 and rows[1]["status"] == {"exact_match": "failed"}
+    assert rows[2]["row_error"]["field"] == "response"
+    assert str(data) + ":3" in rows[2]["reasons"]["exact_match"]
     assert json.loads(summary.read_text())["rows"] == {"read": 4, "rejected": 2}
     assert run("eval", data, "-m", "exact_match", "-q", "--allow-failures").returncode == 0
     strict = run("eval", data, "-m", "exact_match", "-q", "--strict")

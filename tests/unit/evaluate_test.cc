@@ -47,6 +47,8 @@ class RecordingSink : public ResultSink {
   }
   Status on_rejected(const RowError& error) override {
     rejected.push_back(error);
+    lines.push_back(error.line);
+    scores.push_back(-2.0);
     return ok_status();
   }
   std::vector<std::int64_t> lines;
@@ -96,8 +98,15 @@ TEST(EvaluateTest, BadRowsAreReportedAndTheRunGoesOn) {
   EXPECT_EQ(sink.rejected[0].line, 2);
   EXPECT_EQ(sink.rejected[1].line, 3);
   EXPECT_EQ(sink.rejected[1].field, "response");
+  // The field is named once: in `field`, not again inside the message.
+  EXPECT_EQ(sink.rejected[1].to_string().find("field 'response'"),
+            sink.rejected[1].to_string().rfind("field 'response'"));
   EXPECT_EQ(summary->metrics[0].stats.n, 1);
   EXPECT_EQ(summary->metrics[0].skipped, 1);
+  // Rejected rows reach the sink at their place in input order.
+  EXPECT_EQ(sink.lines, (std::vector<std::int64_t>{1, 2, 3, 4}));
+  EXPECT_EQ(sink.scores[1], -2.0);
+  EXPECT_EQ(sink.scores[2], -2.0);
 }
 
 TEST(EvaluateTest, StrictStopsAtTheFirstBadRow) {
