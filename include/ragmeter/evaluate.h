@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "ragmeter/dataset.h"
+#include "ragmeter/judge.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/sample.h"
 #include "ragmeter/stats.h"
@@ -23,7 +25,9 @@ struct EvalOptions {
   std::vector<MetricRequest> metrics;  // what to score, in output order
   ScoringOptions scoring;
   ColumnMap column_map;                // user column -> sample field
-  int threads = 1;                     // CPU threads scoring a batch in parallel
+  // The judge of the judged metrics; null means the offline judge (make_offline_judge).
+  std::shared_ptr<Judge> judge;
+  int threads = 1;                     // threads scoring a batch's samples in parallel
   std::int64_t limit = 0;              // score at most this many rows (0: all)
   bool strict = false;                 // stop at the first rejected row
   BootstrapOptions bootstrap;

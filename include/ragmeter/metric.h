@@ -53,6 +53,13 @@ struct ScoringOptions {
   // String-matched retrieval: a retrieved chunk is relevant when its normalised
   // Levenshtein similarity to some reference context is >= this (recall: >), as ragas.
   double context_match_threshold = 0.5;
+  // Judged metrics.
+  double factual_beta = 1.0;                   // factual_correctness's F-beta
+  double answer_correctness_factual_weight = 0.75;   // ragas's weights: factual F1 ...
+  double answer_correctness_semantic_weight = 0.25;  // ... and semantic similarity
+  // When set, semantic_similarity is 1 at or above this cosine and 0 below (ragas's
+  // threshold); unset, it is the cosine itself.
+  std::optional<double> semantic_similarity_threshold;
 };
 
 // A metric as requested: a table entry plus its cutoff for rank metrics
@@ -69,7 +76,15 @@ using ScoreFunction = MetricResult (*)(const Sample& sample, const MetricRequest
 using CorpusFunction = double (*)(const std::vector<double>& summed_stats,
                                   const MetricRequest& request, const ScoringOptions& options);
 
-enum class MetricFamily { kRetrieval, kText };
+// The judged metrics read a SampleJudgement (judge.h): the judge's ledger, similarity
+// and questions for the sample, each asked for once however many metrics read them.
+class SampleJudgement;
+using JudgedScoreFunction = MetricResult (*)(SampleJudgement& judgement,
+                                             const MetricRequest& request,
+                                             const ScoringOptions& options);
+
+// kRetrieval and kText need no judge; kJudged metrics ask the judge (offline by default).
+enum class MetricFamily { kRetrieval, kText, kJudged };
 
 // One row of the metric table (src/metrics/builtin.cc).
 struct MetricInfo {
@@ -79,8 +94,9 @@ struct MetricInfo {
   std::string_view definition;  // one line
   bool takes_cutoff;            // accepts "@k"
   bool higher_is_better;
-  ScoreFunction score;
+  ScoreFunction score;          // deterministic metrics; nullptr for judged ones
   CorpusFunction corpus;        // nullptr unless the metric has a corpus-level form
+  JudgedScoreFunction judged;   // judged metrics; nullptr for deterministic ones
 };
 
 // Every built-in metric, in the order of the table. Thread-safe (immutable).
@@ -90,7 +106,8 @@ std::span<const MetricInfo> builtin_metrics();
 const MetricInfo* find_metric(std::string_view name);
 
 // Parses a comma-separated list of metric names with optional "@k" cutoffs, and the
-// shorthands "all" (every metric) and "text"/"retrieval" (a family). InvalidArgument
+// shorthands "all" (every metric), "text"/"retrieval"/"judged" (a family) and
+// "ragchecker" (RAGChecker's eleven diagnostics). InvalidArgument
 // names the unknown metric or the bad cutoff.
 StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec);
 

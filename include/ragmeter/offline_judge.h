@@ -36,7 +36,7 @@ namespace ragmeter {
 
 // Written as the ledger's provenance.prompt_version; changes whenever the segmentation
 // or the verdict rules change (it keys the judge cache).
-inline constexpr std::string_view kOfflineJudgeVersion = "offline-v1";
+inline constexpr std::string_view kOfflineJudgeVersion = "offline-v2";
 
 // ---- Tokens ------------------------------------------------------------------------
 
@@ -95,6 +95,12 @@ std::vector<std::string_view> split_sentences(std::string_view text);
 // answer is an ordinary one-sentence claim.
 // Empty or punctuation-only text gives no claims. Never fails.
 std::vector<std::string> extract_claims(std::string_view text, std::string_view question = {});
+
+// The text a claim is checked against when `text` (a response or a reference) is the
+// premise: a short answer under the rule above carries the question, as its claim does
+// (question + " " + text), so "What ...? Arthur's Magazine" can be judged against the
+// reference "Arthur's Magazine"; any other text is returned as is. Never fails.
+std::string answer_premise(std::string_view text, std::string_view question);
 
 // True when `response` declines to answer: its first sentence contains a phrase such as
 // "I don't know", "not sure", "the context does not say / mention / provide", "cannot
@@ -186,7 +192,8 @@ struct OfflineJudgeInput {
 // Replaces *ledger with the claims of the response and of the reference
 // (extract_claims with the question), the chunks, and all four tables filled (every
 // cell judged): response and reference claims against each chunk, response claims
-// against the reference text, reference claims against the response text. Provenance
+// against the reference text, reference claims against the response text (each text
+// through answer_premise, so a short answer carries the question). Provenance
 // is {"offline", "", kOfflineJudgeVersion}. InvalidArgument when `ledger` is null or
 // chunk_ids is neither empty nor the size of chunks (ledger untouched).
 Status fill_ledger_offline(const OfflineJudgeInput& input, ClaimLedger* ledger);

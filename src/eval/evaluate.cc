@@ -75,12 +75,22 @@ void score_batch(std::vector<PendingRow>& batch, const EvalOptions& options) {
 }
 
 MetricResult guarded_score(const MetricRequest& request, const Sample& sample,
-                           const ScoringOptions& scoring) {
+                           const ScoringOptions& scoring, std::optional<SampleJudgement>& judgement,
+                           Judge& judge) {
   try {
+    if (request.info->judged != nullptr) {
+      if (!judgement) judgement.emplace(sample, judge);
+      return request.info->judged(*judgement, request, scoring);
+    }
     return request.info->score(sample, request, scoring);
   } catch (const std::exception& e) {
     return MetricResult::failed(std::string("internal error: ") + e.what());
   }
+}
+
+Judge& offline_judge() {
+  static const std::shared_ptr<Judge> judge = make_offline_judge();
+  return *judge;
 }
 
 }  // namespace
@@ -88,8 +98,10 @@ MetricResult guarded_score(const MetricRequest& request, const Sample& sample,
 std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options) {
   std::vector<MetricResult> results;
   results.reserve(options.metrics.size());
+  Judge& judge = options.judge ? *options.judge : offline_judge();
+  std::optional<SampleJudgement> judgement;  // asked for by the first judged metric
   for (const auto& request : options.metrics) {
-    results.push_back(guarded_score(request, sample, options.scoring));
+    results.push_back(guarded_score(request, sample, options.scoring, judgement, judge));
   }
   return results;
 }

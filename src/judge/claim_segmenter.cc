@@ -420,6 +420,15 @@ std::vector<std::string> extract_claims(std::string_view text, std::string_view 
   return claims;
 }
 
+std::string answer_premise(std::string_view text, std::string_view question) {
+  const std::vector<std::string_view> sentences = split_sentences(text);
+  question = trim(question);
+  if (!question.empty() && is_short_answer(text, sentences) && has_alnum(sentences.front())) {
+    return std::string(question) + " " + std::string(trim(text));
+  }
+  return std::string(text);
+}
+
 bool is_noncommittal(std::string_view response) {
   static constexpr std::array<std::string_view, 5> kWholeAnswers = {"unknown", "n/a", "none",
                                                                     "no answer", "not known"};

@@ -53,8 +53,10 @@ Status fill_ledger_offline(const OfflineJudgeInput& input, ClaimLedger* ledger) 
 
   fill_table(response_claims, premises, &out.response_vs_chunks);
   fill_table(reference_claims, premises, &out.reference_vs_chunks);
-  fill_column(response_claims, OfflinePremise(input.reference), &out.response_vs_reference);
-  fill_column(reference_claims, OfflinePremise(input.response), &out.reference_vs_response);
+  fill_column(response_claims, OfflinePremise(answer_premise(input.reference, input.question)),
+              &out.response_vs_reference);
+  fill_column(reference_claims, OfflinePremise(answer_premise(input.response, input.question)),
+              &out.reference_vs_response);
   *ledger = std::move(out);
   return ok_status();
 }

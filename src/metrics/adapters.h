@@ -3,6 +3,7 @@
 // One per metric; the table in builtin.cc refers to them.
 #pragma once
 
+#include "ragmeter/ledger_metrics.h"
 #include "ragmeter/metric.h"
 
 namespace ragmeter::adapters {
@@ -44,6 +45,30 @@ RAGMETER_DECLARE_SCORE(k_precision);
 RAGMETER_DECLARE_SCORE(answer_token_recall);
 
 #undef RAGMETER_DECLARE_SCORE
+
+// Judged (judged_adapters.cc): read the sample's judgement (judge.h).
+#define RAGMETER_DECLARE_JUDGED(name) \
+  MetricResult name(SampleJudgement& j, const MetricRequest& r, const ScoringOptions& o)
+
+RAGMETER_DECLARE_JUDGED(faithfulness);
+RAGMETER_DECLARE_JUDGED(answer_relevancy);
+RAGMETER_DECLARE_JUDGED(context_precision);
+RAGMETER_DECLARE_JUDGED(context_utilization);
+RAGMETER_DECLARE_JUDGED(context_recall);
+RAGMETER_DECLARE_JUDGED(context_entity_recall);
+RAGMETER_DECLARE_JUDGED(noise_sensitivity_relevant);
+RAGMETER_DECLARE_JUDGED(noise_sensitivity_irrelevant);
+RAGMETER_DECLARE_JUDGED(factual_correctness);
+RAGMETER_DECLARE_JUDGED(factual_correctness_precision);
+RAGMETER_DECLARE_JUDGED(factual_correctness_recall);
+RAGMETER_DECLARE_JUDGED(semantic_similarity);
+RAGMETER_DECLARE_JUDGED(answer_correctness);
+
+// RAGChecker's diagnostics, one instantiation per RagcheckerMetric.
+template <RagcheckerMetric M>
+RAGMETER_DECLARE_JUDGED(ragchecker);
+
+#undef RAGMETER_DECLARE_JUDGED
 
 // Corpus-level forms.
 double corpus_bleu(const std::vector<double>& stats, const MetricRequest& r, const ScoringOptions& o);

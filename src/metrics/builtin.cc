@@ -12,6 +12,9 @@ namespace {
 namespace a = adapters;
 constexpr auto kR = MetricFamily::kRetrieval;
 constexpr auto kT = MetricFamily::kText;
+constexpr auto kJ = MetricFamily::kJudged;
+constexpr bool kLower = false;
+using RC = RagcheckerMetric;
 constexpr bool kCutoff = true;
 constexpr bool kNoCutoff = false;
 constexpr bool kHigher = true;
@@ -48,6 +51,31 @@ constexpr MetricInfo kMetrics[] = {
   {"hamming_similarity",           kT, "response, reference", "1 - Hamming distance / longer length, shorter string padded (rapidfuzz).", kNoCutoff, kHigher, a::hamming_similarity, nullptr},
   {"k_precision",                  kT, "response, retrieved_contexts", "Share of the response's tokens found in the retrieved contexts (Adlakha et al., 2024).", kNoCutoff, kHigher, a::k_precision, nullptr},
   {"answer_token_recall",          kT, "response, reference", "Share of the reference's tokens found in the response (Adlakha et al., 2024).", kNoCutoff, kHigher, a::answer_token_recall, nullptr},
+  // Judged: read off the sample's claim ledger / judge (offline unless an LLM judge is set).
+  {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::faithfulness},
+  {"answer_relevancy",             kJ, "user_input, response", "Mean similarity of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, nullptr, nullptr, a::answer_relevancy},
+  {"context_precision",            kJ, "reference, retrieved_contexts", "Rank-weighted share of contexts supporting a reference claim: sum_k precision@k * v_k / sum_k v_k.", kNoCutoff, kHigher, nullptr, nullptr, a::context_precision},
+  {"context_utilization",          kJ, "response, retrieved_contexts", "context_precision with the response's claims in place of the reference's.", kNoCutoff, kHigher, nullptr, nullptr, a::context_utilization},
+  {"context_recall",               kJ, "reference, retrieved_contexts", "Share of the reference's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::context_recall},
+  {"context_entity_recall",        kJ, "reference, retrieved_contexts", "Share of the reference's entities found among the contexts' entities (normalised strings).", kNoCutoff, kHigher, nullptr, nullptr, a::context_entity_recall},
+  {"noise_sensitivity_relevant",   kJ, "response, reference, retrieved_contexts", "Share of response claims that the reference does not support but a relevant context does (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_relevant},
+  {"noise_sensitivity_irrelevant", kJ, "response, reference, retrieved_contexts", "Share of response claims the reference does not support, supported only by irrelevant contexts (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_irrelevant},
+  {"factual_correctness",          kJ, "response, reference", "F-beta (beta 1) of response claims supported by the reference (precision) and reference claims supported by the response (recall).", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness},
+  {"factual_correctness_precision", kJ, "response, reference", "Share of the response's claims the reference supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_precision},
+  {"factual_correctness_recall",   kJ, "response, reference", "Share of the reference's claims the response supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_recall},
+  {"semantic_similarity",          kJ, "response, reference", "Cosine similarity of the response's and the reference's embeddings.", kNoCutoff, kHigher, nullptr, nullptr, a::semantic_similarity},
+  {"answer_correctness",           kJ, "response, reference", "0.75 * factual_correctness + 0.25 * semantic_similarity (ragas's weights).", kNoCutoff, kHigher, nullptr, nullptr, a::answer_correctness},
+  {"ragchecker_precision",         kJ, "response, reference", "RAGChecker: share of response claims entailed by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kPrecision>},
+  {"ragchecker_recall",            kJ, "response, reference", "RAGChecker: share of reference claims entailed by the response.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kRecall>},
+  {"ragchecker_f1",                kJ, "response, reference", "RAGChecker: harmonic mean of its precision and recall (0 when either is 0).", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kF1>},
+  {"ragchecker_claim_recall",      kJ, "reference, retrieved_contexts", "RAGChecker: share of reference claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kClaimRecall>},
+  {"ragchecker_context_precision", kJ, "reference, retrieved_contexts", "RAGChecker: share of chunks entailing at least one reference claim.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextPrecision>},
+  {"ragchecker_context_utilization", kJ, "response, reference, retrieved_contexts", "RAGChecker: among reference claims some chunk entails, the share the response entails.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextUtilization>},
+  {"ragchecker_noise_sensitivity_in_relevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed by a relevant chunk (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInRelevant>},
+  {"ragchecker_noise_sensitivity_in_irrelevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed only by irrelevant chunks (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInIrrelevant>},
+  {"ragchecker_hallucination",     kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk and not by the reference (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kHallucination>},
+  {"ragchecker_self_knowledge",    kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk but by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kSelfKnowledge>},
+  {"ragchecker_faithfulness",      kJ, "response, retrieved_contexts", "RAGChecker: share of response claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kFaithfulness>},
 };
 // clang-format on
 
@@ -98,7 +126,12 @@ const char* outcome_name(Outcome outcome) {
 }
 
 const char* metric_family_name(MetricFamily family) {
-  return family == MetricFamily::kRetrieval ? "retrieval" : "text";
+  switch (family) {
+    case MetricFamily::kRetrieval: return "retrieval";
+    case MetricFamily::kText: return "text";
+    case MetricFamily::kJudged: return "judged";
+  }
+  return "unknown";
 }
 
 std::span<const MetricInfo> builtin_metrics() { return kMetrics; }
@@ -123,6 +156,17 @@ StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec) {
       add_family(MetricFamily::kText, &out);
     } else if (item == "retrieval") {
       add_family(MetricFamily::kRetrieval, &out);
+    } else if (item == "judged") {
+      add_family(MetricFamily::kJudged, &out);
+    } else if (item == "ragas") {
+      for (std::string_view name :
+           {"faithfulness", "answer_relevancy", "context_precision", "context_recall"}) {
+        out.push_back({find_metric(name), 0, std::string(name)});
+      }
+    } else if (item == "ragchecker") {
+      for (const auto& info : kMetrics) {
+        if (info.name.starts_with("ragchecker_")) out.push_back({&info, 0, std::string(info.name)});
+      }
     } else {
       RAGMETER_RETURN_IF_ERROR(parse_one(item, &out));
     }

@@ -14,7 +14,11 @@ TEST(MetricTableTest, NamesAreUniqueAndEveryEntryIsComplete) {
     EXPECT_TRUE(names.insert(info.name).second) << info.name;
     EXPECT_FALSE(info.fields.empty()) << info.name;
     EXPECT_FALSE(info.definition.empty()) << info.name;
-    EXPECT_NE(info.score, nullptr) << info.name;
+    // Exactly one scoring function: deterministic metrics score a sample, judged ones a
+    // judgement.
+    bool judged = info.family == MetricFamily::kJudged;
+    EXPECT_EQ(info.score != nullptr, !judged) << info.name;
+    EXPECT_EQ(info.judged != nullptr, judged) << info.name;
   }
 }
 
@@ -28,6 +32,14 @@ TEST(MetricTableTest, ParsesCutoffsAndShorthands) {
   auto all = parse_metric_list("all");
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), builtin_metrics().size());
+  auto ragas = parse_metric_list("ragas");
+  ASSERT_TRUE(ragas.ok());
+  ASSERT_EQ(ragas->size(), 4u);
+  EXPECT_EQ((*ragas)[0].name, "faithfulness");
+  EXPECT_EQ((*ragas)[3].name, "context_recall");
+  auto ragchecker = parse_metric_list("ragchecker");
+  ASSERT_TRUE(ragchecker.ok());
+  EXPECT_EQ(ragchecker->size(), 11u);
 }
 
 TEST(MetricTableTest, RejectsUnknownNamesAndBadCutoffs) {

@@ -173,7 +173,9 @@ int run_eval(const EvalArgs& args) {
     std::cerr << "ragmeter: " << summary.status().message() << "\n";
     return kExitUsage;
   }
-  RunInfo info{args.judge, args.dataset};
+  const std::string judge_description =
+      options->judge ? options->judge->description() : make_offline_judge()->description();
+  RunInfo info{judge_description, args.dataset};
   if (!args.summary.empty()) {
     std::ofstream summary_file(args.summary);
     summary_file << summary_to_json(*summary, info).dump(2) << "\n";
@@ -184,8 +186,7 @@ int run_eval(const EvalArgs& args) {
   }
   if (!args.quiet) {
     std::cout << format_summary_table(*summary);
-    std::cout << "judge: offline (deterministic metrics need no judge; LLM-judged metrics are "
-                 "not in this version yet)\n";
+    std::cout << "judge: " << judge_description << "\n";
   }
   if (!thresholds_met(*summary, thresholds)) return kExitBelowThreshold;
   bool partial = summary->rows_rejected > 0 || any_failed(*summary);

@@ -34,7 +34,11 @@ void print_markdown() {
       "`retrieved_contexts` matched against `reference_contexts` by normalised Levenshtein "
       "similarity (>= 0.5, `--context-match-threshold`). Text metrics with several references "
       "(`ground_truths` as a list) use all of them for BLEU, chrF and SQuAD EM/F1, the first "
-      "for the others.\n\n"
+      "for the others. Judged metrics are read off the sample's claim ledger and the judge's "
+      "similarity: the offline judge by default (no model, no network; docs/judges.md says how "
+      "well it agrees with people), or an LLM judge. Their evidence lists the claims, the "
+      "verdicts and the reasons for negative ones. `--metrics ragas` is ragas's default four, "
+      "`--metrics ragchecker` RAGChecker's eleven diagnostics.\n\n"
       "| metric | family | @k | needs | definition |\n|---|---|---|---|---|\n");
   for (const MetricInfo& info : builtin_metrics()) {
     fmt::print("| `{}` | {} | {} | {} | {} |\n", info.name, metric_family_name(info.family),

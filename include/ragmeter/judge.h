@@ -1,0 +1,82 @@
+// Judges: what the judged metrics ask of a judge, and the per-sample cache of its answers.
+//
+// A Judge turns a sample into the claim ledger (claim_ledger.h), compares two texts by
+// embedding similarity, proposes questions a response answers (answer_relevancy) and
+// lists the entities of a text (context_entity_recall). Two kinds exist: the offline
+// judge (make_offline_judge, no network, no model: classical methods, see
+// offline_judge.h and text_vectors.h) and an LLM judge over an OpenAI-compatible
+// server (llm_judge.h). Judged metrics never call a judge directly: they read a
+// SampleJudgement, which asks the judge at most once per sample for each thing.
+//
+// Thread-safety: a Judge's methods are called concurrently from several threads and
+// must be thread-safe. A SampleJudgement belongs to one thread.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ragmeter/claim_ledger.h"
+#include "ragmeter/sample.h"
+#include "ragmeter/status.h"
+
+namespace ragmeter {
+
+// What a judge proposes for answer_relevancy.
+struct GeneratedQuestions {
+  std::vector<std::string> questions;  // questions the response would answer
+  bool noncommittal = false;           // the response declines to answer
+  std::string method;                  // how they were obtained (for the evidence)
+};
+
+class Judge {
+ public:
+  virtual ~Judge() = default;
+  // Short description for reports: "offline (lexical entailment, no model; offline-v2)", "llm gpt-4o-mini at ...".
+  // Never contains a key.
+  virtual std::string description() const = 0;
+  // The claim ledger of the sample: claims of response and reference (when present),
+  // the retrieved contexts as chunks, every table filled as far as the judge could.
+  virtual StatusOr<ClaimLedger> claim_ledger(const Sample& sample) = 0;
+  // Cosine similarity of the two texts' embeddings, in [-1, 1].
+  virtual StatusOr<double> similarity(std::string_view a, std::string_view b) = 0;
+  // Questions the response answers, and whether it is noncommittal.
+  virtual StatusOr<GeneratedQuestions> questions_for(const Sample& sample) = 0;
+  // The named entities (people, places, organisations, dates, numbers) of `text`.
+  virtual StatusOr<std::vector<std::string>> entities(std::string_view text) = 0;
+};
+
+// The offline judge: deterministic, thread-safe, no I/O.
+//  - claim_ledger: offline_claim_ledger (offline_judge.h);
+//  - similarity: cosine of offline_text_vector (text_vectors.h);
+//  - questions_for: asks no model. The response itself stands in for the generated
+//    question (so answer_relevancy becomes the similarity of question and response),
+//    and noncommittal comes from is_noncommittal;
+//  - entities: offline_entities (text_vectors.h).
+std::shared_ptr<Judge> make_offline_judge();
+
+// The judge's answers for one sample, each asked for once and kept. Not thread-safe.
+class SampleJudgement {
+ public:
+  SampleJudgement(const Sample& sample, Judge& judge) : sample_(sample), judge_(judge) {}
+
+  const Sample& sample() const { return sample_; }
+  Judge& judge() { return judge_; }
+  // The ledger (asked for on the first call).
+  const StatusOr<ClaimLedger>& ledger();
+  // The generated questions (asked for on the first call).
+  const StatusOr<GeneratedQuestions>& questions();
+  // similarity(response, reference), asked for on the first call. Precondition: both set.
+  const StatusOr<double>& response_reference_similarity();
+
+ private:
+  const Sample& sample_;
+  Judge& judge_;
+  std::optional<StatusOr<ClaimLedger>> ledger_;
+  std::optional<StatusOr<GeneratedQuestions>> questions_;
+  std::optional<StatusOr<double>> similarity_;
+};
+
+}  // namespace ragmeter

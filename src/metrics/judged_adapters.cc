@@ -1,0 +1,222 @@
+// Adapters from a SampleJudgement to the judged metrics: check the fields each metric
+// needs (skipped, naming the field), ask the judgement for the ledger, similarity or
+// questions (each computed once per sample), and read the score off them.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "metrics/adapters.h"
+#include "metrics/required_fields.h"
+#include "ragmeter/judge.h"
+#include "ragmeter/ledger_metrics.h"
+
+namespace ragmeter::adapters {
+namespace {
+
+using Judgement = SampleJudgement;
+
+// The first missing field among the ones asked for, as a skipped result.
+std::optional<MetricResult> require(const Sample& s, bool user_input, bool response,
+                                    bool reference, bool contexts) {
+  if (user_input) {
+    if (auto skip = require_field(s.user_input, "user_input")) return skip;
+  }
+  if (response) {
+    if (auto skip = require_field(s.response, "response")) return skip;
+  }
+  if (reference) {
+    if (auto skip = require_field(s.reference, "reference")) return skip;
+  }
+  if (contexts) {
+    if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return skip;
+  }
+  return std::nullopt;
+}
+
+MetricResult judge_failed(const Status& status) {
+  return MetricResult::failed("judge: " + status.message());
+}
+
+// Reads a ledger metric after checking the fields.
+template <typename Read>
+MetricResult from_ledger(Judgement& j, bool response, bool reference, bool contexts, Read read) {
+  if (auto skip = require(j.sample(), false, response, reference, contexts)) return *skip;
+  const auto& ledger = j.ledger();
+  if (!ledger.ok()) return judge_failed(ledger.status());
+  return read(*ledger);
+}
+
+MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {
+  const auto& similarity = j.response_reference_similarity();
+  if (!similarity.ok()) return judge_failed(similarity.status());
+  double cosine = *similarity;
+  MetricResult result = MetricResult::ok(cosine);
+  result.evidence["cosine"] = cosine;
+  if (o.semantic_similarity_threshold) {
+    result.score = cosine >= *o.semantic_similarity_threshold ? 1.0 : 0.0;
+    result.evidence["threshold"] = *o.semantic_similarity_threshold;
+  }
+  return result;
+}
+
+}  // namespace
+
+MetricResult faithfulness(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  return from_ledger(j, true, false, true, ledger_faithfulness);
+}
+
+MetricResult context_precision(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  return from_ledger(j, false, true, true, ledger_context_precision);
+}
+
+MetricResult context_utilization(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  return from_ledger(j, true, false, true, ledger_context_utilization);
+}
+
+MetricResult context_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  return from_ledger(j, false, true, true, ledger_context_recall);
+}
+
+MetricResult noise_sensitivity_relevant(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  return from_ledger(j, true, true, true, [](const ClaimLedger& ledger) {
+    return ledger_noise_sensitivity(ledger, NoiseMode::kRelevant);
+  });
+}
+
+MetricResult noise_sensitivity_irrelevant(Judgement& j, const MetricRequest&,
+                                          const ScoringOptions&) {
+  return from_ledger(j, true, true, true, [](const ClaimLedger& ledger) {
+    return ledger_noise_sensitivity(ledger, NoiseMode::kIrrelevant);
+  });
+}
+
+namespace {
+MetricResult factual(Judgement& j, FactualMode mode, const ScoringOptions& o) {
+  return from_ledger(j, true, true, false, [&](const ClaimLedger& ledger) {
+    return ledger_factual_correctness(ledger, mode, LedgerMetricOptions{o.factual_beta, false});
+  });
+}
+}  // namespace
+
+MetricResult factual_correctness(Judgement& j, const MetricRequest&, const ScoringOptions& o) {
+  return factual(j, FactualMode::kF1, o);
+}
+
+MetricResult factual_correctness_precision(Judgement& j, const MetricRequest&,
+                                           const ScoringOptions& o) {
+  return factual(j, FactualMode::kPrecision, o);
+}
+
+MetricResult factual_correctness_recall(Judgement& j, const MetricRequest&,
+                                        const ScoringOptions& o) {
+  return factual(j, FactualMode::kRecall, o);
+}
+
+MetricResult semantic_similarity(Judgement& j, const MetricRequest&, const ScoringOptions& o) {
+  if (auto skip = require(j.sample(), false, true, true, false)) return *skip;
+  return similarity_result(j, o);
+}
+
+// ragas: 0.75 * factual F1 + 0.25 * semantic similarity (weights normalised to sum 1).
+// A response or reference without claims has no F1: the metric is skipped with its reason.
+MetricResult answer_correctness(Judgement& j, const MetricRequest&, const ScoringOptions& o) {
+  if (auto skip = require(j.sample(), false, true, true, false)) return *skip;
+  double wf = o.answer_correctness_factual_weight;
+  double ws = o.answer_correctness_semantic_weight;
+  if (!(wf >= 0 && ws >= 0 && wf + ws > 0 && std::isfinite(wf + ws))) {
+    return MetricResult::failed("answer_correctness weights must be >= 0 with a positive sum");
+  }
+  MetricResult f1 = factual(j, FactualMode::kF1, o);
+  if (f1.outcome != Outcome::kOk) return f1;
+  MetricResult similarity = similarity_result(j, ScoringOptions{});
+  if (similarity.outcome != Outcome::kOk) return similarity;
+  MetricResult result =
+      MetricResult::ok((wf * f1.score + ws * similarity.score) / (wf + ws));
+  result.evidence["factual_f1"] = f1.score;
+  result.evidence["semantic_similarity"] = similarity.score;
+  result.evidence["weights"] = {wf, ws};
+  result.evidence["claims"] = std::move(f1.evidence["claims"]);
+  return result;
+}
+
+// Mean similarity of the question to each generated question; 0 when noncommittal.
+MetricResult answer_relevancy(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require(j.sample(), true, true, false, false)) return *skip;
+  const auto& generated = j.questions();
+  if (!generated.ok()) return judge_failed(generated.status());
+  MetricResult result = MetricResult::ok(0.0);
+  result.evidence["method"] = generated->method;
+  result.evidence["noncommittal"] = generated->noncommittal;
+  if (generated->noncommittal) return result;
+  if (generated->questions.empty()) {
+    return MetricResult::failed("judge: no questions were generated from the response");
+  }
+  double sum = 0.0;
+  nlohmann::ordered_json questions = nlohmann::ordered_json::array();
+  for (const std::string& question : generated->questions) {
+    auto similarity = j.judge().similarity(*j.sample().user_input, question);
+    if (!similarity.ok()) return judge_failed(similarity.status());
+    sum += *similarity;
+    questions.push_back({{"question", question}, {"similarity", *similarity}});
+  }
+  result.score = sum / static_cast<double>(generated->questions.size());
+  result.evidence["questions"] = std::move(questions);
+  return result;
+}
+
+// entities(R) found among entities(C) / entities(R), matched as normalised strings.
+MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require(j.sample(), false, false, true, true)) return *skip;
+  auto reference_entities = j.judge().entities(*j.sample().reference);
+  if (!reference_entities.ok()) return judge_failed(reference_entities.status());
+  if (reference_entities->empty()) {
+    return MetricResult::skipped("the reference names no entity");
+  }
+  std::vector<std::string> context_entities;
+  for (const std::string& context : *j.sample().retrieved_contexts) {
+    auto found = j.judge().entities(context);
+    if (!found.ok()) return judge_failed(found.status());
+    context_entities.insert(context_entities.end(), found->begin(), found->end());
+  }
+  nlohmann::ordered_json missing = nlohmann::ordered_json::array();
+  std::size_t hits = 0;
+  for (const std::string& entity : *reference_entities) {
+    if (std::find(context_entities.begin(), context_entities.end(), entity) !=
+        context_entities.end()) {
+      ++hits;
+    } else {
+      missing.push_back(entity);
+    }
+  }
+  MetricResult result = MetricResult::ok(static_cast<double>(hits) /
+                                         static_cast<double>(reference_entities->size()));
+  result.evidence["reference_entities"] = *reference_entities;
+  result.evidence["missing"] = std::move(missing);
+  return result;
+}
+
+template <RagcheckerMetric M>
+MetricResult ragchecker(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  constexpr bool kResponse = M != RagcheckerMetric::kClaimRecall &&
+                             M != RagcheckerMetric::kContextPrecision;
+  constexpr bool kReference = M != RagcheckerMetric::kFaithfulness;
+  constexpr bool kContexts = M != RagcheckerMetric::kPrecision &&
+                             M != RagcheckerMetric::kRecall && M != RagcheckerMetric::kF1;
+  return from_ledger(j, kResponse, kReference, kContexts,
+                     [](const ClaimLedger& ledger) { return ragchecker_metric(ledger, M); });
+}
+
+template MetricResult ragchecker<RagcheckerMetric::kPrecision>(Judgement&, const MetricRequest&, const ScoringOptions&);
+template MetricResult ragchecker<RagcheckerMetric::kRecall>(Judgement&, const MetricRequest&, const ScoringOptions&);
+template MetricResult ragchecker<RagcheckerMetric::kF1>(Judgement&, const MetricRequest&, const ScoringOptions&);
+template MetricResult ragchecker<RagcheckerMetric::kClaimRecall>(Judgement&, const MetricRequest&, const ScoringOptions&);
+template MetricResult ragchecker<RagcheckerMetric::kContextPrecision>(Judgement&, const MetricRequest&, const ScoringOptions&);
+template MetricResult ragchecker<RagcheckerMetric::kContextUtilization>(Judgement&, const MetricRequest&, const ScoringOptions&);
+template MetricResult ragchecker<RagcheckerMetric::kNoiseSensitivityInRelevant>(Judgement&, const MetricRequest&, const ScoringOptions&);
+template MetricResult ragchecker<RagcheckerMetric::kNoiseSensitivityInIrrelevant>(Judgement&, const MetricRequest&, const ScoringOptions&);
+template MetricResult ragchecker<RagcheckerMetric::kHallucination>(Judgement&, const MetricRequest&, const ScoringOptions&);
+template MetricResult ragchecker<RagcheckerMetric::kSelfKnowledge>(Judgement&, const MetricRequest&, const ScoringOptions&);
+template MetricResult ragchecker<RagcheckerMetric::kFaithfulness>(Judgement&, const MetricRequest&, const ScoringOptions&);
+
+}  // namespace ragmeter::adapters

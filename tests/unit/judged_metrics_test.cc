@@ -1,0 +1,195 @@
+// The judged metrics as `ragmeter eval` runs them: through score_sample with a scripted
+// judge (fixed ledger, similarity, questions, entities), so every value is checked by
+// hand, and the judge is asked once per sample however many metrics read it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+
+#include "ragmeter/evaluate.h"
+#include "ragmeter/judge.h"
+
+namespace ragmeter {
+namespace {
+
+VerdictCell cell(Verdict v) { return {v, std::nullopt, v == Verdict::kEntailment ? "" : "no"}; }
+constexpr auto E = Verdict::kEntailment;
+constexpr auto N = Verdict::kNeutral;
+
+// Two response claims a1, a2; one reference claim r1; chunks c1, c2.
+//   response_vs_chunks   a1: [N, E]   a2: [E, N]
+//   reference_vs_chunks  r1: [N, E]   -> c2 relevant, c1 irrelevant
+//   response_vs_reference a1: E, a2: N    reference_vs_response r1: E
+ClaimLedger scripted_ledger() {
+  ClaimLedger ledger = make_claim_ledger({"a1", "a2"}, {"r1"}, {"c1", "c2"});
+  ledger.response_vs_chunks.at(0, 0) = cell(N);
+  ledger.response_vs_chunks.at(0, 1) = cell(E);
+  ledger.response_vs_chunks.at(1, 0) = cell(E);
+  ledger.response_vs_chunks.at(1, 1) = cell(N);
+  ledger.reference_vs_chunks.at(0, 0) = cell(N);
+  ledger.reference_vs_chunks.at(0, 1) = cell(E);
+  ledger.response_vs_reference = {cell(E), cell(N)};
+  ledger.reference_vs_response = {cell(E)};
+  ledger.provenance = {"scripted", "", "test"};
+  return ledger;
+}
+
+class ScriptedJudge : public Judge {
+ public:
+  std::string description() const override { return "scripted"; }
+  StatusOr<ClaimLedger> claim_ledger(const Sample&) override {
+    ++ledger_calls;
+    if (fail) return unavailable("server said 503 five times");
+    return scripted_ledger();
+  }
+  StatusOr<double> similarity(std::string_view a, std::string_view b) override {
+    ++similarity_calls;
+    auto it = similarities.find({std::string(a), std::string(b)});
+    if (it == similarities.end()) return not_found("no scripted similarity");
+    return it->second;
+  }
+  StatusOr<GeneratedQuestions> questions_for(const Sample&) override {
+    return GeneratedQuestions{questions, noncommittal, "scripted"};
+  }
+  StatusOr<std::vector<std::string>> entities(std::string_view text) override {
+    auto it = entity_lists.find(std::string(text));
+    if (it == entity_lists.end()) return std::vector<std::string>{};
+    return it->second;
+  }
+
+  bool fail = false;
+  std::atomic<int> ledger_calls{0};
+  std::atomic<int> similarity_calls{0};
+  std::map<std::pair<std::string, std::string>, double> similarities;
+  std::vector<std::string> questions;
+  bool noncommittal = false;
+  std::map<std::string, std::vector<std::string>> entity_lists;
+};
+
+Sample full_sample() {
+  Sample s;
+  s.user_input = "Q";
+  s.response = "A";
+  s.reference = "R";
+  s.references = {"R"};
+  s.retrieved_contexts = std::vector<std::string>{"C1", "C2"};
+  return s;
+}
+
+std::map<std::string, MetricResult> score(const Sample& sample, const std::string& metrics,
+                                          std::shared_ptr<Judge> judge) {
+  EvalOptions options;
+  auto list = parse_metric_list(metrics);
+  EXPECT_TRUE(list.ok()) << list.status().to_string();
+  options.metrics = *list;
+  options.judge = std::move(judge);
+  std::vector<MetricResult> results = score_sample(sample, options);
+  std::map<std::string, MetricResult> out;
+  for (std::size_t i = 0; i < results.size(); ++i) out[options.metrics[i].name] = results[i];
+  return out;
+}
+
+TEST(JudgedMetricsTest, EveryLedgerMetricReadsOneLedgerPerSample) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  judge->similarities[{"A", "R"}] = 0.8;
+  auto r = score(full_sample(),
+                 "faithfulness,context_precision,context_utilization,context_recall,"
+                 "noise_sensitivity_relevant,noise_sensitivity_irrelevant,factual_correctness,"
+                 "factual_correctness_precision,factual_correctness_recall,semantic_similarity,"
+                 "answer_correctness,ragchecker_hallucination,ragchecker_self_knowledge",
+                 judge);
+  EXPECT_EQ(judge->ledger_calls, 1);
+  EXPECT_EQ(judge->similarity_calls, 1);  // semantic_similarity and answer_correctness share it
+  for (const auto& [name, result] : r) EXPECT_EQ(result.outcome, Outcome::kOk) << name << result.reason;
+  EXPECT_DOUBLE_EQ(r["faithfulness"].score, 1.0);          // a1 by c2, a2 by c1
+  EXPECT_DOUBLE_EQ(r["context_precision"].score, 0.5);     // v = [0, 1]: (1/2) / 1
+  EXPECT_DOUBLE_EQ(r["context_utilization"].score, 1.0);   // v = [1, 1]: (1 + 1) / 2
+  EXPECT_DOUBLE_EQ(r["context_recall"].score, 1.0);        // r1 by c2
+  EXPECT_DOUBLE_EQ(r["noise_sensitivity_relevant"].score, 0.0);
+  EXPECT_DOUBLE_EQ(r["noise_sensitivity_irrelevant"].score, 0.5);  // a2: wrong, only c1
+  EXPECT_DOUBLE_EQ(r["factual_correctness_precision"].score, 0.5);  // a1 of a1, a2
+  EXPECT_DOUBLE_EQ(r["factual_correctness_recall"].score, 1.0);     // r1
+  EXPECT_NEAR(r["factual_correctness"].score, 2.0 / 3.0, 1e-15);
+  EXPECT_DOUBLE_EQ(r["semantic_similarity"].score, 0.8);
+  EXPECT_NEAR(r["answer_correctness"].score, 0.75 * 2.0 / 3.0 + 0.25 * 0.8, 1e-15);
+  EXPECT_DOUBLE_EQ(r["ragchecker_hallucination"].score, 0.0);    // every claim has a chunk
+  EXPECT_DOUBLE_EQ(r["ragchecker_self_knowledge"].score, 0.0);
+  EXPECT_EQ(r["faithfulness"].evidence["claims"].size(), 2u);
+}
+
+TEST(JudgedMetricsTest, MissingFieldIsSkippedByNameWithoutAskingTheJudge) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  Sample s = full_sample();
+  s.retrieved_contexts.reset();
+  auto r = score(s, "faithfulness,context_recall", judge);
+  EXPECT_EQ(r["faithfulness"].outcome, Outcome::kSkipped);
+  EXPECT_EQ(r["faithfulness"].reason, "field 'retrieved_contexts' is missing");
+  EXPECT_EQ(judge->ledger_calls, 0);
+  s = full_sample();
+  s.reference = "";
+  r = score(s, "factual_correctness", judge);
+  EXPECT_EQ(r["factual_correctness"].reason, "field 'reference' is empty");
+}
+
+TEST(JudgedMetricsTest, JudgeFailureFailsEveryLedgerMetricWithTheReason) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  judge->fail = true;
+  auto r = score(full_sample(), "faithfulness,context_recall,token_f1", judge);
+  EXPECT_EQ(judge->ledger_calls, 1);  // asked once; the failure is kept for the sample
+  EXPECT_EQ(r["faithfulness"].outcome, Outcome::kFailed);
+  EXPECT_EQ(r["faithfulness"].reason, "judge: server said 503 five times");
+  EXPECT_EQ(r["context_recall"].outcome, Outcome::kFailed);
+  EXPECT_EQ(r["token_f1"].outcome, Outcome::kOk);  // deterministic metrics are unaffected
+}
+
+TEST(JudgedMetricsTest, AnswerRelevancyIsMeanSimilarityOrZeroWhenNoncommittal) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  judge->questions = {"q1", "q2", "q3"};
+  judge->similarities[{"Q", "q1"}] = 0.9;
+  judge->similarities[{"Q", "q2"}] = 0.6;
+  judge->similarities[{"Q", "q3"}] = 0.3;
+  auto r = score(full_sample(), "answer_relevancy", judge);
+  EXPECT_NEAR(r["answer_relevancy"].score, 0.6, 1e-15);
+  EXPECT_EQ(r["answer_relevancy"].evidence["questions"].size(), 3u);
+  judge->noncommittal = true;
+  r = score(full_sample(), "answer_relevancy", judge);
+  EXPECT_EQ(r["answer_relevancy"].outcome, Outcome::kOk);
+  EXPECT_EQ(r["answer_relevancy"].score, 0.0);
+  EXPECT_EQ(r["answer_relevancy"].evidence["noncommittal"], true);
+}
+
+TEST(JudgedMetricsTest, ContextEntityRecallMatchesNormalisedEntities) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  judge->entity_lists["R"] = {"paris", "1889", "gustave eiffel"};
+  judge->entity_lists["C1"] = {"paris"};
+  judge->entity_lists["C2"] = {"1889", "france"};
+  auto r = score(full_sample(), "context_entity_recall", judge);
+  EXPECT_NEAR(r["context_entity_recall"].score, 2.0 / 3.0, 1e-15);
+  EXPECT_EQ(r["context_entity_recall"].evidence["missing"], nlohmann::ordered_json({"gustave eiffel"}));
+  judge->entity_lists["R"] = {};
+  r = score(full_sample(), "context_entity_recall", judge);
+  EXPECT_EQ(r["context_entity_recall"].outcome, Outcome::kSkipped);
+}
+
+TEST(JudgedMetricsTest, OfflineJudgeIsTheDefaultAndScoresAWorkedExample) {
+  Sample s;
+  s.user_input = "Which magazine was started first, Arthur's Magazine or First for Women?";
+  s.response = "Arthur's Magazine";
+  s.reference = "Arthur's Magazine";
+  s.references = {"Arthur's Magazine"};
+  s.retrieved_contexts = std::vector<std::string>{
+      "Arthur's Magazine (1844-1846) was an American literary periodical published in "
+      "Philadelphia.",
+      "First for Women is a woman's magazine published by Bauer Media Group in the USA. The "
+      "magazine was started in 1989."};
+  // The claim carries the question (offline_judge.h), so neither chunk holds all its
+  // content words ("started" is only in c2, "Arthur" only in c1): not faithful.
+  auto r = score(s, "faithfulness,factual_correctness,semantic_similarity", nullptr);
+  EXPECT_EQ(r["faithfulness"].outcome, Outcome::kOk);
+  EXPECT_EQ(r["faithfulness"].score, 0.0);
+  EXPECT_EQ(r["factual_correctness"].score, 1.0);  // the same answer both ways
+  EXPECT_NEAR(r["semantic_similarity"].score, 1.0, 1e-12);
+}
+
+}  // namespace
+}  // namespace ragmeter
