@@ -43,9 +43,21 @@ class FanOutSink : public ResultSink {
 };
 
 // Extra facts for the summary file beyond the scores.
+// Judge calls of a run, for the summary's "usage" (all zero for the offline judge).
+struct JudgeUsage {
+  std::int64_t requests = 0;       // HTTP requests sent, retries included
+  std::int64_t cache_hits = 0;     // calls served from the judge cache
+  std::int64_t failed_calls = 0;
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+  std::int64_t cached_tokens = 0;
+  double cost_usd = 0.0;
+};
+
 struct RunInfo {
-  std::string judge = "offline";  // the judge the run used
+  std::string judge = "offline";  // the judge the run used (its description, no key)
   std::string dataset;            // input path
+  JudgeUsage usage;
 };
 
 // The summary JSON of the contract: {"metrics": {name: {"mean", "std", "ci95", "n",

@@ -34,8 +34,11 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
   for (const auto& metric : summary.metrics) metrics[metric.name] = metric_json(metric, accepted);
   Json out;
   out["metrics"] = std::move(metrics);
-  out["usage"] = {{"requests", 0}, {"prompt_tokens", 0}, {"completion_tokens", 0},
-                  {"cached_tokens", 0}, {"cost_usd", 0.0}};
+  const JudgeUsage& usage = info.usage;
+  out["usage"] = {{"requests", usage.requests},           {"prompt_tokens", usage.prompt_tokens},
+                  {"completion_tokens", usage.completion_tokens},
+                  {"cached_tokens", usage.cached_tokens}, {"cost_usd", usage.cost_usd},
+                  {"cache_hits", usage.cache_hits},       {"failed_calls", usage.failed_calls}};
   out["judge"] = {{"name", info.judge}};
   out["rows"] = {{"read", summary.rows_read}, {"rejected", summary.rows_rejected}};
   if (!info.dataset.empty()) out["dataset"] = info.dataset;

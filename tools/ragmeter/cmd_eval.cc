@@ -2,6 +2,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -11,6 +12,8 @@
 #include "progress.h"
 #include "ragmeter/dataset.h"
 #include "ragmeter/evaluate.h"
+#include "ragmeter/llm_config.h"
+#include "ragmeter/llm_judge.h"
 #include "ragmeter/results.h"
 
 namespace ragmeter::cli {
@@ -31,6 +34,13 @@ struct EvalArgs {
   bool allow_failures = false;
   bool quiet = false;
   std::string judge = "offline";
+  // Judge flags; each overrides --config, which overrides the environment.
+  std::string config;
+  std::optional<std::string> judge_url, judge_model, judge_key_env, embedder, embedder_url,
+      embedder_model, cache, cache_mode;
+  std::optional<int> concurrency;
+  std::optional<double> max_cost, timeout;
+  bool judge_given = false;
   std::uint64_t seed = 42;
   int resamples = 1000;
   bool rouge_stem = false;
@@ -100,6 +110,85 @@ StatusOr<EvalOptions> build_options(const EvalArgs& args) {
   return options;
 }
 
+// The judge clients of a run (none for the offline judge).
+struct JudgeClients {
+  std::shared_ptr<llm::Client> chat;
+  std::shared_ptr<llm::Client> embedder;
+  int concurrency = 1;
+};
+
+// Settings from --config, the environment and the flags, in that order of precedence.
+StatusOr<llm::JudgeSettings> judge_settings(const EvalArgs& args) {
+  llm::JudgeSettings settings;
+  if (!args.config.empty()) {
+    RAGMETER_ASSIGN_OR_RETURN(settings, llm::load_judge_config(args.config));
+  }
+  llm::apply_environment(&settings, llm::process_environment());
+  if (args.judge_given) settings.judge = args.judge;
+  if (args.judge_url) settings.judge_url = *args.judge_url;
+  if (args.judge_model) settings.judge_model = *args.judge_model;
+  // A judge URL or model on the command line asks for that judge.
+  if (!args.judge_given && (args.judge_url || args.judge_model)) settings.judge = "openai";
+  if (args.judge_key_env) settings.judge_key_env = *args.judge_key_env;
+  if (args.embedder) settings.embedder = *args.embedder;
+  if (args.embedder_url) settings.embedder_url = *args.embedder_url;
+  if (args.embedder_model) settings.embedder_model = *args.embedder_model;
+  if (!args.embedder && (args.embedder_url || args.embedder_model)) settings.embedder = "openai";
+  if (args.cache) settings.cache_path = *args.cache;
+  if (args.cache_mode) {
+    RAGMETER_ASSIGN_OR_RETURN(settings.cache_mode, llm::parse_cache_mode(*args.cache_mode));
+  }
+  if (args.concurrency) settings.concurrency = *args.concurrency;
+  if (args.max_cost) settings.max_cost_usd = *args.max_cost;
+  if (args.timeout) settings.timeout_seconds = *args.timeout;
+  return settings;
+}
+
+// Makes the judge the flags ask for: null for the offline judge.
+StatusOr<std::shared_ptr<Judge>> make_judge(const EvalArgs& args, JudgeClients* clients) {
+  RAGMETER_ASSIGN_OR_RETURN(llm::JudgeSettings settings, judge_settings(args));
+  if (settings.judge == "offline") {
+    if (settings.embedder != "offline") {
+      return invalid_argument("--embedder " + settings.embedder +
+                              " needs an LLM judge (--judge-url and --judge-model)");
+    }
+    return std::shared_ptr<Judge>();
+  }
+  RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions chat_options, llm::to_client_options(settings));
+  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> chat, llm::make_client(chat_options));
+  clients->chat = std::move(chat);
+  clients->concurrency = settings.concurrency;
+  LlmJudgeOptions options;
+  options.chat = clients->chat;
+  options.model = chat_options.endpoint.model;
+  options.endpoint = chat_options.endpoint.base_url;
+  if (settings.embedder != "offline") {
+    RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
+                              llm::to_embedder_client_options(settings));
+    RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> embedder,
+                              llm::make_client(embed_options));
+    clients->embedder = std::move(embedder);
+    options.embedder = clients->embedder;
+  }
+  return make_llm_judge(std::move(options));
+}
+
+JudgeUsage usage_of(const JudgeClients& clients) {
+  JudgeUsage usage;
+  for (const auto* client : {clients.chat.get(), clients.embedder.get()}) {
+    if (client == nullptr) continue;
+    llm::UsageTotals totals = client->totals();
+    usage.requests += totals.requests;
+    usage.cache_hits += totals.cache_hits;
+    usage.failed_calls += totals.failed_calls;
+    usage.prompt_tokens += totals.tokens.prompt_tokens;
+    usage.completion_tokens += totals.tokens.completion_tokens;
+    usage.cached_tokens += totals.tokens.cached_tokens;
+    usage.cost_usd += totals.cost_usd;
+  }
+  return usage;
+}
+
 bool is_csv_output(const EvalArgs& args) {
   if (args.out_format != "auto") return args.out_format == "csv";
   return args.out.ends_with(".csv");
@@ -133,6 +222,16 @@ int run_eval(const EvalArgs& args) {
     std::cerr << "ragmeter: " << options.status().message() << "\n";
     return kExitUsage;
   }
+  JudgeClients clients;
+  auto judge = make_judge(args, &clients);
+  if (!judge.ok()) {
+    std::cerr << "ragmeter: judge: " << judge.status().message() << "\n";
+    return kExitUsage;
+  }
+  options->judge = *judge;
+  // Each sample waits on its judge calls: enough samples in flight to keep
+  // --concurrency requests busy.
+  if (options->judge) options->threads = std::max(options->threads, clients.concurrency);
   std::map<std::string, double> thresholds;
   if (Status s = parse_thresholds(args.fail_under, options->metrics, &thresholds); !s.ok()) {
     std::cerr << "ragmeter: " << s.message() << "\n";
@@ -175,7 +274,7 @@ int run_eval(const EvalArgs& args) {
   }
   const std::string judge_description =
       options->judge ? options->judge->description() : make_offline_judge()->description();
-  RunInfo info{judge_description, args.dataset};
+  RunInfo info{judge_description, args.dataset, usage_of(clients)};
   if (!args.summary.empty()) {
     std::ofstream summary_file(args.summary);
     summary_file << summary_to_json(*summary, info).dump(2) << "\n";
@@ -187,6 +286,17 @@ int run_eval(const EvalArgs& args) {
   if (!args.quiet) {
     std::cout << format_summary_table(*summary);
     std::cout << "judge: " << judge_description << "\n";
+    if (options->judge) {
+      const JudgeUsage& u = info.usage;
+      std::cout << fmt::format(
+          "judge calls: {} requests, {} from the cache, {} failed; tokens: {} prompt ({} cached), "
+          "{} completion; cost ${:.4f}\n",
+          u.requests, u.cache_hits, u.failed_calls, u.prompt_tokens, u.cached_tokens,
+          u.completion_tokens, u.cost_usd);
+    } else {
+      std::cout << "For an LLM judge: --judge-url http://HOST/v1 --judge-model NAME (key from "
+                   "OPENAI_API_KEY), or --config judge.toml; see docs/judges.md\n";
+    }
   }
   if (!thresholds_met(*summary, thresholds)) return kExitBelowThreshold;
   bool partial = summary->rows_rejected > 0 || any_failed(*summary);
@@ -239,8 +349,35 @@ CommandRun add_eval_command(CLI::App& parent) {
   cmd->add_flag("--allow-failures", args->allow_failures,
                 "Exit 0 even when rows were rejected or scores failed");
   cmd->add_flag("--quiet,-q", args->quiet, "No table and no progress display");
-  cmd->add_option("--judge", args->judge, "Judge for LLM-judged metrics: offline (the default)")
-      ->check(CLI::IsMember({"offline"}));
+  cmd->add_option("--judge", args->judge,
+                  "Judge of the judged metrics: offline (the default: no model, no network) or "
+                  "openai (any OpenAI-compatible server: --judge-url, --judge-model)")
+      ->check(CLI::IsMember({"offline", "openai"}))
+      ->each([args](const std::string&) { args->judge_given = true; });
+  cmd->add_option("--config", args->config,
+                  "Judge configuration (TOML; examples/judge.toml shows every key)");
+  cmd->add_option("--judge-url", args->judge_url,
+                  "Base URL of an OpenAI-compatible server, ending in /v1 (default: "
+                  "OPENAI_BASE_URL)");
+  cmd->add_option("--judge-model", args->judge_model, "Judge model name (Azure: the deployment)");
+  cmd->add_option("--judge-key-env", args->judge_key_env,
+                  "Name of the environment variable holding the key (default OPENAI_API_KEY)");
+  cmd->add_option("--embedder", args->embedder,
+                  "Embeddings for semantic similarity: offline (default) or openai")
+      ->check(CLI::IsMember({"offline", "openai"}));
+  cmd->add_option("--embedder-url", args->embedder_url, "Embeddings server (default: --judge-url)");
+  cmd->add_option("--embedder-model", args->embedder_model, "Embedding model name");
+  cmd->add_option("--concurrency", args->concurrency, "Judge requests in flight (default 16)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--cache", args->cache,
+                  "Judge cache file (default ${XDG_CACHE_HOME:-~/.cache}/ragmeter/judge.sqlite)");
+  cmd->add_option("--cache-mode", args->cache_mode,
+                  "rw (default), ro, off, or replay (a cache miss is an error: offline reruns)")
+      ->check(CLI::IsMember({"rw", "ro", "off", "replay"}));
+  cmd->add_option("--max-cost", args->max_cost, "Stop judge spending at this many USD (0: no budget)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--timeout", args->timeout, "Seconds per judge HTTP attempt (default 120)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "Seed of the bootstrap confidence intervals")
       ->capture_default_str();
   cmd->add_option("--bootstrap-resamples", args->resamples, "Bootstrap resamples for the 95% CI")

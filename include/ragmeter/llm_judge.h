@@ -1,0 +1,76 @@
+// The LLM judge: fills the claim ledger with an OpenAI-compatible chat model (the
+// `compact` plan of docs/metrics.md).
+//
+// Calls per sample with K retrieved contexts, each one request through llm::Client (so
+// retried, rate-limited and cached by content):
+//   1   claims: the response's and the reference's claims, extracted together. Not made
+//       when both are short answers (offline_judge.h's rule: one sentence of at most 5
+//       words and no verb): their claim is the question followed by the answer, as the
+//       offline judge writes it, since small models tend to copy the fragment;
+//   K   verdicts: every response and reference claim against chunk k (one call per chunk);
+//   1   verdicts: the response's claims against the reference text;
+//   1   verdicts: the reference's claims against the response text.
+// The K + 2 verdict calls run concurrently. Within a call a repeated claim text is asked
+// once; claims the reply leaves out are asked once more on their own (one extra call).
+// A call that is not needed (no claims on a side, no chunks) is not made.
+// answer_relevancy adds one call (3 questions and a noncommittal flag);
+// context_entity_recall one per distinct text; semantic similarity uses the embedder
+// when one is configured, else the offline vectors (text_vectors.h).
+//
+// Because the cache keys on the full request, a rerun in which only the retriever
+// changed pays for the verdict calls of the new chunks only: the claims call and every
+// unchanged chunk's call are served from the cache (verdict requests hold the claims
+// and the chunk, not the question).
+//
+// Prompts live in src/judge/prompts/*.txt, embedded at build time; every request is the
+// same system message (the static part, byte-identical across calls, so servers can
+// reuse its prefix), then a user message with the sample's texts followed by the task.
+// kLlmPromptVersion names the prompt set and is written into the ledger's provenance;
+// the cache needs no version, as it keys on the prompt text itself.
+//
+// Failures: when the claims call fails, the sample's ledger is an error (its metrics
+// end `failed` with the reason). A failed verdict call leaves its cells missing, each
+// with the call's error as reason; the metrics then say which claims were not judged.
+// A reply with fewer verdicts than claims leaves the rest missing; verdicts for claim
+// numbers that do not exist are ignored. Inputs are never truncated: a request longer
+// than the model's window fails at the server and is reported as such.
+//
+// Thread-safe: any number of threads may ask for ledgers concurrently.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ragmeter/judge.h"
+#include "ragmeter/llm.h"
+
+namespace ragmeter {
+
+inline constexpr std::string_view kLlmPromptVersion = "llm-v1";
+
+struct LlmJudgeOptions {
+  std::shared_ptr<llm::Client> chat;      // required
+  std::string model;                      // the judge model, for provenance and reports
+  std::string endpoint;                   // base URL, for reports (no key is ever in it)
+  std::shared_ptr<llm::Client> embedder;  // null: offline similarity
+  int max_tokens = 2048;                  // per reply
+};
+
+// InvalidArgument when options.chat is null.
+StatusOr<std::shared_ptr<Judge>> make_llm_judge(LlmJudgeOptions options);
+
+// ---- The requests, exposed for tests --------------------------------------------
+
+// The claims request for a question, response and reference (absent texts as empty).
+llm::ChatRequest llm_claims_request(std::string_view question, std::string_view response,
+                                    std::string_view reference);
+// The verdicts request: numbered claims (1-based) against one premise.
+llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
+                                      std::string_view premise);
+// Reads a verdicts reply into cells (one per claim, missing where the reply says
+// nothing about a claim).
+std::vector<VerdictCell> read_llm_verdicts(const nlohmann::json& reply, std::size_t claims);
+
+}  // namespace ragmeter

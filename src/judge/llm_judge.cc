@@ -1,0 +1,317 @@
+// The LLM judge of include/ragmeter/llm_judge.h: prompts from src/judge/prompts/ (embedded
+// by cmake/embed_prompts.cmake), one claims call, K + 2 concurrent verdict calls.
+#include "ragmeter/llm_judge.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <future>
+
+#include "ragmeter/offline_judge.h"
+#include "ragmeter/text_vectors.h"
+#include "ragmeter_prompts.inc"
+
+namespace ragmeter {
+namespace {
+
+using Json = nlohmann::json;
+
+Json string_array() { return {{"type", "array"}, {"items", {{"type", "string"}}}}; }
+
+llm::ChatRequest make_request(std::string sample_part, std::string_view task, Json schema,
+                              std::string schema_name, int max_tokens = 2048) {
+  llm::ChatRequest request;
+  request.messages = {{"system", std::string(prompts::k_system)},
+                      {"user", std::move(sample_part) + "\n" + std::string(task)}};
+  request.format = llm::ReplyFormat::kJsonSchema;
+  request.schema = std::move(schema);
+  request.schema_name = std::move(schema_name);
+  request.temperature = 0.0;
+  request.max_tokens = max_tokens;
+  return request;
+}
+
+std::string section(std::string_view name, std::string_view text) {
+  return std::string(name) + ":\n" + (text.empty() ? std::string("(none)") : std::string(text)) +
+         "\n\n";
+}
+
+// The chat reply's parsed JSON, or why there is none.
+StatusOr<Json> chat_json(llm::Client& client, llm::ChatRequest request) {
+  auto response = client.chat(std::move(request)).get();
+  if (!response.ok()) return response.status();
+  if (response->choices.empty() || !response->choices.front().json) {
+    return invalid_argument("the judge's reply holds no JSON");
+  }
+  return *response->choices.front().json;
+}
+
+std::vector<std::string> strings_of(const Json& value) {
+  std::vector<std::string> out;
+  if (!value.is_array()) return out;
+  for (const Json& item : value) {
+    if (item.is_string() && !item.get<std::string>().empty()) out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<std::string> texts_of(const std::vector<Claim>& claims) {
+  std::vector<std::string> out;
+  for (const Claim& claim : claims) out.push_back(claim.text);
+  return out;
+}
+
+// The cells of one verdicts call, or of its failure (every cell missing with the error as
+// reason, so the metrics can say why).
+std::vector<VerdictCell> verdicts_call(llm::Client& client, const std::vector<std::string>& claims,
+                                       std::string_view premise) {
+  auto reply = chat_json(client, llm_verdicts_request(claims, premise));
+  if (reply.ok()) return read_llm_verdicts(*reply, claims.size());
+  std::vector<VerdictCell> cells(claims.size());
+  for (VerdictCell& cell : cells) cell.reason = "not judged: " + reply.status().message();
+  return cells;
+}
+
+// Verdicts for `claims` against `premise`. Repeated claim texts are asked once. Claims
+// the reply left out are asked again once, on their own; what is still missing after
+// that stays missing.
+std::vector<VerdictCell> judge_claims(llm::Client& client, const std::vector<std::string>& claims,
+                                      const std::string& premise) {
+  std::vector<std::string> unique;
+  std::vector<std::size_t> slot(claims.size());
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    auto it = std::find(unique.begin(), unique.end(), claims[i]);
+    slot[i] = static_cast<std::size_t>(it - unique.begin());
+    if (it == unique.end()) unique.push_back(claims[i]);
+  }
+  std::vector<VerdictCell> cells = verdicts_call(client, unique, premise);
+  std::vector<std::size_t> omitted;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (!cells[i].judged() && cells[i].reason.empty()) omitted.push_back(i);
+  }
+  if (!omitted.empty() && omitted.size() < unique.size()) {
+    std::vector<std::string> again;
+    for (std::size_t i : omitted) again.push_back(unique[i]);
+    std::vector<VerdictCell> second = verdicts_call(client, again, premise);
+    for (std::size_t j = 0; j < omitted.size(); ++j) cells[omitted[j]] = std::move(second[j]);
+  }
+  std::vector<VerdictCell> out;
+  out.reserve(claims.size());
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    out.push_back(cells[slot[i]]);
+    if (!out.back().judged() && out.back().reason.empty()) {
+      out.back().reason = "not judged: the judge's reply had no verdict for this claim";
+    }
+  }
+  return out;
+}
+
+class LlmJudge : public Judge {
+ public:
+  explicit LlmJudge(LlmJudgeOptions options) : options_(std::move(options)) {}
+
+  std::string description() const override {
+    std::string out = "llm " + options_.model;
+    if (!options_.endpoint.empty()) out += " at " + options_.endpoint;
+    return out + " (prompts " + std::string(kLlmPromptVersion) + ")";
+  }
+
+  StatusOr<ClaimLedger> claim_ledger(const Sample& sample) override {
+    const std::string question = sample.user_input.value_or("");
+    const std::string response = sample.response.value_or("");
+    const std::string reference = sample.reference.value_or("");
+    // A short answer ("Arthur's Magazine") gets the offline judge's claim, which carries
+    // the question (offline_judge.h): small models tend to copy the fragment instead.
+    const std::string response_short = answer_premise(response, question);
+    const std::string reference_short = answer_premise(reference, question);
+    const bool response_is_short = !response.empty() && response_short != response;
+    const bool reference_is_short = !reference.empty() && reference_short != reference;
+    std::vector<std::string> response_claims;
+    std::vector<std::string> reference_claims;
+    if (response_is_short) response_claims = {response_short};
+    if (reference_is_short) reference_claims = {reference_short};
+    if ((!response.empty() && !response_is_short) || (!reference.empty() && !reference_is_short)) {
+      RAGMETER_ASSIGN_OR_RETURN(Json claims, chat_json(*options_.chat, llm_claims_request(
+                                                                           question, response,
+                                                                           reference)));
+      if (!response.empty() && !response_is_short) {
+        response_claims = strings_of(claims["response_claims"]);
+      }
+      if (!reference.empty() && !reference_is_short) {
+        reference_claims = strings_of(claims["reference_claims"]);
+      }
+    }
+    static const std::vector<std::string> kNone;
+    const auto& chunks = sample.retrieved_contexts ? *sample.retrieved_contexts : kNone;
+    ClaimLedger ledger = make_claim_ledger(response_claims, reference_claims, chunks);
+    if (sample.retrieved_context_ids && sample.retrieved_context_ids->size() == chunks.size()) {
+      for (std::size_t k = 0; k < chunks.size(); ++k) {
+        ledger.chunks[k].doc_id = (*sample.retrieved_context_ids)[k];
+      }
+    }
+    ledger.provenance = {"llm", options_.model, std::string(kLlmPromptVersion)};
+
+    // Every verdict call at once (one thread each waits on its reply; the client caps
+    // the requests in flight), then the cells into the tables.
+    const std::vector<std::string> response_texts = texts_of(ledger.response_claims);
+    std::vector<std::string> both = response_texts;
+    const std::vector<std::string> reference_texts = texts_of(ledger.reference_claims);
+    both.insert(both.end(), reference_texts.begin(), reference_texts.end());
+    llm::Client& client = *options_.chat;
+    using Cells = std::vector<VerdictCell>;
+    std::vector<std::future<Cells>> per_chunk;
+    if (!both.empty()) {
+      for (const std::string& chunk : chunks) {
+        per_chunk.push_back(std::async(std::launch::async, [&client, &both, &chunk] {
+          return judge_claims(client, both, chunk);
+        }));
+      }
+    }
+    std::future<Cells> against_reference;
+    if (!ledger.response_claims.empty() && !reference.empty()) {
+      against_reference = std::async(std::launch::async, [&] {
+        return judge_claims(client, response_texts, reference_short);
+      });
+    }
+    std::future<Cells> against_response;
+    if (!ledger.reference_claims.empty() && !response.empty()) {
+      against_response = std::async(std::launch::async, [&] {
+        return judge_claims(client, reference_texts, response_short);
+      });
+    }
+    const std::size_t a = ledger.response_claims.size();
+    for (std::size_t k = 0; k < per_chunk.size(); ++k) {
+      Cells cells = per_chunk[k].get();
+      for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (i < a) {
+          ledger.response_vs_chunks.at(i, k) = std::move(cells[i]);
+        } else {
+          ledger.reference_vs_chunks.at(i - a, k) = std::move(cells[i]);
+        }
+      }
+    }
+    if (against_reference.valid()) ledger.response_vs_reference = against_reference.get();
+    if (against_response.valid()) ledger.reference_vs_response = against_response.get();
+    return ledger;
+  }
+
+  StatusOr<double> similarity(std::string_view a, std::string_view b) override {
+    if (!options_.embedder) return offline_similarity(a, b);
+    llm::EmbeddingRequest request;
+    request.inputs = {std::string(a), std::string(b)};
+    auto response = options_.embedder->embed(std::move(request)).get();
+    if (!response.ok()) return response.status();
+    if (response->vectors.size() != 2 || response->vectors[0].size() != response->vectors[1].size()) {
+      return invalid_argument("the embedder returned vectors of the wrong number or size");
+    }
+    double dot = 0, na = 0, nb = 0;
+    for (std::size_t i = 0; i < response->vectors[0].size(); ++i) {
+      double x = response->vectors[0][i];
+      double y = response->vectors[1][i];
+      dot += x * y;
+      na += x * x;
+      nb += y * y;
+    }
+    if (na == 0 || nb == 0) return 0.0;
+    return dot / (std::sqrt(na) * std::sqrt(nb));
+  }
+
+  StatusOr<GeneratedQuestions> questions_for(const Sample& sample) override {
+    Json schema = {{"type", "object"},
+                   {"properties", {{"questions", string_array()}, {"noncommittal", {{"type", "boolean"}}}}},
+                   {"required", {"questions", "noncommittal"}}};
+    RAGMETER_ASSIGN_OR_RETURN(
+        Json reply, chat_json(*options_.chat,
+                              make_request(section("RESPONSE", sample.response.value_or("")),
+                                           prompts::k_questions, std::move(schema), "questions",
+                                           options_.max_tokens)));
+    GeneratedQuestions out;
+    out.questions = strings_of(reply["questions"]);
+    out.noncommittal = reply["noncommittal"].is_boolean() && reply["noncommittal"].get<bool>();
+    out.method = "llm " + options_.model + ": questions the response answers";
+    return out;
+  }
+
+  StatusOr<std::vector<std::string>> entities(std::string_view text) override {
+    Json schema = {{"type", "object"},
+                   {"properties", {{"entities", string_array()}}},
+                   {"required", {"entities"}}};
+    RAGMETER_ASSIGN_OR_RETURN(
+        Json reply, chat_json(*options_.chat, make_request(section("TEXT", text), prompts::k_entities,
+                                                           std::move(schema), "entities",
+                                                           options_.max_tokens)));
+    // Matched as normalised strings: case-folded, single spaces.
+    std::vector<std::string> out;
+    for (const std::string& entity : strings_of(reply["entities"])) {
+      std::string normal = offline_fold_case(normalize_content_text(entity));
+      if (std::find(out.begin(), out.end(), normal) == out.end()) out.push_back(std::move(normal));
+    }
+    return out;
+  }
+
+ private:
+  LlmJudgeOptions options_;
+};
+
+}  // namespace
+
+llm::ChatRequest llm_claims_request(std::string_view question, std::string_view response,
+                                    std::string_view reference) {
+  Json schema = {{"type", "object"},
+                 {"properties", {{"response_claims", string_array()}, {"reference_claims", string_array()}}},
+                 {"required", {"response_claims", "reference_claims"}}};
+  return make_request(section("QUESTION", question) + section("RESPONSE", response) +
+                          section("REFERENCE", reference),
+                      prompts::k_claims, std::move(schema), "claims");
+}
+
+llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
+                                      std::string_view premise) {
+  std::string listed;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    listed += std::to_string(i + 1) + ". " + claims[i] + "\n";
+  }
+  Json verdict = {{"type", "object"},
+                  {"properties",
+                   {{"claim", {{"type", "integer"}}},
+                    {"verdict", {{"type", "string"}, {"enum", {"Entailment", "Neutral", "Contradiction"}}}},
+                    {"reason", {{"type", "string"}}}}},
+                  {"required", {"claim", "verdict"}}};
+  Json schema = {{"type", "object"},
+                 {"properties", {{"verdicts", {{"type", "array"}, {"items", verdict}}}}},
+                 {"required", {"verdicts"}}};
+  return make_request(section("PREMISE", premise) + "CLAIMS:\n" + listed + "\n",
+                      prompts::k_verdicts, std::move(schema), "verdicts");
+}
+
+std::vector<VerdictCell> read_llm_verdicts(const nlohmann::json& reply, std::size_t claims) {
+  std::vector<VerdictCell> cells(claims);
+  const Json& verdicts = reply.contains("verdicts") ? reply["verdicts"] : Json();
+  if (!verdicts.is_array()) return cells;
+  for (std::size_t position = 0; position < verdicts.size(); ++position) {
+    const Json& entry = verdicts[position];
+    if (!entry.is_object() || !entry.contains("verdict") || !entry["verdict"].is_string()) continue;
+    std::optional<Verdict> verdict = parse_verdict(entry["verdict"].get<std::string>());
+    if (!verdict) continue;
+    // The claim's number when given, else its position in the reply.
+    std::size_t index = position;
+    if (entry.contains("claim") && entry["claim"].is_number_integer()) {
+      auto number = entry["claim"].get<std::int64_t>();
+      if (number < 1 || static_cast<std::size_t>(number) > claims) continue;
+      index = static_cast<std::size_t>(number - 1);
+    }
+    if (index >= claims || cells[index].judged()) continue;  // the first verdict counts
+    cells[index].verdict = *verdict;
+    if (*verdict != Verdict::kEntailment && entry.contains("reason") && entry["reason"].is_string()) {
+      cells[index].reason = entry["reason"].get<std::string>();
+    }
+  }
+  return cells;
+}
+
+StatusOr<std::shared_ptr<Judge>> make_llm_judge(LlmJudgeOptions options) {
+  if (!options.chat) return invalid_argument("make_llm_judge: no chat client");
+  return std::shared_ptr<Judge>(std::make_shared<LlmJudge>(std::move(options)));
+}
+
+}  // namespace ragmeter

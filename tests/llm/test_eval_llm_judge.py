@@ -1,0 +1,81 @@
+"""`ragmeter eval` with the LLM judge, end to end against the real local llama.cpp server.
+
+Two HaluEval-built samples (examples/halueval_rag.jsonl, one right answer, one
+hallucinated) are scored with the judged metrics by the small local model: every
+(sample, metric) must end as a score in range or as `skipped`/`failed` with a reason, the
+summary must count the judge's requests, and a rerun must be served entirely from the judge
+cache (the server's log shows no new chat request, and the scores are identical).
+
+Run:  RAGMETER_BUILD_DIR=build ~/.cache/ragmeter/venv/bin/python -m pytest -q tests/llm -k eval
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BUILD_DIR = Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
+METRICS = ("faithfulness,context_precision,context_recall,factual_correctness,"
+           "answer_correctness,noise_sensitivity_relevant,ragchecker_hallucination,token_f1")
+
+pytestmark = pytest.mark.llm
+
+
+def chat_requests(log_file: str) -> int:
+    text = Path(log_file).read_text(encoding="utf-8", errors="replace")
+    # Access lines only: a 500's traceback repeats the path.
+    return text.count("\"POST /v1/chat/completions HTTP")
+
+
+def run_eval(server, tmp_path, name):
+    rows = [json.loads(line) for line in open(REPO / "examples/halueval_rag.jsonl", encoding="utf-8")]
+    # One row with the right answer, one with a hallucinated one (the example marks them).
+    picked = [rows[0], next(r for r in rows if r["response"] != r["reference"])]
+    data = tmp_path / "two.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in picked), encoding="utf-8")
+    out = tmp_path / f"{name}.jsonl"
+    summary = tmp_path / f"{name}_summary.json"
+    proc = subprocess.run(
+        [str(BUILD_DIR / "ragmeter"), "eval", str(data), "--metrics", METRICS,
+         "--judge-url", server["RAGMETER_JUDGE_URL"], "--judge-model", server["RAGMETER_JUDGE_MODEL"],
+         "--cache", str(tmp_path / "judge.sqlite"), "--concurrency", "4",
+         "--out", str(out), "--summary", str(summary), "--allow-failures"],
+        capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr
+    results = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    return results, json.loads(summary.read_text(encoding="utf-8")), proc.stdout
+
+
+def test_every_metric_ends_explicitly_and_the_rerun_is_served_from_the_cache(server, tmp_path):
+    before = chat_requests(server["LOG_FILE"])
+    results, summary, stdout = run_eval(server, tmp_path, "first")
+    sent = chat_requests(server["LOG_FILE"]) - before
+    assert "judge: llm " in stdout
+    assert len(results) == 2
+    for row in results:
+        for metric in METRICS.split(","):
+            status = row["status"][metric]
+            assert status in ("ok", "skipped", "failed")
+            if status == "ok":
+                assert 0.0 <= row["scores"][metric] <= 1.0
+            else:
+                assert row["scores"][metric] is None and row["reasons"][metric]
+        # Judged metrics carry their evidence: the claims and their verdicts.
+        if row["status"]["faithfulness"] == "ok":
+            claims = row["evidence"]["faithfulness"]["claims"]
+            assert claims and all("verdict" in c for c in claims)
+    # The summary counts what the server saw: at least one request per sample.
+    assert summary["usage"]["requests"] == sent >= 2
+    assert summary["usage"]["prompt_tokens"] > 0
+    assert summary["judge"]["name"].startswith("llm ")
+
+    before = chat_requests(server["LOG_FILE"])
+    again, summary2, _ = run_eval(server, tmp_path, "second")
+    assert chat_requests(server["LOG_FILE"]) == before  # nothing reached the server
+    assert summary2["usage"]["requests"] == 0 and summary2["usage"]["cache_hits"] > 0
+    assert [r["scores"] for r in again] == [r["scores"] for r in results]
