@@ -13,6 +13,7 @@ debian_packages=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libcli11-dev libfmt-dev libicu-dev libstemmer-dev
   libsqlite3-dev libcurl4-openssl-dev libssl-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libsimdjson-dev
   python3-venv
 )
 

@@ -2,8 +2,8 @@
 //
 // nlohmann would need the whole array in memory, so the reader finds each element's
 // extent itself: it scans bytes, tracking strings, escapes and bracket depth, until a
-// ',' or ']' at depth 0. Only that element's text is then parsed. A malformed element
-// is reported and the scan goes on with the next one.
+// ',' or ']' at depth 0. Only that element's text is then parsed (JsonRowParser). A
+// malformed element is reported and the scan goes on with the next one.
 
 #include <istream>
 #include <memory>
@@ -81,7 +81,7 @@ class JsonArrayReader : public ReaderBase {
     after_comma_ = terminator == ',';
     if (terminator == ']') state_ = State::kAfterArray;
     row->line = start.line;
-    if (auto problem = parse_json_row(element_, start, &row->fields)) {
+    if (auto problem = parser_.parse(element_, start, &row->fields)) {
       return fail(error, std::move(*problem));
     }
     return Result::kRow;
@@ -124,6 +124,7 @@ class JsonArrayReader : public ReaderBase {
   State state_ = State::kBeforeArray;
   bool after_comma_ = false;  // the last thing read was a ',' between elements
   std::string element_;       // reused for every element
+  JsonRowParser parser_;
 };
 
 }  // namespace

@@ -1,8 +1,9 @@
 // JSON Lines: one JSON object per line.
 //
 // Lines are read with std::getline into one reused string, so memory is the longest
-// line, and each line is parsed by nlohmann straight from that string. Blank lines are
-// skipped, CRLF line ends and a UTF-8 byte order mark at the start are accepted.
+// line, and each line is parsed by JsonRowParser (simdjson) from that string. Blank
+// lines are skipped, CRLF line ends and a UTF-8 byte order mark at the start are
+// accepted.
 
 #include <istream>
 #include <memory>
@@ -37,7 +38,7 @@ class JsonlReader : public ReaderBase {
       if (text.ends_with('\r')) text.remove_suffix(1);
       if (is_blank(text)) continue;
       row->line = line_number_;
-      if (auto problem = parse_json_row(text, origin, &row->fields)) {
+      if (auto problem = parser_.parse(text, origin, &row->fields)) {
         return fail(error, std::move(*problem));
       }
       return Result::kRow;
@@ -51,6 +52,7 @@ class JsonlReader : public ReaderBase {
  private:
   std::unique_ptr<std::istream> stream_;
   std::string line_;  // reused for every line: its capacity is kept between rows
+  JsonRowParser parser_;
   std::int64_t line_number_ = 0;
 };
 

@@ -142,6 +142,26 @@ class JsonStringTracker {
 std::optional<RowProblem> parse_json_row(std::string_view text, TextPosition origin,
                                          nlohmann::ordered_json* fields);
 
+// parse_json_row, several times faster: parses with simdjson and builds the same
+// ordered_json (key order, duplicate keys, integer and floating-point types as nlohmann
+// gives them). Rows simdjson rejects go through parse_json_row, so errors are the same
+// too. Keeps simdjson's buffers between rows (about 15 bytes per byte of the largest
+// row, up to rows of 1 MiB); one per reader, not thread-safe.
+class JsonRowParser {
+ public:
+  JsonRowParser();
+  ~JsonRowParser();
+  JsonRowParser(const JsonRowParser&) = delete;
+  JsonRowParser& operator=(const JsonRowParser&) = delete;
+
+  std::optional<RowProblem> parse(std::string_view text, TextPosition origin,
+                                  nlohmann::ordered_json* fields);
+
+ private:
+  struct Simdjson;  // keeps simdjson.h out of this header
+  std::unique_ptr<Simdjson> simdjson_;
+};
+
 // Frees `buffer` when one huge row has made it large, so that the row does not pin
 // its memory for the rest of the file; otherwise keeps it for reuse.
 inline void release_if_large(std::string* buffer) {

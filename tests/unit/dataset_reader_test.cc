@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -182,6 +184,135 @@ TEST(JsonlReaderTest, KeepsReturningEndAfterTheEnd) {
   EXPECT_EQ((*reader)->next(&row, &error), RowReader::Result::kEnd);
 }
 
+// True when `a` and `b` are the same value with the same types and key order. nlohmann's
+// == does not tell these apart: it takes an unsigned 1 for a signed 1 and 0.0 for -0.0.
+bool identical(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b) {
+  if (a.type() != b.type()) return false;
+  if (a.is_object()) {
+    if (a.size() != b.size()) return false;
+    for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
+      if (x.key() != y.key() || !identical(*x, *y)) return false;
+    }
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (!identical(a[i], b[i])) return false;
+    }
+    return true;
+  }
+  if (a.is_number_float()) {
+    return a == b && std::signbit(a.get<double>()) == std::signbit(b.get<double>());
+  }
+  return a == b;
+}
+
+// Rows that the simdjson path must build exactly as nlohmann's parse does, including
+// the ones it hands back to nlohmann (-0, nesting deeper than simdjson's 1024 levels).
+const std::string kIntegersRow =
+    R"({"unsigned": 7, "zero": 0, "negative_zero": -0, "negative": -7})";
+const std::string kLimitsRow =
+    R"({"int64_max": 9223372036854775807, "above_int64": 9223372036854775808,)"
+    R"( "uint64_max": 18446744073709551615, "int64_min": -9223372036854775808,)"
+    R"( "below_int64": -9223372036854775809, "above_uint64": 18446744073709551616})";
+const std::string kFloatsRow =
+    R"({"float": 1.5, "exponent": 1e2, "negative_float_zero": -0.0, "exponent_zero": -0e1,)"
+    R"( "tiny": 4.9e-324, "sum": 0.30000000000000004, "long": 1234567890123456789012e-10})";
+const std::string kNestedRow =
+    R"({"nested": {"b": [1, {"c": [true, false, null, []]}], "d": {}}, "e": [[[]]], "f": {}})";
+const std::string kEscapesRow =
+    R"({"escapes": "caf\u00e9 \ud83d\ude00 \u2013 \u0000 \n\t\"\\\/\b\f\r", "raw": "café 😀"})";
+const std::string kKeyOrderRow = R"({"z": 1, "a": 2, "m": {"y": 1, "b": 2}, "\u00e9": 3, "": 4})";
+const std::string kDuplicateKeysRow = R"({"dup": 1, "other": 2, "dup": {"x": 3, "x": 4}})";
+const std::string kMinusZeroInTextRow = R"({"text": "-0 and 2020-01-02", "zero": 0, "l": [0, -1]})";
+const std::string kDeepRow = R"({"deep": )" + std::string(1100, '[') + std::string(1100, ']') + "}";
+
+std::vector<std::string> rows_nlohmann_would_parse() {
+  return {kIntegersRow, kLimitsRow,        kFloatsRow,          kNestedRow, kEscapesRow,
+          kKeyOrderRow, kDuplicateKeysRow, kMinusZeroInTextRow, kDeepRow};
+}
+
+TEST(JsonlReaderTest, RowsAreTheValuesNlohmannWouldParseTypesIncluded) {
+  const std::vector<std::string> lines = rows_nlohmann_would_parse();
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  const ReadResult result = read_text("a.jsonl", text);
+  ASSERT_EQ(result.sequence, std::string(lines.size(), 'R'));
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_TRUE(identical(result.rows[i].fields, nlohmann::ordered_json::parse(lines[i])))
+        << lines[i] << "\nread as " << result.rows[i].fields.dump();
+  }
+}
+
+TEST(JsonlReaderTest, NumbersKeepNlohmannsIntegerAndFloatingPointTypes) {
+  const ReadResult result =
+      read_text("a.jsonl", kIntegersRow + "\n" + kLimitsRow + "\n" + kFloatsRow + "\n");
+  ASSERT_EQ(result.sequence, "RRR");
+  const auto& small = result.rows[0].fields;
+  EXPECT_TRUE(small["unsigned"].is_number_unsigned());  // nlohmann: no minus sign, unsigned
+  EXPECT_TRUE(small["zero"].is_number_unsigned());
+  EXPECT_TRUE(small["negative_zero"].is_number_integer());
+  EXPECT_FALSE(small["negative_zero"].is_number_unsigned());
+  EXPECT_EQ(small["negative"].get<std::int64_t>(), -7);
+  const auto& limits = result.rows[1].fields;
+  EXPECT_EQ(limits["int64_min"].get<std::int64_t>(), INT64_MIN);
+  EXPECT_TRUE(limits["int64_max"].is_number_unsigned());
+  EXPECT_EQ(limits["uint64_max"].get<std::uint64_t>(), UINT64_MAX);
+  EXPECT_TRUE(limits["below_int64"].is_number_float());
+  EXPECT_TRUE(limits["above_uint64"].is_number_float());
+  const auto& floats = result.rows[2].fields;
+  EXPECT_TRUE(floats["exponent"].is_number_float());
+  EXPECT_EQ(floats["exponent"].get<double>(), 100.0);
+  EXPECT_TRUE(std::signbit(floats["negative_float_zero"].get<double>()));
+  EXPECT_EQ(floats["sum"].get<double>(), 0.1 + 0.2);
+}
+
+TEST(JsonlReaderTest, UnicodeEscapesAreDecodedToUtf8) {
+  const ReadResult result = read_text("a.jsonl", kEscapesRow + "\n");
+  ASSERT_EQ(result.sequence, "R");
+  using namespace std::string_literals;  // for the NUL inside the expected string
+  EXPECT_EQ(result.rows[0].fields["escapes"].get<std::string>(),
+            "caf\xC3\xA9 \xF0\x9F\x98\x80 \xE2\x80\x93 \0 \n\t\"\\/\b\f\r"s);
+}
+
+TEST(JsonlReaderTest, KeysKeepTheirOrderAndADuplicateKeyKeepsItsFirstPlaceAndLastValue) {
+  const ReadResult result = read_text("a.jsonl", kKeyOrderRow + "\n" + kDuplicateKeysRow + "\n");
+  ASSERT_EQ(result.sequence, "RR");
+  EXPECT_EQ(result.rows[0].fields.dump(), R"({"z":1,"a":2,"m":{"y":1,"b":2},"é":3,"":4})");
+  EXPECT_EQ(result.rows[1].fields.dump(), R"({"dup":{"x":4},"other":2})");
+}
+
+TEST(JsonlReaderTest, BigRowsAreReadAndRowsAfterThemStillReportExactColumns) {
+  const std::string long_text(3 << 20, 'w');  // more than the parser keeps buffers for
+  std::string many_keys = "{";
+  for (int i = 0; i < 2000; ++i) {
+    many_keys += (i ? ", \"k" : "\"k") + std::to_string(i) + "\": " + std::to_string(i);
+  }
+  many_keys += "}";
+  std::string long_list = "{\"ids\": [";
+  for (int i = 0; i < 100000; ++i) long_list += (i ? ", " : "") + std::to_string(i);
+  long_list += "]}";
+  const ReadResult result =
+      read_text("a.jsonl", "{\"response\": \"" + long_text + "\"}\n{\"a\": 1}\n" + many_keys +
+                               "\n" + long_list + "\n{\"a\": x}\n{\"response\": \"" + long_text +
+                               "\", \"b\": tru}\n{\"a\": 1e400}\n{\"a\": 2}\n");
+  ASSERT_EQ(result.sequence, "RRRREEER");
+  EXPECT_EQ(result.rows[0].fields["response"].get<std::string>().size(), long_text.size());
+  EXPECT_EQ(result.rows[1].fields.dump(), R"({"a":1})");
+  ASSERT_EQ(result.rows[2].fields.size(), 2000u);
+  EXPECT_EQ(result.rows[2].fields.begin().key(), "k0");
+  EXPECT_EQ(result.rows[2].fields["k1999"], 1999);
+  ASSERT_EQ(result.rows[3].fields["ids"].size(), 100000u);
+  EXPECT_EQ(result.rows[3].fields["ids"][99999], 99999);
+  EXPECT_EQ(place(result.errors[0]), "5:7");  // the x
+  EXPECT_EQ(result.errors[1].line, 6);
+  EXPECT_NE(result.errors[1].message.find("syntax error"), std::string::npos);
+  EXPECT_EQ(result.errors[2].line, 7);  // simdjson and nlohmann both reject 1e400
+  EXPECT_NE(result.errors[2].message.find("number overflow parsing '1e400'"), std::string::npos);
+  EXPECT_EQ(result.rows[4].fields["a"], 2);
+}
+
 // ----------------------------------------------------------------------- JSON array
 
 TEST(JsonArrayReaderTest, BadElementIsReportedAndTheNextElementIsRead) {
@@ -264,6 +395,18 @@ TEST(JsonArrayReaderTest, ElementsLargerThanTheReadBufferAreRead) {
       read_text("a.json", "[{\"a\": \"" + big + "\"}, {\"b\": \"" + big + "\"}]");
   ASSERT_EQ(result.sequence, "RR");
   EXPECT_EQ(result.rows[1].fields["b"].get<std::string>().size(), big.size());
+}
+
+TEST(JsonArrayReaderTest, ElementsAreTheValuesNlohmannWouldParseTypesIncluded) {
+  const std::vector<std::string> elements = rows_nlohmann_would_parse();
+  std::string text = "[";
+  for (const std::string& element : elements) text += (text.size() > 1 ? ",\n" : "") + element;
+  const ReadResult result = read_text("a.json", text + "]");
+  ASSERT_EQ(result.sequence, std::string(elements.size(), 'R'));
+  for (std::size_t i = 0; i < elements.size(); ++i) {
+    EXPECT_TRUE(identical(result.rows[i].fields, nlohmann::ordered_json::parse(elements[i])))
+        << elements[i] << "\nread as " << result.rows[i].fields.dump();
+  }
 }
 
 // ------------------------------------------------------------------------------ CSV
