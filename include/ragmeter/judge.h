@@ -31,6 +31,11 @@ struct GeneratedQuestions {
   std::string method;                  // how they were obtained (for the evidence)
 };
 
+// The cache keys (hex SHA-256 of the request, as the judge cache and `--traces` name
+// them) of the judge calls behind one answer, appended in the order they were made.
+// The offline judge makes no calls and leaves it untouched. May be null: not recorded.
+using CallLog = std::vector<std::string>;
+
 class Judge {
  public:
   virtual ~Judge() = default;
@@ -39,13 +44,18 @@ class Judge {
   virtual std::string description() const = 0;
   // The claim ledger of the sample: claims of response and reference (when present),
   // the retrieved contexts as chunks, every table filled as far as the judge could.
-  virtual StatusOr<ClaimLedger> claim_ledger(const Sample& sample) = 0;
+  virtual StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) = 0;
   // Cosine similarity of the two texts' embeddings, in [-1, 1].
-  virtual StatusOr<double> similarity(std::string_view a, std::string_view b) = 0;
+  virtual StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) = 0;
   // Questions the response answers, and whether it is noncommittal.
-  virtual StatusOr<GeneratedQuestions> questions_for(const Sample& sample) = 0;
+  virtual StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) = 0;
   // The named entities (people, places, organisations, dates, numbers) of `text`.
-  virtual StatusOr<std::vector<std::string>> entities(std::string_view text) = 0;
+  virtual StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) = 0;
+  // What the judge's calls have used so far, per kind of call ("claims", "verdicts",
+  // "questions", "entities", "embeddings"): {"kind": {"calls", "cache_hits", "failed",
+  // "prompt_tokens", "completion_tokens"}}; null for a judge that makes no calls.
+  // Thread-safe.
+  virtual nlohmann::ordered_json usage_by_call() const { return nullptr; }
 };
 
 // The offline judge: deterministic, thread-safe, no I/O.
@@ -70,6 +80,10 @@ class SampleJudgement {
   const StatusOr<GeneratedQuestions>& questions();
   // similarity(response, reference), asked for on the first call. Precondition: both set.
   const StatusOr<double>& response_reference_similarity();
+  // The judge calls behind ledger(), questions() and the similarity (CallLog).
+  const CallLog& ledger_calls() const { return ledger_calls_; }
+  const CallLog& questions_calls() const { return questions_calls_; }
+  const CallLog& similarity_calls() const { return similarity_calls_; }
 
  private:
   const Sample& sample_;
@@ -77,6 +91,9 @@ class SampleJudgement {
   std::optional<StatusOr<ClaimLedger>> ledger_;
   std::optional<StatusOr<GeneratedQuestions>> questions_;
   std::optional<StatusOr<double>> similarity_;
+  CallLog ledger_calls_;
+  CallLog questions_calls_;
+  CallLog similarity_calls_;
 };
 
 }  // namespace ragmeter

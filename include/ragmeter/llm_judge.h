@@ -54,7 +54,10 @@ struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> chat;      // required
   std::string model;                      // the judge model, for provenance and reports
   std::string endpoint;                   // base URL, for reports (no key is ever in it)
+  // The chat client's endpoint, to name each call by its cache key (llm::chat_cache_key).
+  llm::EndpointOptions endpoint_options;
   std::shared_ptr<llm::Client> embedder;  // null: offline similarity
+  llm::EndpointOptions embedder_endpoint_options;
   int max_tokens = 2048;                  // per reply
 };
 

@@ -58,6 +58,10 @@ struct RunInfo {
   std::string judge = "offline";  // the judge the run used (its description, no key)
   std::string dataset;            // input path
   JudgeUsage usage;
+  // Judge::usage_by_call(): the same usage split by kind of call; null for none. The
+  // compact plan shares each call among every metric that reads the ledger, so usage is
+  // reported per kind of call, not per metric.
+  nlohmann::ordered_json usage_by_call;
 };
 
 // The summary JSON of the contract: {"metrics": {name: {"mean", "std", "ci95", "n",

@@ -39,6 +39,7 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
                   {"completion_tokens", usage.completion_tokens},
                   {"cached_tokens", usage.cached_tokens}, {"cost_usd", usage.cost_usd},
                   {"cache_hits", usage.cache_hits},       {"failed_calls", usage.failed_calls}};
+  if (!info.usage_by_call.is_null()) out["usage"]["by_call"] = info.usage_by_call;
   out["judge"] = {{"name", info.judge}};
   out["rows"] = {{"read", summary.rows_read}, {"rejected", summary.rows_rejected}};
   if (!info.dataset.empty()) out["dataset"] = info.dataset;

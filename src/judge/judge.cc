@@ -13,15 +13,15 @@ class OfflineJudge : public Judge {
     return "offline (lexical entailment, no model; " + std::string(kOfflineJudgeVersion) + ")";
   }
 
-  StatusOr<ClaimLedger> claim_ledger(const Sample& sample) override {
+  StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog*) override {
     return offline_claim_ledger(sample);
   }
 
-  StatusOr<double> similarity(std::string_view a, std::string_view b) override {
+  StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog*) override {
     return offline_similarity(a, b);
   }
 
-  StatusOr<GeneratedQuestions> questions_for(const Sample& sample) override {
+  StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog*) override {
     GeneratedQuestions out;
     const std::string response = sample.response.value_or("");
     out.noncommittal = is_noncommittal(response);
@@ -30,7 +30,7 @@ class OfflineJudge : public Judge {
     return out;
   }
 
-  StatusOr<std::vector<std::string>> entities(std::string_view text) override {
+  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog*) override {
     return offline_entities(text);
   }
 };
@@ -40,19 +40,20 @@ class OfflineJudge : public Judge {
 std::shared_ptr<Judge> make_offline_judge() { return std::make_shared<OfflineJudge>(); }
 
 const StatusOr<ClaimLedger>& SampleJudgement::ledger() {
-  if (!ledger_) ledger_.emplace(judge_.claim_ledger(sample_));
+  if (!ledger_) ledger_.emplace(judge_.claim_ledger(sample_, &ledger_calls_));
   return *ledger_;
 }
 
 const StatusOr<GeneratedQuestions>& SampleJudgement::questions() {
-  if (!questions_) questions_.emplace(judge_.questions_for(sample_));
+  if (!questions_) questions_.emplace(judge_.questions_for(sample_, &questions_calls_));
   return *questions_;
 }
 
 const StatusOr<double>& SampleJudgement::response_reference_similarity() {
   if (!similarity_) {
     similarity_.emplace(
-        judge_.similarity(sample_.response.value_or(""), sample_.reference.value_or("")));
+        judge_.similarity(sample_.response.value_or(""), sample_.reference.value_or(""),
+                          &similarity_calls_));
   }
   return *similarity_;
 }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <optional>
 #include <future>
+#include <map>
+#include <mutex>
 
 #include "ragmeter/offline_judge.h"
 #include "ragmeter/text_vectors.h"
@@ -36,15 +38,61 @@ std::string section(std::string_view name, std::string_view text) {
          "\n\n";
 }
 
-// The chat reply's parsed JSON, or why there is none.
-StatusOr<Json> chat_json(llm::Client& client, llm::ChatRequest request) {
-  auto response = client.chat(std::move(request)).get();
-  if (!response.ok()) return response.status();
-  if (response->choices.empty() || !response->choices.front().json) {
-    return invalid_argument("the judge's reply holds no JSON");
+// Counts a judge's calls per kind and records their cache keys in the caller's CallLog.
+class CallBook {
+ public:
+  explicit CallBook(llm::EndpointOptions endpoint) : endpoint_(std::move(endpoint)) {}
+
+  // The chat reply's parsed JSON, or why there is none.
+  StatusOr<Json> chat(llm::Client& client, llm::ChatRequest request, const std::string& kind,
+                      CallLog* calls) {
+    if (calls) calls->push_back(llm::chat_cache_key(endpoint_, request));
+    auto response = client.chat(std::move(request)).get();
+    record(kind, response.ok() ? &response->usage : nullptr,
+           response.ok() && response->from_cache);
+    if (!response.ok()) return response.status();
+    if (response->choices.empty() || !response->choices.front().json) {
+      return invalid_argument("the judge's reply holds no JSON");
+    }
+    return *response->choices.front().json;
   }
-  return *response->choices.front().json;
-}
+
+  void record(const std::string& kind, const llm::TokenUsage* usage, bool from_cache) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Tally& tally = tallies_[kind];
+    ++tally.calls;
+    if (usage == nullptr) {
+      ++tally.failed;
+      return;
+    }
+    if (from_cache) ++tally.cache_hits;
+    tally.prompt_tokens += usage->prompt_tokens;
+    tally.completion_tokens += usage->completion_tokens;
+  }
+
+  nlohmann::ordered_json report() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (const auto& [kind, t] : tallies_) {
+      out[kind] = {{"calls", t.calls},
+                   {"cache_hits", t.cache_hits},
+                   {"failed", t.failed},
+                   {"prompt_tokens", t.prompt_tokens},
+                   {"completion_tokens", t.completion_tokens}};
+    }
+    return out;
+  }
+
+  const llm::EndpointOptions& endpoint() const { return endpoint_; }
+
+ private:
+  struct Tally {
+    std::int64_t calls = 0, cache_hits = 0, failed = 0, prompt_tokens = 0, completion_tokens = 0;
+  };
+  llm::EndpointOptions endpoint_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Tally> tallies_;
+};
 
 std::vector<std::string> strings_of(const Json& value) {
   std::vector<std::string> out;
@@ -63,9 +111,10 @@ std::vector<std::string> texts_of(const std::vector<Claim>& claims) {
 
 // The cells of one verdicts call, or of its failure (every cell missing with the error as
 // reason, so the metrics can say why).
-std::vector<VerdictCell> verdicts_call(llm::Client& client, const std::vector<std::string>& claims,
-                                       std::string_view premise) {
-  auto reply = chat_json(client, llm_verdicts_request(claims, premise));
+std::vector<VerdictCell> verdicts_call(CallBook& book, llm::Client& client,
+                                       const std::vector<std::string>& claims,
+                                       std::string_view premise, CallLog* calls) {
+  auto reply = book.chat(client, llm_verdicts_request(claims, premise), "verdicts", calls);
   if (reply.ok()) return read_llm_verdicts(*reply, claims.size());
   std::vector<VerdictCell> cells(claims.size());
   for (VerdictCell& cell : cells) cell.reason = "not judged: " + reply.status().message();
@@ -75,8 +124,9 @@ std::vector<VerdictCell> verdicts_call(llm::Client& client, const std::vector<st
 // Verdicts for `claims` against `premise`. Repeated claim texts are asked once. Claims
 // the reply left out are asked again once, on their own; what is still missing after
 // that stays missing.
-std::vector<VerdictCell> judge_claims(llm::Client& client, const std::vector<std::string>& claims,
-                                      const std::string& premise) {
+std::vector<VerdictCell> judge_claims(CallBook& book, llm::Client& client,
+                                      const std::vector<std::string>& claims,
+                                      const std::string& premise, CallLog* calls) {
   std::vector<std::string> unique;
   std::vector<std::size_t> slot(claims.size());
   for (std::size_t i = 0; i < claims.size(); ++i) {
@@ -84,7 +134,7 @@ std::vector<VerdictCell> judge_claims(llm::Client& client, const std::vector<std
     slot[i] = static_cast<std::size_t>(it - unique.begin());
     if (it == unique.end()) unique.push_back(claims[i]);
   }
-  std::vector<VerdictCell> cells = verdicts_call(client, unique, premise);
+  std::vector<VerdictCell> cells = verdicts_call(book, client, unique, premise, calls);
   std::vector<std::size_t> omitted;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (!cells[i].judged() && cells[i].reason.empty()) omitted.push_back(i);
@@ -92,7 +142,7 @@ std::vector<VerdictCell> judge_claims(llm::Client& client, const std::vector<std
   if (!omitted.empty() && omitted.size() < unique.size()) {
     std::vector<std::string> again;
     for (std::size_t i : omitted) again.push_back(unique[i]);
-    std::vector<VerdictCell> second = verdicts_call(client, again, premise);
+    std::vector<VerdictCell> second = verdicts_call(book, client, again, premise, calls);
     for (std::size_t j = 0; j < omitted.size(); ++j) cells[omitted[j]] = std::move(second[j]);
   }
   std::vector<VerdictCell> out;
@@ -108,7 +158,9 @@ std::vector<VerdictCell> judge_claims(llm::Client& client, const std::vector<std
 
 class LlmJudge : public Judge {
  public:
-  explicit LlmJudge(LlmJudgeOptions options) : options_(std::move(options)) {}
+  explicit LlmJudge(LlmJudgeOptions options)
+      : options_(std::move(options)), book_(options_.endpoint_options),
+        embed_book_(options_.embedder_endpoint_options) {}
 
   std::string description() const override {
     std::string out = "llm " + options_.model;
@@ -116,7 +168,7 @@ class LlmJudge : public Judge {
     return out + " (prompts " + std::string(kLlmPromptVersion) + ")";
   }
 
-  StatusOr<ClaimLedger> claim_ledger(const Sample& sample) override {
+  StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) override {
     const std::string question = sample.user_input.value_or("");
     const std::string response = sample.response.value_or("");
     const std::string reference = sample.reference.value_or("");
@@ -131,9 +183,9 @@ class LlmJudge : public Judge {
     if (response_is_short) response_claims = {response_short};
     if (reference_is_short) reference_claims = {reference_short};
     if ((!response.empty() && !response_is_short) || (!reference.empty() && !reference_is_short)) {
-      RAGMETER_ASSIGN_OR_RETURN(Json claims, chat_json(*options_.chat, llm_claims_request(
-                                                                           question, response,
-                                                                           reference)));
+      RAGMETER_ASSIGN_OR_RETURN(
+          Json claims, book_.chat(*options_.chat, llm_claims_request(question, response, reference),
+                                  "claims", calls));
       if (!response.empty() && !response_is_short) {
         response_claims = strings_of(claims["response_claims"]);
       }
@@ -159,24 +211,28 @@ class LlmJudge : public Judge {
     both.insert(both.end(), reference_texts.begin(), reference_texts.end());
     llm::Client& client = *options_.chat;
     using Cells = std::vector<VerdictCell>;
+    // One call log per task (they run concurrently), appended in task order afterwards.
+    std::vector<CallLog> logs(chunks.size() + 2);
+    CallBook& book = book_;
     std::vector<std::future<Cells>> per_chunk;
     if (!both.empty()) {
-      for (const std::string& chunk : chunks) {
-        per_chunk.push_back(std::async(std::launch::async, [&client, &both, &chunk] {
-          return judge_claims(client, both, chunk);
+      for (std::size_t k = 0; k < chunks.size(); ++k) {
+        per_chunk.push_back(std::async(std::launch::async, [&, k] {
+          return judge_claims(book, client, both, chunks[k], &logs[k]);
         }));
       }
     }
     std::future<Cells> against_reference;
     if (!ledger.response_claims.empty() && !reference.empty()) {
       against_reference = std::async(std::launch::async, [&] {
-        return judge_claims(client, response_texts, reference_short);
+        return judge_claims(book, client, response_texts, reference_short, &logs[chunks.size()]);
       });
     }
     std::future<Cells> against_response;
     if (!ledger.reference_claims.empty() && !response.empty()) {
       against_response = std::async(std::launch::async, [&] {
-        return judge_claims(client, reference_texts, response_short);
+        return judge_claims(book, client, reference_texts, response_short,
+                            &logs[chunks.size() + 1]);
       });
     }
     const std::size_t a = ledger.response_claims.size();
@@ -192,14 +248,20 @@ class LlmJudge : public Judge {
     }
     if (against_reference.valid()) ledger.response_vs_reference = against_reference.get();
     if (against_response.valid()) ledger.reference_vs_response = against_response.get();
+    if (calls) {
+      for (const CallLog& log : logs) calls->insert(calls->end(), log.begin(), log.end());
+    }
     return ledger;
   }
 
-  StatusOr<double> similarity(std::string_view a, std::string_view b) override {
+  StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) override {
     if (!options_.embedder) return offline_similarity(a, b);
     llm::EmbeddingRequest request;
     request.inputs = {std::string(a), std::string(b)};
+    if (calls) calls->push_back(llm::embedding_cache_key(embed_book_.endpoint(), request));
     auto response = options_.embedder->embed(std::move(request)).get();
+    embed_book_.record("embeddings", response.ok() ? &response->usage : nullptr,
+                       response.ok() && response->from_cache);
     if (!response.ok()) return response.status();
     if (response->vectors.size() != 2 || response->vectors[0].size() != response->vectors[1].size()) {
       return invalid_argument("the embedder returned vectors of the wrong number or size");
@@ -216,15 +278,16 @@ class LlmJudge : public Judge {
     return dot / (std::sqrt(na) * std::sqrt(nb));
   }
 
-  StatusOr<GeneratedQuestions> questions_for(const Sample& sample) override {
+  StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) override {
     Json schema = {{"type", "object"},
                    {"properties", {{"questions", string_array()}, {"noncommittal", {{"type", "boolean"}}}}},
                    {"required", {"questions", "noncommittal"}}};
     RAGMETER_ASSIGN_OR_RETURN(
-        Json reply, chat_json(*options_.chat,
-                              make_request(section("RESPONSE", sample.response.value_or("")),
-                                           prompts::k_questions, std::move(schema), "questions",
-                                           options_.max_tokens)));
+        Json reply, book_.chat(*options_.chat,
+                               make_request(section("RESPONSE", sample.response.value_or("")),
+                                            prompts::k_questions, std::move(schema), "questions",
+                                            options_.max_tokens),
+                               "questions", calls));
     GeneratedQuestions out;
     out.questions = strings_of(reply["questions"]);
     out.noncommittal = reply["noncommittal"].is_boolean() && reply["noncommittal"].get<bool>();
@@ -232,14 +295,15 @@ class LlmJudge : public Judge {
     return out;
   }
 
-  StatusOr<std::vector<std::string>> entities(std::string_view text) override {
+  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) override {
     Json schema = {{"type", "object"},
                    {"properties", {{"entities", string_array()}}},
                    {"required", {"entities"}}};
     RAGMETER_ASSIGN_OR_RETURN(
-        Json reply, chat_json(*options_.chat, make_request(section("TEXT", text), prompts::k_entities,
-                                                           std::move(schema), "entities",
-                                                           options_.max_tokens)));
+        Json reply, book_.chat(*options_.chat,
+                               make_request(section("TEXT", text), prompts::k_entities,
+                                            std::move(schema), "entities", options_.max_tokens),
+                               "entities", calls));
     // Matched as normalised strings: case-folded, single spaces.
     std::vector<std::string> out;
     for (const std::string& entity : strings_of(reply["entities"])) {
@@ -249,8 +313,17 @@ class LlmJudge : public Judge {
     return out;
   }
 
+  nlohmann::ordered_json usage_by_call() const override {
+    nlohmann::ordered_json out = book_.report();
+    const nlohmann::ordered_json embeddings = embed_book_.report();
+    for (const auto& item : embeddings.items()) out[item.key()] = item.value();
+    return out;
+  }
+
  private:
   LlmJudgeOptions options_;
+  CallBook book_;
+  CallBook embed_book_;
 };
 
 }  // namespace

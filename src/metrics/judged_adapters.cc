@@ -38,18 +38,27 @@ MetricResult judge_failed(const Status& status) {
   return MetricResult::failed("judge: " + status.message());
 }
 
+// Adds the keys of the judge calls behind a result to its evidence (none for the
+// offline judge), so `--traces` can show each call.
+MetricResult with_calls(MetricResult result, const CallLog& calls) {
+  if (calls.empty()) return result;
+  if (!result.evidence.is_object()) result.evidence = nlohmann::ordered_json::object();
+  for (const std::string& key : calls) result.evidence["judge_calls"].push_back(key);
+  return result;
+}
+
 // Reads a ledger metric after checking the fields.
 template <typename Read>
 MetricResult from_ledger(Judgement& j, bool response, bool reference, bool contexts, Read read) {
   if (auto skip = require(j.sample(), false, response, reference, contexts)) return *skip;
   const auto& ledger = j.ledger();
-  if (!ledger.ok()) return judge_failed(ledger.status());
-  return read(*ledger);
+  if (!ledger.ok()) return with_calls(judge_failed(ledger.status()), j.ledger_calls());
+  return with_calls(read(*ledger), j.ledger_calls());
 }
 
 MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {
   const auto& similarity = j.response_reference_similarity();
-  if (!similarity.ok()) return judge_failed(similarity.status());
+  if (!similarity.ok()) return with_calls(judge_failed(similarity.status()), j.similarity_calls());
   double cosine = *similarity;
   MetricResult result = MetricResult::ok(cosine);
   result.evidence["cosine"] = cosine;
@@ -57,7 +66,7 @@ MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {
     result.score = cosine >= *o.semantic_similarity_threshold ? 1.0 : 0.0;
     result.evidence["threshold"] = *o.semantic_similarity_threshold;
   }
-  return result;
+  return with_calls(std::move(result), j.similarity_calls());
 }
 
 }  // namespace
@@ -144,39 +153,41 @@ MetricResult answer_correctness(Judgement& j, const MetricRequest&, const Scorin
 MetricResult answer_relevancy(Judgement& j, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require(j.sample(), true, true, false, false)) return *skip;
   const auto& generated = j.questions();
-  if (!generated.ok()) return judge_failed(generated.status());
+  if (!generated.ok()) return with_calls(judge_failed(generated.status()), j.questions_calls());
+  CallLog calls = j.questions_calls();
   MetricResult result = MetricResult::ok(0.0);
   result.evidence["method"] = generated->method;
   result.evidence["noncommittal"] = generated->noncommittal;
-  if (generated->noncommittal) return result;
+  if (generated->noncommittal) return with_calls(std::move(result), calls);
   if (generated->questions.empty()) {
     return MetricResult::failed("judge: no questions were generated from the response");
   }
   double sum = 0.0;
   nlohmann::ordered_json questions = nlohmann::ordered_json::array();
   for (const std::string& question : generated->questions) {
-    auto similarity = j.judge().similarity(*j.sample().user_input, question);
-    if (!similarity.ok()) return judge_failed(similarity.status());
+    auto similarity = j.judge().similarity(*j.sample().user_input, question, &calls);
+    if (!similarity.ok()) return with_calls(judge_failed(similarity.status()), calls);
     sum += *similarity;
     questions.push_back({{"question", question}, {"similarity", *similarity}});
   }
   result.score = sum / static_cast<double>(generated->questions.size());
   result.evidence["questions"] = std::move(questions);
-  return result;
+  return with_calls(std::move(result), calls);
 }
 
 // entities(R) found among entities(C) / entities(R), matched as normalised strings.
 MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require(j.sample(), false, false, true, true)) return *skip;
-  auto reference_entities = j.judge().entities(*j.sample().reference);
-  if (!reference_entities.ok()) return judge_failed(reference_entities.status());
+  CallLog calls;
+  auto reference_entities = j.judge().entities(*j.sample().reference, &calls);
+  if (!reference_entities.ok()) return with_calls(judge_failed(reference_entities.status()), calls);
   if (reference_entities->empty()) {
     return MetricResult::skipped("the reference names no entity");
   }
   std::vector<std::string> context_entities;
   for (const std::string& context : *j.sample().retrieved_contexts) {
-    auto found = j.judge().entities(context);
-    if (!found.ok()) return judge_failed(found.status());
+    auto found = j.judge().entities(context, &calls);
+    if (!found.ok()) return with_calls(judge_failed(found.status()), calls);
     context_entities.insert(context_entities.end(), found->begin(), found->end());
   }
   nlohmann::ordered_json missing = nlohmann::ordered_json::array();
@@ -193,7 +204,7 @@ MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const Sco
                                          static_cast<double>(reference_entities->size()));
   result.evidence["reference_entities"] = *reference_entities;
   result.evidence["missing"] = std::move(missing);
-  return result;
+  return with_calls(std::move(result), calls);
 }
 
 template <RagcheckerMetric M>

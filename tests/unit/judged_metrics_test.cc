@@ -37,21 +37,22 @@ ClaimLedger scripted_ledger() {
 class ScriptedJudge : public Judge {
  public:
   std::string description() const override { return "scripted"; }
-  StatusOr<ClaimLedger> claim_ledger(const Sample&) override {
+  StatusOr<ClaimLedger> claim_ledger(const Sample&, CallLog* calls) override {
+    if (calls) calls->push_back("ledger-call");
     ++ledger_calls;
     if (fail) return unavailable("server said 503 five times");
     return scripted_ledger();
   }
-  StatusOr<double> similarity(std::string_view a, std::string_view b) override {
+  StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog*) override {
     ++similarity_calls;
     auto it = similarities.find({std::string(a), std::string(b)});
     if (it == similarities.end()) return not_found("no scripted similarity");
     return it->second;
   }
-  StatusOr<GeneratedQuestions> questions_for(const Sample&) override {
+  StatusOr<GeneratedQuestions> questions_for(const Sample&, CallLog*) override {
     return GeneratedQuestions{questions, noncommittal, "scripted"};
   }
-  StatusOr<std::vector<std::string>> entities(std::string_view text) override {
+  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog*) override {
     auto it = entity_lists.find(std::string(text));
     if (it == entity_lists.end()) return std::vector<std::string>{};
     return it->second;
@@ -115,6 +116,8 @@ TEST(JudgedMetricsTest, EveryLedgerMetricReadsOneLedgerPerSample) {
   EXPECT_DOUBLE_EQ(r["ragchecker_hallucination"].score, 0.0);    // every claim has a chunk
   EXPECT_DOUBLE_EQ(r["ragchecker_self_knowledge"].score, 0.0);
   EXPECT_EQ(r["faithfulness"].evidence["claims"].size(), 2u);
+  // Every ledger metric names the call behind it.
+  EXPECT_EQ(r["context_recall"].evidence["judge_calls"], nlohmann::ordered_json({"ledger-call"}));
 }
 
 TEST(JudgedMetricsTest, MissingFieldIsSkippedByNameWithoutAskingTheJudge) {

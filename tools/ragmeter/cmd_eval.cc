@@ -41,6 +41,7 @@ struct EvalArgs {
   std::optional<int> concurrency;
   std::optional<double> max_cost, timeout;
   bool judge_given = false;
+  std::string traces;
   std::uint64_t seed = 42;
   int resamples = 1000;
   bool rouge_stem = false;
@@ -155,6 +156,7 @@ StatusOr<std::shared_ptr<Judge>> make_judge(const EvalArgs& args, JudgeClients* 
     return std::shared_ptr<Judge>();
   }
   RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions chat_options, llm::to_client_options(settings));
+  chat_options.keep_traces = !args.traces.empty();
   RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> chat, llm::make_client(chat_options));
   clients->chat = std::move(chat);
   clients->concurrency = settings.concurrency;
@@ -162,11 +164,14 @@ StatusOr<std::shared_ptr<Judge>> make_judge(const EvalArgs& args, JudgeClients* 
   options.chat = clients->chat;
   options.model = chat_options.endpoint.model;
   options.endpoint = chat_options.endpoint.base_url;
+  options.endpoint_options = chat_options.endpoint;
   if (settings.embedder != "offline") {
     RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
                               llm::to_embedder_client_options(settings));
+    embed_options.keep_traces = !args.traces.empty();
     RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> embedder,
                               llm::make_client(embed_options));
+    options.embedder_endpoint_options = embed_options.endpoint;
     clients->embedder = std::move(embedder);
     options.embedder = clients->embedder;
   }
@@ -187,6 +192,27 @@ JudgeUsage usage_of(const JudgeClients& clients) {
     usage.cost_usd += totals.cost_usd;
   }
   return usage;
+}
+
+// Every judge call as one JSON line: {"kind", "cache_key", "request", "raw_reply",
+// "attempts", "from_cache", "error"}. The evidence's "judge_calls" name them by cache_key.
+Status write_traces(const std::string& path, const JudgeClients& clients) {
+  std::ofstream out(path, std::ios::binary);
+  for (const auto* client : {clients.chat.get(), clients.embedder.get()}) {
+    if (client == nullptr) continue;
+    for (const llm::CallTrace& trace : client->traces()) {
+      nlohmann::ordered_json line = {{"kind", trace.kind},
+                                     {"cache_key", trace.cache_key},
+                                     {"request", trace.request},
+                                     {"raw_reply", trace.raw_reply},
+                                     {"attempts", trace.attempts},
+                                     {"from_cache", trace.from_cache},
+                                     {"error", trace.error}};
+      out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    }
+  }
+  if (!out) return invalid_argument("cannot write --traces " + path);
+  return ok_status();
 }
 
 bool is_csv_output(const EvalArgs& args) {
@@ -274,7 +300,14 @@ int run_eval(const EvalArgs& args) {
   }
   const std::string judge_description =
       options->judge ? options->judge->description() : make_offline_judge()->description();
-  RunInfo info{judge_description, args.dataset, usage_of(clients)};
+  RunInfo info{judge_description, args.dataset, usage_of(clients),
+               options->judge ? options->judge->usage_by_call() : nlohmann::ordered_json()};
+  if (!args.traces.empty()) {
+    if (Status s = write_traces(args.traces, clients); !s.ok()) {
+      std::cerr << "ragmeter: " << s.message() << "\n";
+      return kExitUsage;
+    }
+  }
   if (!args.summary.empty()) {
     std::ofstream summary_file(args.summary);
     summary_file << summary_to_json(*summary, info).dump(2) << "\n";
@@ -376,6 +409,9 @@ CommandRun add_eval_command(CLI::App& parent) {
       ->check(CLI::IsMember({"rw", "ro", "off", "replay"}));
   cmd->add_option("--max-cost", args->max_cost, "Stop judge spending at this many USD (0: no budget)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--traces", args->traces,
+                  "Write every judge call (request, raw reply, attempts, error) as JSON lines; "
+                  "the evidence's judge_calls name them by cache_key");
   cmd->add_option("--timeout", args->timeout, "Seconds per judge HTTP attempt (default 120)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "Seed of the bootstrap confidence intervals")
