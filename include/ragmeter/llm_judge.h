@@ -38,6 +38,8 @@
 // Thread-safe: any number of threads may ask for ledgers concurrently.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,6 +47,7 @@
 
 #include "ragmeter/judge.h"
 #include "ragmeter/llm.h"
+#include "ragmeter/metric.h"
 
 namespace ragmeter {
 
@@ -63,6 +66,25 @@ struct LlmJudgeOptions {
 
 // InvalidArgument when options.chat is null.
 StatusOr<std::shared_ptr<Judge>> make_llm_judge(LlmJudgeOptions options);
+
+// ---- Planning (--dry-run) --------------------------------------------------------
+
+// The calls the LLM judge would make for one sample and the requested metrics, before
+// any cache lookup, and a rough token estimate (4 bytes of prompt per token; claims as
+// long as the texts they come from; ~30 completion tokens per verdict). An upper bound
+// on calls except for the follow-up asked when a reply leaves claims out.
+struct PlannedCalls {
+  std::map<std::string, std::int64_t> calls;  // by kind: claims, verdicts, questions, entities, embeddings
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+
+  std::int64_t total_calls() const;
+  PlannedCalls& operator+=(const PlannedCalls& other);
+};
+
+// `with_embedder`: similarity goes to an embeddings endpoint (else offline, no call).
+PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
+                            bool with_embedder);
 
 // ---- The requests, exposed for tests --------------------------------------------
 

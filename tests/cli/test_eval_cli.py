@@ -157,3 +157,39 @@ def test_help_and_version(run):
     p = run("eval", "--help")
     assert p.returncode == 0 and "--fail-under" in p.stdout and "Exit codes" in p.stdout
     assert run("--version").stdout.startswith("ragmeter ")
+
+
+def test_offline_judge_is_the_default_and_says_how_to_use_an_llm(run, tmp_path):
+    summary = tmp_path / "s.json"
+    p = run("eval", EXAMPLE, "--metrics", "ragas,factual_correctness", "--summary", summary)
+    assert p.returncode == 0, p.stderr
+    assert "judge: offline" in p.stdout and "--judge-url" in p.stdout
+    s = json.loads(summary.read_text())
+    assert s["judge"]["name"].startswith("offline")
+    assert s["usage"]["requests"] == 0
+    for name in ("faithfulness", "answer_relevancy", "context_precision", "context_recall",
+                 "factual_correctness"):
+        assert s["metrics"][name]["n"] + s["metrics"][name]["skipped"] == 30
+
+
+def test_dry_run_counts_the_calls_of_the_compact_plan_and_sends_nothing(run, tmp_path):
+    # Two multi-sentence texts (so one claims call) and two chunks: faithfulness needs the
+    # ledger: 1 claims call + 2 chunk calls + response-vs-reference + reference-vs-response.
+    row = {"user_input": "Where is the tower?",
+           "response": "The tower is in Paris. It was built in 1889.",
+           "reference": "The Eiffel Tower stands in Paris. It opened in 1889.",
+           "retrieved_contexts": ["Paris is the capital of France.", "The tower opened in 1889."]}
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(row) + "\n")
+    # Port 9 (discard) on loopback: nothing listens, so any request would fail the run.
+    p = run("eval", data, "--metrics", "faithfulness", "--dry-run",
+            "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "local-model")
+    assert p.returncode == 0, p.stderr
+    assert "planned calls: 5 (claims 1, verdicts 4)" in p.stdout
+    assert "unknown price" in p.stdout
+    # answer_relevancy adds one questions call; a short answer needs no claims call.
+    row["response"] = row["reference"] = "Paris"
+    data.write_text(json.dumps(row) + "\n")
+    p = run("eval", data, "--metrics", "faithfulness,answer_relevancy", "--dry-run",
+            "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "local-model")
+    assert "planned calls: 5 (questions 1, verdicts 4)" in p.stdout, p.stdout

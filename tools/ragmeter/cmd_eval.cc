@@ -42,6 +42,7 @@ struct EvalArgs {
   std::optional<double> max_cost, timeout;
   bool judge_given = false;
   std::string traces;
+  bool dry_run = false;
   std::uint64_t seed = 42;
   int resamples = 1000;
   bool rouge_stem = false;
@@ -215,6 +216,67 @@ Status write_traces(const std::string& path, const JudgeClients& clients) {
   return ok_status();
 }
 
+// --dry-run: reads the dataset, prints the judge calls the run would make and an
+// estimate of their tokens and cost, and sends nothing.
+int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader) {
+  auto settings = judge_settings(args);
+  if (!settings.ok()) {
+    std::cerr << "ragmeter: judge: " << settings.status().message() << "\n";
+    return kExitUsage;
+  }
+  const bool llm_judge = settings->judge != "offline";
+  std::optional<llm::ClientOptions> client;
+  if (llm_judge) {
+    auto made = llm::to_client_options(*settings);
+    if (!made.ok()) {
+      std::cerr << "ragmeter: judge: " << made.status().message() << "\n";
+      return kExitUsage;
+    }
+    client = *made;
+  }
+  PlannedCalls plan;
+  std::int64_t rows = 0, rejected = 0;
+  Row row;
+  RowError error;
+  for (RowReader::Result r; (r = reader.next(&row, &error)) != RowReader::Result::kEnd;) {
+    if (options.limit > 0 && rows >= options.limit) break;
+    auto sample = r == RowReader::Result::kRow ? sample_from_json(row.fields, options.column_map)
+                                               : StatusOr<Sample>(invalid_argument("bad row"));
+    if (!sample.ok()) {
+      ++rejected;
+      continue;
+    }
+    ++rows;
+    if (llm_judge) plan += plan_llm_calls(*sample, options.metrics, settings->embedder != "offline");
+  }
+  std::cout << fmt::format("dry run: {} rows ({} rejected), {} metrics; nothing was sent\n", rows,
+                           rejected, options.metrics.size());
+  if (!llm_judge) {
+    std::cout << "judge: offline: no judge calls, no cost\n";
+    return kExitOk;
+  }
+  std::cout << fmt::format("judge: {} at {}\n", client->endpoint.model, client->endpoint.base_url);
+  std::cout << fmt::format("planned calls: {}", plan.total_calls());
+  std::string sep = " (";
+  for (const auto& [kind, n] : plan.calls) {
+    std::cout << sep << kind << " " << n;
+    sep = ", ";
+  }
+  std::cout << (plan.calls.empty() ? "" : ")") << "; calls already in the cache will be free\n";
+  std::cout << fmt::format("estimated tokens: {} prompt, {} completion\n", plan.prompt_tokens,
+                           plan.completion_tokens);
+  auto price = llm::find_price(client->endpoint.model, client->prices);
+  if (price) {
+    llm::TokenUsage usage{plan.prompt_tokens, plan.completion_tokens, 0};
+    std::cout << fmt::format("estimated cost: ${:.4f} (prices of {}, docs/judges.md)\n",
+                             llm::cost_usd(usage, *price), llm::price_table_date());
+  } else {
+    std::cout << "estimated cost: unknown price for this model (a local model costs 0; set "
+                 "[prices] in --config)\n";
+  }
+  return kExitOk;
+}
+
 bool is_csv_output(const EvalArgs& args) {
   if (args.out_format != "auto") return args.out_format == "csv";
   return args.out.ends_with(".csv");
@@ -247,6 +309,16 @@ int run_eval(const EvalArgs& args) {
   if (!options.ok()) {
     std::cerr << "ragmeter: " << options.status().message() << "\n";
     return kExitUsage;
+  }
+  if (args.dry_run) {
+    auto format = parse_dataset_format(args.format);
+    auto reader = format.ok() ? open_dataset(args.dataset, *format)
+                              : StatusOr<std::unique_ptr<RowReader>>(format.status());
+    if (!reader.ok()) {
+      std::cerr << "ragmeter: " << reader.status().message() << "\n";
+      return kExitUsage;
+    }
+    return run_dry(args, *options, **reader);
   }
   JudgeClients clients;
   auto judge = make_judge(args, &clients);
@@ -409,6 +481,9 @@ CommandRun add_eval_command(CLI::App& parent) {
       ->check(CLI::IsMember({"rw", "ro", "off", "replay"}));
   cmd->add_option("--max-cost", args->max_cost, "Stop judge spending at this many USD (0: no budget)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--dry-run", args->dry_run,
+                "Print the judge calls the run would make and their estimated tokens and cost; "
+                "send nothing");
   cmd->add_option("--traces", args->traces,
                   "Write every judge call (request, raw reply, attempts, error) as JSON lines; "
                   "the evidence's judge_calls name them by cache_key");

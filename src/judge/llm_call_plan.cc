@@ -1,0 +1,119 @@
+// What the LLM judge would ask for a sample (--dry-run): the calls by kind and a rough
+// token estimate, from the same rules as llm_judge.cc, without sending anything.
+#include <string>
+
+#include "ragmeter/llm_judge.h"
+#include "ragmeter/offline_judge.h"
+#include "ragmeter_prompts.inc"
+
+namespace ragmeter {
+namespace {
+
+constexpr std::int64_t kBytesPerToken = 4;
+constexpr std::int64_t kTokensPerVerdict = 30;
+constexpr std::int64_t kQuestionTokens = 80;
+constexpr std::int64_t kEntityTokens = 40;
+
+std::int64_t tokens(std::size_t bytes) {
+  return static_cast<std::int64_t>(bytes) / kBytesPerToken + 1;
+}
+
+bool reads_ledger(std::string_view name) {
+  return name != "answer_relevancy" && name != "context_entity_recall" &&
+         name != "semantic_similarity";
+}
+
+}  // namespace
+
+std::int64_t PlannedCalls::total_calls() const {
+  std::int64_t total = 0;
+  for (const auto& [kind, n] : calls) total += n;
+  return total;
+}
+
+PlannedCalls& PlannedCalls::operator+=(const PlannedCalls& other) {
+  for (const auto& [kind, n] : other.calls) calls[kind] += n;
+  prompt_tokens += other.prompt_tokens;
+  completion_tokens += other.completion_tokens;
+  return *this;
+}
+
+PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
+                            bool with_embedder) {
+  bool ledger = false, questions = false, entities = false, similarity = false;
+  for (const MetricRequest& request : metrics) {
+    if (request.info == nullptr || request.info->judged == nullptr) continue;
+    std::string_view name = request.info->name;
+    ledger |= reads_ledger(name);
+    questions |= name == "answer_relevancy";
+    entities |= name == "context_entity_recall";
+    similarity |= name == "semantic_similarity" || name == "answer_correctness";
+  }
+  PlannedCalls plan;
+  const std::size_t system = prompts::k_system.size();
+  const std::string question = sample.user_input.value_or("");
+  const std::string response = sample.response.value_or("");
+  const std::string reference = sample.reference.value_or("");
+  static const std::vector<std::string> kNone;
+  const auto& chunks = sample.retrieved_contexts ? *sample.retrieved_contexts : kNone;
+  if (ledger) {
+    const bool response_short = !response.empty() && answer_premise(response, question) != response;
+    const bool reference_short =
+        !reference.empty() && answer_premise(reference, question) != reference;
+    // Claims as long as their texts; short answers carry the question.
+    const std::size_t response_claims =
+        response.empty() ? 0 : response.size() + (response_short ? question.size() : 0);
+    const std::size_t reference_claims =
+        reference.empty() ? 0 : reference.size() + (reference_short ? question.size() : 0);
+    const std::int64_t claim_count =
+        static_cast<std::int64_t>(extract_claims(response, question).size() +
+                                  extract_claims(reference, question).size());
+    if ((!response.empty() && !response_short) || (!reference.empty() && !reference_short)) {
+      plan.calls["claims"] += 1;
+      plan.prompt_tokens += tokens(system + prompts::k_claims.size() + question.size() +
+                                   response.size() + reference.size());
+      plan.completion_tokens += tokens(response.size() + reference.size());
+    }
+    if (response_claims + reference_claims > 0) {
+      for (const std::string& chunk : chunks) {
+        plan.calls["verdicts"] += 1;
+        plan.prompt_tokens += tokens(system + prompts::k_verdicts.size() + chunk.size() +
+                                     response_claims + reference_claims);
+        plan.completion_tokens += kTokensPerVerdict * claim_count;
+      }
+    }
+    if (response_claims > 0 && !reference.empty()) {
+      plan.calls["verdicts"] += 1;
+      plan.prompt_tokens += tokens(system + prompts::k_verdicts.size() + reference.size() +
+                                   question.size() + response_claims);
+      plan.completion_tokens += kTokensPerVerdict * claim_count;
+    }
+    if (reference_claims > 0 && !response.empty()) {
+      plan.calls["verdicts"] += 1;
+      plan.prompt_tokens += tokens(system + prompts::k_verdicts.size() + response.size() +
+                                   question.size() + reference_claims);
+      plan.completion_tokens += kTokensPerVerdict * claim_count;
+    }
+  }
+  if (questions && !response.empty()) {
+    plan.calls["questions"] += 1;
+    plan.prompt_tokens += tokens(system + prompts::k_questions.size() + response.size());
+    plan.completion_tokens += kQuestionTokens;
+    if (with_embedder) plan.calls["embeddings"] += 3;
+  }
+  if (entities && !reference.empty()) {
+    for (std::size_t i = 0; i <= chunks.size(); ++i) {
+      const std::string& text = i == 0 ? reference : chunks[i - 1];
+      plan.calls["entities"] += 1;
+      plan.prompt_tokens += tokens(system + prompts::k_entities.size() + text.size());
+      plan.completion_tokens += kEntityTokens;
+    }
+  }
+  if (similarity && with_embedder && !response.empty() && !reference.empty()) {
+    plan.calls["embeddings"] += 1;
+    plan.prompt_tokens += tokens(response.size() + reference.size());
+  }
+  return plan;
+}
+
+}  // namespace ragmeter
