@@ -56,8 +56,21 @@ struct MetricSummary {
   bool higher_is_better = true;
 };
 
+// ragas's original headline number: the harmonic mean of the means of faithfulness,
+// answer_relevancy, context_precision and context_recall, over those of them the run
+// scored (at least two). 0 when one of the means is 0.
+struct RagasScore {
+  double value = 0.0;
+  std::vector<std::string> of;  // the metrics that went in, in run order
+};
+
+// The ragas_score of a run's metric summaries; nullopt when fewer than two of the four
+// were scored.
+std::optional<RagasScore> ragas_score(const std::vector<MetricSummary>& metrics);
+
 struct EvalSummary {
   std::vector<MetricSummary> metrics;
+  std::optional<RagasScore> ragas;  // ragas_score(metrics)
   std::int64_t rows_read = 0;      // every row seen, good or bad
   std::int64_t rows_rejected = 0;  // rows that could not be read or converted
 };

@@ -2,6 +2,7 @@
 // threads, hand the results to the sink in input order, accumulate the summaries.
 #include "ragmeter/evaluate.h"
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 #include <thread>
@@ -106,6 +107,27 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
   return results;
 }
 
+std::optional<RagasScore> ragas_score(const std::vector<MetricSummary>& metrics) {
+  static constexpr std::string_view kParts[] = {"faithfulness", "answer_relevancy",
+                                                "context_precision", "context_recall"};
+  RagasScore score;
+  double inverse_sum = 0.0;
+  bool zero = false;
+  for (const MetricSummary& metric : metrics) {
+    if (std::find(std::begin(kParts), std::end(kParts), metric.name) == std::end(kParts)) continue;
+    if (metric.stats.n == 0) continue;
+    score.of.push_back(metric.name);
+    if (metric.stats.mean <= 0.0) {
+      zero = true;
+    } else {
+      inverse_sum += 1.0 / metric.stats.mean;
+    }
+  }
+  if (score.of.size() < 2) return std::nullopt;
+  score.value = zero ? 0.0 : static_cast<double>(score.of.size()) / inverse_sum;
+  return score;
+}
+
 StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
                                const EvalOptions& options, ResultSink& sink,
                                const ProgressCallback& progress) {
@@ -172,6 +194,7 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
     }
     summary.metrics.push_back(std::move(metric));
   }
+  summary.ragas = ragas_score(summary.metrics);
   return summary;
 }
 

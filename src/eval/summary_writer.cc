@@ -1,5 +1,6 @@
 // The summary JSON and the terminal table.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ragmeter/results.h"
 
@@ -40,6 +41,9 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
                   {"cached_tokens", usage.cached_tokens}, {"cost_usd", usage.cost_usd},
                   {"cache_hits", usage.cache_hits},       {"failed_calls", usage.failed_calls}};
   if (!info.usage_by_call.is_null()) out["usage"]["by_call"] = info.usage_by_call;
+  if (summary.ragas) {
+    out["ragas_score"] = {{"value", summary.ragas->value}, {"of", summary.ragas->of}};
+  }
   out["judge"] = {{"name", info.judge}};
   out["rows"] = {{"read", summary.rows_read}, {"rejected", summary.rows_rejected}};
   if (!info.dataset.empty()) out["dataset"] = info.dataset;
@@ -65,6 +69,10 @@ std::string format_summary_table(const EvalSummary& summary) {
     if (metric.corpus) {
       out += fmt::format("{:<{}}  {:>7.4f}  (corpus-level)\n", "  corpus", width, *metric.corpus);
     }
+  }
+  if (summary.ragas) {
+    out += fmt::format("ragas_score (harmonic mean of {}): {:.4f}\n", fmt::join(summary.ragas->of, ", "),
+                       summary.ragas->value);
   }
   out += fmt::format("rows: {} read, {} rejected\n", summary.rows_read, summary.rows_rejected);
   if (any_partial) out += "* mean over fewer than all rows (the others were skipped or failed)\n";

@@ -196,3 +196,34 @@ TEST(JudgedMetricsTest, OfflineJudgeIsTheDefaultAndScoresAWorkedExample) {
 
 }  // namespace
 }  // namespace ragmeter
+
+namespace ragmeter {
+namespace {
+
+MetricSummary mean_of(std::string name, double mean) {
+  MetricSummary m;
+  m.name = std::move(name);
+  m.stats.n = 10;
+  m.stats.mean = mean;
+  return m;
+}
+
+TEST(RagasScoreTest, HarmonicMeanOfTheFourRagasMeansThatWereScored) {
+  // 4 / (1/0.9 + 1/0.6 + 1/0.8 + 1/0.5) = 4 / 6.02777... = 0.66359...
+  auto score = ragas_score({mean_of("faithfulness", 0.9), mean_of("token_f1", 0.1),
+                            mean_of("answer_relevancy", 0.6), mean_of("context_precision", 0.8),
+                            mean_of("context_recall", 0.5)});
+  ASSERT_TRUE(score.has_value());
+  EXPECT_NEAR(score->value, 4.0 / (1 / 0.9 + 1 / 0.6 + 1 / 0.8 + 1 / 0.5), 1e-15);
+  EXPECT_EQ(score->of, (std::vector<std::string>{"faithfulness", "answer_relevancy",
+                                                 "context_precision", "context_recall"}));
+  // A zero mean makes it 0; one metric alone is no ragas_score; unscored metrics are left out.
+  EXPECT_EQ(ragas_score({mean_of("faithfulness", 0.0), mean_of("context_recall", 0.5)})->value, 0.0);
+  EXPECT_FALSE(ragas_score({mean_of("faithfulness", 0.9)}).has_value());
+  MetricSummary unscored = mean_of("context_recall", 0.0);
+  unscored.stats.n = 0;
+  EXPECT_FALSE(ragas_score({mean_of("faithfulness", 0.9), unscored}).has_value());
+}
+
+}  // namespace
+}  // namespace ragmeter
