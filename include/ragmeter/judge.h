@@ -12,6 +12,7 @@
 // must be thread-safe. A SampleJudgement belongs to one thread.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,10 +37,25 @@ struct GeneratedQuestions {
 // The offline judge makes no calls and leaves it untouched. May be null: not recorded.
 using CallLog = std::vector<std::string>;
 
+// An aspect critic's verdict: does the response meet the definition? With votes > 1,
+// the majority of that many independent judgements (odd, so there is no tie).
+struct CriticVerdict {
+  bool verdict = false;
+  std::string reason;
+  int votes_for = 0;  // judgements that said yes
+  int votes = 0;      // judgements made
+};
+
+// A rubric score: an integer 1..5 with the judge's reason.
+struct RubricScore {
+  int score = 0;
+  std::string reason;
+};
+
 class Judge {
  public:
   virtual ~Judge() = default;
-  // Short description for reports: "offline (lexical entailment, no model; offline-v2)", "llm gpt-4o-mini at ...".
+  // Short description for reports: "offline (lexical entailment, no model; offline-v3)", "llm gpt-4o-mini at ...".
   // Never contains a key.
   virtual std::string description() const = 0;
   // The claim ledger of the sample: claims of response and reference (when present),
@@ -51,6 +67,17 @@ class Judge {
   virtual StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) = 0;
   // The named entities (people, places, organisations, dates, numbers) of `text`.
   virtual StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) = 0;
+  // The verdict of the aspect critic `name` with `definition` on the sample (question,
+  // response, contexts and reference when present), by majority over `votes` (odd)
+  // judgements. The default, and the offline judge, answer FailedPrecondition: critics
+  // need a model.
+  virtual StatusOr<CriticVerdict> critique(const Sample& sample, std::string_view name,
+                                           std::string_view definition, int votes, CallLog* calls);
+  // The sample's score 1..5 against `rubrics` ({"score1_description": ..., ...,
+  // "score5_description": ...}). Default and offline: FailedPrecondition.
+  virtual StatusOr<RubricScore> rubric_score(const Sample& sample,
+                                             const std::map<std::string, std::string>& rubrics,
+                                             CallLog* calls);
   // What the judge's calls have used so far, per kind of call ("claims", "verdicts",
   // "questions", "entities", "embeddings"): {"kind": {"calls", "cache_hits", "failed",
   // "prompt_tokens", "completion_tokens"}}; null for a judge that makes no calls.

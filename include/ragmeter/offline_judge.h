@@ -1,13 +1,15 @@
 // The offline judge: fills a claim ledger with no network and no model.
 //
 // Claims come from sentence segmentation (ICU's sentence BreakIterator) and clause
-// splitting; each verdict comes from lexical entailment: the share of the claim's
-// content words (lowercased, stopwords removed, Snowball English stems) found in the
-// best-matching window of the premise, plus checks that every number and capitalised
-// name of the claim occurs in the premise and that negation agrees. It is a cheap,
-// deterministic baseline, not a reader: paraphrases with other words are Neutral, and
-// a premise that repeats the claim's words in another relation can Entail. Its agreement
-// with human labels is measured separately (docs/), never implied by this header.
+// splitting; each verdict comes from lexical entailment: how many of the claim's
+// content words (lowercased, stopwords removed, Snowball English stems) the
+// best-matching window of the premise holds, plus checks that every number and
+// capitalised name of the claim occurs in the premise and that negation agrees. A short
+// answer's claim carries its question, whose words are context, not checked. It is a
+// cheap, deterministic baseline, not a reader: paraphrases with other words are Neutral,
+// and a premise that repeats the claim's words in another relation can Entail. Its
+// agreement with human labels is measured by bench/offline_judge_quality.py and published
+// in docs/judges.md, never implied by this header.
 //
 // Thread-safety: every function here is thread-safe. Stemming and sentence breaking use
 // per-thread instances (thread_local), so concurrent calls share no mutable state.
@@ -36,7 +38,7 @@ namespace ragmeter {
 
 // Written as the ledger's provenance.prompt_version; changes whenever the segmentation
 // or the verdict rules change (it keys the judge cache).
-inline constexpr std::string_view kOfflineJudgeVersion = "offline-v2";
+inline constexpr std::string_view kOfflineJudgeVersion = "offline-v3";
 
 // ---- Tokens ------------------------------------------------------------------------
 
@@ -52,6 +54,9 @@ enum class NumberKind {
 // byte counts as a letter, except Unicode dashes, quotes, bullets, ellipses and
 // no-break spaces); an apostrophe between letters stays inside ("don't", "Arthur's");
 // "," and "." between digits stay inside a number ("1,000", "3.5"); hyphens split.
+// Markers are not tokens: citation brackets holding only numbers, commas, hyphens, en
+// dashes and spaces ("[0]", "[1, 2]", "[3-5]"), and a list item's number of one or two
+// digits at the start of a line followed by "." or ")", a space and more text ("1. ").
 struct OfflineToken {
   std::size_t begin = 0;  // byte offsets into the tokenised text
   std::size_t end = 0;
@@ -60,7 +65,9 @@ struct OfflineToken {
   std::string key;
   NumberKind number = NumberKind::kNone;
   bool stopword = false;     // a function word (negations included): not content
-  bool negation = false;     // not, no, never, nor, none, cannot, ...n't
+  bool negation = false;     // not, no, never, nor, none, cannot, ...n't; a capitalised
+                             // one inside a sentence is part of a name ("Tell No One"):
+                             // not a negation (still a stopword)
   bool capitalized = false;  // first character is an ASCII capital letter
 };
 
@@ -102,6 +109,13 @@ std::vector<std::string> extract_claims(std::string_view text, std::string_view 
 // reference "Arthur's Magazine"; any other text is returned as is. Never fails.
 std::string answer_premise(std::string_view text, std::string_view question);
 
+// The byte length of the question part of a claim made by the short-answer rule: when
+// `claim` has two or more sentences (split_sentences) and the last one has at most 5
+// words and no verb-like word, the offset where that last sentence starts ("Which
+// magazine was started first? Arthur's Magazine" -> the offset of "Arthur's"); else 0.
+// Never fails.
+std::size_t question_context_length(std::string_view claim);
+
 // True when `response` declines to answer: its first sentence contains a phrase such as
 // "I don't know", "not sure", "the context does not say / mention / provide", "cannot
 // be determined", "unable to answer", "no information", "not enough information", or the
@@ -133,7 +147,12 @@ class OfflinePremise {
   std::unordered_map<std::string, std::vector<std::uint32_t>> key_sentences_;
 };
 
-// A claim analysed once, to be judged against many premises.
+// A claim analysed once, to be judged against many premises. A question-answer claim
+// (question_context_length() > 0) whose answer has a content word is judged on its answer:
+// content(), names() and negated() come from the answer's tokens, and the question's
+// content words are context() (a premise need not contain them: the question is given,
+// not claimed). When the answer has no content word ("...? no") the whole text is the
+// claim, as for any other claim.
 class OfflineClaim {
  public:
   explicit OfflineClaim(std::string_view text);
@@ -147,6 +166,9 @@ class OfflineClaim {
   // word, plus a capitalised first word followed by another capitalised word or written
   // in capitals ("NASA").
   const std::vector<std::size_t>& names() const { return names_; }
+  // Indices into tokens() of the question's content tokens of a question-answer claim
+  // (one per distinct key not among content()); empty for other claims.
+  const std::vector<std::size_t>& context() const { return context_; }
   bool negated() const { return negated_; }
 
  private:
@@ -154,6 +176,7 @@ class OfflineClaim {
   std::vector<OfflineToken> tokens_;
   std::vector<std::size_t> content_;
   std::vector<std::size_t> names_;
+  std::vector<std::size_t> context_;
   bool negated_ = false;
 };
 
@@ -165,14 +188,18 @@ class OfflineClaim {
 //     other content words occur in the premise; else Neutral. The reason names the
 //     numbers;
 //  3. a name of the claim absent from the premise: Neutral, naming it;
-//  4. coverage (share of content keys found in the best window of up to 3 consecutive
-//     sentences, or the whole premise when it has at most 120 tokens) below 0.75:
-//     Neutral, naming the words not found;
+//  4. coverage: of the claim's n content keys, the best window (up to 3 consecutive
+//     sentences, or the whole premise when it has at most 120 tokens; among windows
+//     holding as many keys, the one with the most context() keys, then the earliest)
+//     holds fewer than n - floor(0.4 * (n - 2)) (all of up to 4 keys, all but one of 5
+//     or 6, all but two of 7 to 9, about 60% of a long claim): Neutral, naming the words
+//     not found;
 //  5. negation in the claim but not in the premise window near the matched words (or
 //     the reverse): Contradiction;
 //  6. otherwise Entailment.
 // confidence is in [0.5, 1]: for Entailment and coverage-based Neutral it grows with the
-// distance of the coverage from the threshold; rule-based verdicts use fixed values.
+// distance of the coverage from the threshold (1 when every key is required and found);
+// rule-based verdicts use fixed values.
 // reason is empty for Entailment. Never fails.
 VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise);
 // Convenience: analyses both texts, then judges.

@@ -204,6 +204,58 @@ OfflineToken make_token(std::string_view text, std::size_t begin, std::size_t en
   return token;
 }
 
+// True when the word at text[i] starts a sentence: nothing but white space before it, or
+// the last other character before it ends a sentence or opens a quotation or a line.
+bool starts_sentence(std::string_view text, std::size_t i) {
+  while (i > 0 && (text[i - 1] == ' ' || text[i - 1] == '\t')) --i;
+  if (i == 0) return true;
+  const char before = text[i - 1];
+  return before == '.' || before == '!' || before == '?' || before == '\n' || before == ':' ||
+         before == '"' || before == '(' || before == '*';
+}
+
+// ---- Markers ----------------------------------------------------------------------------
+
+// Length of a citation marker at text[i]: "[" then only digits, commas, hyphens, en dashes
+// and spaces with at least one digit, then "]" ("[0]", "[1, 2]", "[3-5]"); else 0.
+std::size_t citation_length(std::string_view text, std::size_t i) {
+  if (text[i] != '[') return 0;
+  bool digit = false;
+  for (std::size_t k = i + 1; k < text.size(); ++k) {
+    const char c = text[k];
+    if (c == ']') return digit ? k - i + 1 : 0;
+    if (is_digit(static_cast<unsigned char>(c))) {
+      digit = true;
+    } else if (text.substr(k, 3) == "\u2013") {
+      k += 2;
+    } else if (c != ',' && c != '-' && c != ' ') {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+// Length of a list-item number at text[i]: one or two digits at the start of a line (only
+// spaces or tabs before them on it) followed by "." or ")", a space and more text on the
+// line ("1. Paris", "12) Rome"); else 0.
+std::size_t list_number_length(std::string_view text, std::size_t i) {
+  if (!is_digit(static_cast<unsigned char>(text[i]))) return 0;
+  std::size_t before = i;
+  while (before > 0 && (text[before - 1] == ' ' || text[before - 1] == '\t')) --before;
+  if (before > 0 && text[before - 1] != '\n') return 0;
+  std::size_t k = i;
+  while (k < text.size() && k - i < 3 && is_digit(static_cast<unsigned char>(text[k]))) ++k;
+  if (k - i > 2 || k >= text.size() || (text[k] != '.' && text[k] != ')')) return 0;
+  std::size_t next = k + 1;
+  while (next < text.size() && (text[next] == ' ' || text[next] == '\t')) ++next;
+  if (next == k + 1 || next >= text.size() || text[next] == '\n' || text[next] == '\r') return 0;
+  return k + 1 - i;
+}
+
+std::size_t marker_length(std::string_view text, std::size_t i) {
+  return std::max(citation_length(text, i), list_number_length(text, i));
+}
+
 // ---- Sentences and clauses ----------------------------------------------------------
 
 std::string_view trim(std::string_view text) {
@@ -381,6 +433,10 @@ std::vector<OfflineToken> offline_tokenize(std::string_view text) {
   std::vector<OfflineToken> tokens;
   std::size_t i = 0;
   while (i < text.size()) {
+    if (const std::size_t marker = marker_length(text, i); marker > 0) {
+      i += marker;
+      continue;
+    }
     if (!is_word_byte(text, i)) {
       i += std::max<std::size_t>(
           1, std::max(unicode_separator_length(text, i), apostrophe_length(text, i)));
@@ -388,6 +444,11 @@ std::vector<OfflineToken> offline_tokenize(std::string_view text) {
     }
     const std::size_t end = token_end(text, i);
     tokens.push_back(make_token(text, i, end));
+    // A capitalised "No" or "Never" inside a sentence belongs to a name or a title ("Tell
+    // No One", "No. 5"): not a negation.
+    if (tokens.back().negation && tokens.back().capitalized && !starts_sentence(text, i)) {
+      tokens.back().negation = false;
+    }
     i = end;
   }
   return tokens;
@@ -418,6 +479,15 @@ std::vector<std::string> extract_claims(std::string_view text, std::string_view 
   }
   for (std::string_view sentence : sentences) split_clauses(sentence, &claims);
   return claims;
+}
+
+std::size_t question_context_length(std::string_view claim) {
+  const std::vector<std::string_view> sentences = split_sentences(claim);
+  if (sentences.size() < 2) return 0;
+  const std::string_view last = sentences.back();
+  const WordStats stats = word_stats(last);
+  if (stats.words == 0 || stats.words > kShortAnswerMaxWords || stats.verb) return 0;
+  return static_cast<std::size_t>(last.data() - claim.data());
 }
 
 std::string answer_premise(std::string_view text, std::string_view question) {

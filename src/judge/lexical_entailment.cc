@@ -9,10 +9,15 @@
 namespace ragmeter {
 namespace {
 
-// ---- Thresholds (defaults chosen by hand; to be tuned on a held-out split) -----------
+// ---- Thresholds (chosen on the dev split of bench/offline_judge_quality.py) -----------
 
-// Share of the claim's content keys the best premise window must contain for Entailment.
-constexpr double kEntailmentCoverage = 0.75;
+// Content keys of a claim the best premise window may miss for Entailment: none of the
+// first kStrictKeys, then kMissNumerator in every kMissDenominator of the rest, rounded
+// down (n keys: n - floor(0.4 * (n - 2)) must be found). Short claims must be found whole,
+// long ones (which paraphrases reword) need about 60% of their words.
+constexpr std::size_t kStrictKeys = 2;
+constexpr std::size_t kMissNumerator = 2;
+constexpr std::size_t kMissDenominator = 5;
 // A changed number is a Contradiction only when at least this share of the claim's other
 // content keys occurs in the premise (otherwise the premise is about something else).
 constexpr double kContradictionMinCoverage = 0.5;
@@ -142,14 +147,29 @@ bool check_names(const OfflineClaim& claim, const OfflinePremise& premise, Verdi
   return true;
 }
 
-// The premise window (first sentence, sentence count) with the most claim keys, and
-// that count. Ties go to the earliest window.
+// A premise window: its first sentence, its sentence count, and how many of the claim's
+// content keys it holds.
 struct Window {
   std::size_t first = 0;
   std::size_t count = 0;
-  std::size_t found = 0;
+  std::size_t found = 0;  // content keys of the claim in the window
 };
 
+// Adds 1 to counts[w] for every window w (of kWindowSentences sentences) holding `key`.
+void count_key(const OfflinePremise& premise, const std::string& key,
+               std::vector<std::size_t>* counts) {
+  std::size_t next = 0;  // first window this key has not been counted in yet
+  for (std::uint32_t s : premise.sentences_with(key)) {
+    const std::size_t lo = s + 1 >= kWindowSentences ? s + 1 - kWindowSentences : 0;
+    for (std::size_t w = std::max(lo, next); w <= s && w < counts->size(); ++w) {
+      ++(*counts)[w];
+      next = w + 1;
+    }
+  }
+}
+
+// The window with the most content keys; among those, the one with the most of the
+// question's keys (claim.context()); then the earliest.
 Window best_window(const OfflineClaim& claim, const OfflinePremise& premise) {
   const std::size_t sentences = premise.sentence_count();
   if (premise.tokens().size() <= kWholePremiseTokens || sentences <= kWindowSentences) {
@@ -160,27 +180,31 @@ Window best_window(const OfflineClaim& claim, const OfflinePremise& premise) {
     return whole;
   }
   std::vector<std::size_t> found(sentences - kWindowSentences + 1, 0);
-  for (std::size_t index : claim.content()) {
-    std::size_t next = 0;  // first window this key has not been counted in yet
-    for (std::uint32_t s : premise.sentences_with(claim.tokens()[index].key)) {
-      const std::size_t lo = s + 1 >= kWindowSentences ? s + 1 - kWindowSentences : 0;
-      for (std::size_t w = std::max(lo, next); w <= s && w < found.size(); ++w) {
-        ++found[w];
-        next = w + 1;
-      }
-    }
+  std::vector<std::size_t> context(found.size(), 0);
+  for (std::size_t index : claim.content()) count_key(premise, claim.tokens()[index].key, &found);
+  for (std::size_t index : claim.context()) count_key(premise, claim.tokens()[index].key, &context);
+  std::size_t best = 0;
+  for (std::size_t w = 1; w < found.size(); ++w) {
+    if (found[w] > found[best] || (found[w] == found[best] && context[w] > context[best])) best = w;
   }
-  const auto best = std::max_element(found.begin(), found.end());
-  return {static_cast<std::size_t>(best - found.begin()), kWindowSentences, *best};
+  return {best, kWindowSentences, found[best]};
+}
+
+// How many of a claim's `keys` content keys the window must hold for Entailment.
+std::size_t required_keys(std::size_t keys) {
+  if (keys <= kStrictKeys) return keys;
+  return keys - kMissNumerator * (keys - kStrictKeys) / kMissDenominator;
 }
 
 // Rule 4: coverage; the words not found in the window are named.
 bool check_coverage(const OfflineClaim& claim, const OfflinePremise& premise, const Window& window,
                     VerdictCell* cell) {
-  const double coverage =
-      static_cast<double>(window.found) / static_cast<double>(claim.content().size());
-  if (coverage >= kEntailmentCoverage) {
-    const double margin = (coverage - kEntailmentCoverage) / (1.0 - kEntailmentCoverage);
+  const std::size_t keys = claim.content().size();
+  const std::size_t required = required_keys(keys);
+  const double coverage = static_cast<double>(window.found) / static_cast<double>(keys);
+  const double threshold = static_cast<double>(required) / static_cast<double>(keys);
+  if (window.found >= required) {
+    const double margin = required == keys ? 1.0 : (coverage - threshold) / (1.0 - threshold);
     *cell = make_cell(Verdict::kEntailment, 0.5 + 0.5 * margin, "");
     return false;
   }
@@ -192,7 +216,7 @@ bool check_coverage(const OfflineClaim& claim, const OfflinePremise& premise, co
     });
     if (!in_window) missing.push_back(surface(claim.text(), claim.tokens()[index]));
   }
-  const double margin = (kEntailmentCoverage - coverage) / kEntailmentCoverage;
+  const double margin = (threshold - coverage) / threshold;
   *cell = make_cell(Verdict::kNeutral, 0.5 + 0.5 * margin,
                     "words not found in the premise: " + join_quoted(missing));
   return true;
@@ -246,8 +270,19 @@ std::span<const std::uint32_t> OfflinePremise::sentences_with(const std::string&
 }
 
 OfflineClaim::OfflineClaim(std::string_view text) : text_(text), tokens_(offline_tokenize(text_)) {
+  // A question-answer claim: the answer's tokens are the claim, the question's are context,
+  // unless the answer has no content word ("Q? no"), which leaves the whole text the claim.
+  std::size_t answer_begin = 0;
+  if (const std::size_t context_bytes = question_context_length(text_); context_bytes > 0) {
+    std::size_t first = 0;
+    while (first < tokens_.size() && tokens_[first].begin < context_bytes) ++first;
+    const bool answer_content =
+        std::any_of(tokens_.begin() + static_cast<std::ptrdiff_t>(first), tokens_.end(),
+                    [](const OfflineToken& token) { return !token.stopword; });
+    if (answer_content) answer_begin = first;
+  }
   std::unordered_set<std::string_view> seen;
-  for (std::size_t i = 0; i < tokens_.size(); ++i) {
+  for (std::size_t i = answer_begin; i < tokens_.size(); ++i) {
     const OfflineToken& token = tokens_[i];
     negated_ = negated_ || token.negation;
     if (token.stopword || !seen.insert(token.key).second) continue;
@@ -259,6 +294,9 @@ OfflineClaim::OfflineClaim(std::string_view text) : text_(text), tokens_(offline
                           });
     const bool next_capitalized = i + 1 < tokens_.size() && tokens_[i + 1].capitalized;
     if (i > 0 || all_caps || next_capitalized) names_.push_back(i);
+  }
+  for (std::size_t i = 0; i < answer_begin; ++i) {
+    if (!tokens_[i].stopword && seen.insert(tokens_[i].key).second) context_.push_back(i);
   }
 }
 

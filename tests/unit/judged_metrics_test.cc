@@ -185,11 +185,12 @@ TEST(JudgedMetricsTest, OfflineJudgeIsTheDefaultAndScoresAWorkedExample) {
       "Philadelphia.",
       "First for Women is a woman's magazine published by Bauer Media Group in the USA. The "
       "magazine was started in 1989."};
-  // The claim carries the question (offline_judge.h), so neither chunk holds all its
-  // content words ("started" is only in c2, "Arthur" only in c1): not faithful.
+  // The claim carries the question (offline_judge.h), but the question's words are only
+  // context: the answer's words and names ("Arthur's Magazine") are in c1, so it is
+  // supported.
   auto r = score(s, "faithfulness,factual_correctness,semantic_similarity", nullptr);
   EXPECT_EQ(r["faithfulness"].outcome, Outcome::kOk);
-  EXPECT_EQ(r["faithfulness"].score, 0.0);
+  EXPECT_EQ(r["faithfulness"].score, 1.0);
   EXPECT_EQ(r["factual_correctness"].score, 1.0);  // the same answer both ways
   EXPECT_NEAR(r["semantic_similarity"].score, 1.0, 1e-12);
 }
@@ -223,6 +224,101 @@ TEST(RagasScoreTest, HarmonicMeanOfTheFourRagasMeansThatWereScored) {
   MetricSummary unscored = mean_of("context_recall", 0.0);
   unscored.stats.n = 0;
   EXPECT_FALSE(ragas_score({mean_of("faithfulness", 0.9), unscored}).has_value());
+}
+
+}  // namespace
+}  // namespace ragmeter
+
+namespace ragmeter {
+namespace {
+
+class CriticJudge : public Judge {
+ public:
+  std::string description() const override { return "critic"; }
+  StatusOr<ClaimLedger> claim_ledger(const Sample&, CallLog*) override { return not_found("x"); }
+  StatusOr<double> similarity(std::string_view, std::string_view, CallLog*) override { return 0.0; }
+  StatusOr<GeneratedQuestions> questions_for(const Sample&, CallLog*) override {
+    return not_found("x");
+  }
+  StatusOr<std::vector<std::string>> entities(std::string_view, CallLog*) override {
+    return std::vector<std::string>{};
+  }
+  StatusOr<CriticVerdict> critique(const Sample&, std::string_view name, std::string_view definition,
+                                   int votes, CallLog* calls) override {
+    seen_definition = std::string(definition);
+    seen_votes = votes;
+    calls->push_back(std::string(name));
+    return CriticVerdict{votes_for * 2 > votes, "because", votes_for, votes};
+  }
+  StatusOr<RubricScore> rubric_score(const Sample&, const std::map<std::string, std::string>& rubrics,
+                                     CallLog*) override {
+    seen_rubrics = rubrics;
+    return RubricScore{score, "fits level " + std::to_string(score)};
+  }
+  int votes_for = 0;
+  int score = 4;
+  std::string seen_definition;
+  int seen_votes = 0;
+  std::map<std::string, std::string> seen_rubrics;
+};
+
+std::map<std::string, MetricResult> score_with(const Sample& sample, std::vector<MetricRequest> metrics,
+                                               std::shared_ptr<Judge> judge, int votes = 1) {
+  EvalOptions options;
+  options.metrics = std::move(metrics);
+  options.judge = std::move(judge);
+  options.scoring.critic_votes = votes;
+  std::vector<MetricResult> results = score_sample(sample, options);
+  std::map<std::string, MetricResult> out;
+  for (std::size_t i = 0; i < results.size(); ++i) out[options.metrics[i].name] = results[i];
+  return out;
+}
+
+TEST(AspectCriticTest, BuiltInAndUserCriticsScoreTheMajorityVerdict) {
+  auto judge = std::make_shared<CriticJudge>();
+  auto polite = parse_critic("polite = Is the response polite?");
+  ASSERT_TRUE(polite.ok()) << polite.status().to_string();
+  EXPECT_EQ(polite->name, "polite");
+  auto metrics = *parse_metric_list("coherence");
+  metrics.push_back(*polite);
+  judge->votes_for = 2;
+  auto r = score_with(full_sample(), metrics, judge, 3);
+  EXPECT_EQ(judge->seen_votes, 3);
+  EXPECT_EQ(judge->seen_definition, "Is the response polite?");
+  EXPECT_EQ(r["coherence"].score, 1.0);  // 2 of 3
+  EXPECT_EQ(r["polite"].score, 1.0);
+  EXPECT_EQ(r["polite"].evidence["votes_for"], 2);
+  EXPECT_EQ(r["polite"].evidence["judge_calls"], nlohmann::ordered_json({"polite"}));
+  judge->votes_for = 1;
+  r = score_with(full_sample(), metrics, judge, 3);
+  EXPECT_EQ(r["coherence"].score, 0.0);  // 1 of 3
+  EXPECT_EQ(score_with(full_sample(), metrics, judge, 2)["polite"].outcome, Outcome::kFailed);
+}
+
+TEST(AspectCriticTest, CriticNamesAreCheckedAndTheOfflineJudgeSkipsCritics) {
+  EXPECT_FALSE(parse_critic("no definition").ok());
+  EXPECT_FALSE(parse_critic("faithfulness=Is it?").ok());  // a built-in name
+  EXPECT_FALSE(parse_critic("bad name=Is it?").ok());
+  EXPECT_FALSE(parse_critic("empty=  ").ok());
+  auto r = score_with(full_sample(), *parse_metric_list("harmfulness,rubric_score"), nullptr);
+  EXPECT_EQ(r["harmfulness"].outcome, Outcome::kSkipped);
+  EXPECT_NE(r["harmfulness"].reason.find("needs an LLM judge"), std::string::npos);
+  EXPECT_EQ(r["rubric_score"].outcome, Outcome::kSkipped);
+}
+
+TEST(RubricScoreTest, UsesTheSampleRubricsElseTheDefaultForTheFieldsPresent) {
+  auto judge = std::make_shared<CriticJudge>();
+  Sample s = full_sample();
+  auto r = score_with(s, *parse_metric_list("rubric_score"), judge);
+  EXPECT_EQ(r["rubric_score"].score, 4.0);
+  EXPECT_EQ(r["rubric_score"].evidence["rubric"], "default");
+  EXPECT_NE(judge->seen_rubrics.at("score5_description").find("reference"), std::string::npos);
+  s.rubrics = std::map<std::string, std::string>{{"score1_description", "bad"},
+                                                 {"score5_description", "good"}};
+  judge->score = 6;  // out of range: failed, never clamped
+  r = score_with(s, *parse_metric_list("rubric_score"), judge);
+  EXPECT_EQ(judge->seen_rubrics.size(), 2u);
+  EXPECT_EQ(r["rubric_score"].outcome, Outcome::kFailed);
 }
 
 }  // namespace

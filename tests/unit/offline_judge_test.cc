@@ -93,6 +93,34 @@ TEST(LexicalEntailTest, TokenizerKeepsNumbersContractionsAndSplitsDashes) {
   EXPECT_EQ(tokens[8].number, NumberKind::kOrdinal);
 }
 
+TEST(LexicalEntailTest, CitationAndListMarkersAreNotTokens) {
+  auto keys_of = [](std::string_view text) {
+    std::vector<std::string> keys;
+    for (const auto& token : offline_tokenize(text)) keys.push_back(token.key);
+    return keys;
+  };
+  EXPECT_EQ(keys_of("Lip reading improved [0]. It helps [1, 2] and [3-5]."),
+            (std::vector<std::string>{"lip", "read", "improv", "it", "help", "and"}));
+  EXPECT_EQ(keys_of("Options:\n1. Books\n  12) Web pages"),
+            (std::vector<std::string>{"option", "book", "web", "page"}));
+  // Not markers: numbers in text, brackets holding words, a number alone on its line.
+  EXPECT_EQ(keys_of("It cost 1. Then [a 2] came\n3."),
+            (std::vector<std::string>{"it", "cost", "1", "then", "a", "2", "came", "3"}));
+}
+
+TEST(LexicalEntailTest, CapitalisedNegationInsideASentenceIsAName) {
+  const auto tokens = offline_tokenize("No, it was \"Tell No One\". Never again.");
+  ASSERT_EQ(tokens.size(), 8u);
+  EXPECT_TRUE(tokens[0].negation);   // "No," opens the sentence
+  EXPECT_FALSE(tokens[4].negation);  // "No" in the title
+  EXPECT_TRUE(tokens[4].stopword);
+  EXPECT_TRUE(tokens[6].negation);  // "Never" opens the next sentence
+  EXPECT_EQ(judge_claim("The ceremony was chaired by Isabelle Mergault.",
+                        "The ceremony was chaired by Isabelle Mergault. \"Tell No One\" won.")
+                .verdict,
+            Verdict::kEntailment);
+}
+
 // ---- Verdicts ------------------------------------------------------------------------------
 
 TEST(LexicalEntailTest, ParaphraseWithStemsEntails) {
@@ -169,6 +197,51 @@ TEST(LexicalEntailTest, BestWindowOfALongPremiseDecides) {
   const VerdictCell cell = judge_claim(claim, scattered);
   EXPECT_EQ(cell.verdict, Verdict::kNeutral);
   EXPECT_NE(cell.reason.find("lighthouse"), std::string::npos) << cell.reason;
+}
+
+TEST(LexicalEntailTest, LongClaimsMayMissMoreWords) {
+  // 4 content keys: all required.
+  EXPECT_EQ(
+      judge_claim("The brothers founded the museum quickly.", "The brothers founded the museum.")
+          .verdict,
+      Verdict::kNeutral);
+  // 10 content keys: 10 - floor(0.4 * 8) = 7 required; 7 found entail, 6 do not.
+  const std::string premise =
+      "Researchers trained large language models on web text, books and code.";
+  EXPECT_EQ(judge_claim("Researchers trained large language models on web text and papers with "
+                        "careful filtering.",
+                        premise)
+                .verdict,
+            Verdict::kEntailment);
+  const VerdictCell cell = judge_claim(
+      "Researchers trained large language models on web papers, careful filtering and "
+      "deduplication.",
+      premise);
+  EXPECT_EQ(cell.verdict, Verdict::kNeutral);
+  EXPECT_NE(cell.reason.find("deduplication"), std::string::npos) << cell.reason;
+}
+
+TEST(LexicalEntailTest, QuestionOfAShortAnswerIsContext) {
+  const std::string claim =
+      "Which magazine was started first, Arthur's Magazine or First for Women? Arthur's Magazine";
+  EXPECT_EQ(question_context_length(claim), claim.rfind("Arthur's Magazine"));
+  EXPECT_EQ(question_context_length("Arthur's Magazine"), 0u);
+  EXPECT_EQ(question_context_length("It was founded. It was sold in 1990."), 0u);
+  const OfflineClaim analysed(claim);
+  ASSERT_EQ(analysed.content().size(), 2u);  // "arthur", "magazin": the answer's words
+  EXPECT_FALSE(analysed.context().empty());  // "start", "first", "women", ...
+  // The passage need not repeat the question ("started", "Women") to support the answer.
+  const std::string passage =
+      "Arthur's Magazine (1844-1846) was an American literary periodical published in "
+      "Philadelphia.";
+  EXPECT_EQ(judge_claim(claim, passage).verdict, Verdict::kEntailment);
+  // An answer the passage does not hold is still not supported.
+  EXPECT_EQ(judge_claim("Where is the head office? Mumbai", "The head office is in Delhi.").verdict,
+            Verdict::kNeutral);
+  // A yes/no answer has no content word: the whole text is the claim, as before.
+  const OfflineClaim yes_no("Are both cocktails based on tequila? no");
+  EXPECT_TRUE(yes_no.context().empty());
+  EXPECT_TRUE(yes_no.negated());
 }
 
 TEST(LexicalEntailTest, ClaimWithoutContentWordsIsNeutral) {
