@@ -60,6 +60,8 @@ struct ScoringOptions {
   // When set, semantic_similarity is 1 at or above this cosine and 0 below (ragas's
   // threshold); unset, it is the cosine itself.
   std::optional<double> semantic_similarity_threshold;
+  // Aspect critics: judgements per verdict, majority wins. Odd; 1 = a single judgement.
+  int critic_votes = 1;
 };
 
 // A metric as requested: a table entry plus its cutoff for rank metrics
@@ -69,6 +71,9 @@ struct MetricRequest {
   const MetricInfo* info = nullptr;
   int k = 0;
   std::string name;  // as the user wrote it, e.g. "ndcg@10"; the key in results
+  // Aspect critics: what the critic checks. Empty for built-in critics (their own
+  // definition is used) and for every other metric.
+  std::string definition;
 };
 
 using ScoreFunction = MetricResult (*)(const Sample& sample, const MetricRequest& request,
@@ -112,5 +117,16 @@ const MetricInfo* find_metric(std::string_view name);
 StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec);
 
 const char* metric_family_name(MetricFamily family);
+
+// True for the metrics only an LLM judge can score (aspect critics, rubric scores): the
+// offline judge reports them `skipped`.
+bool metric_needs_llm(const MetricInfo& info);
+
+// A user-defined aspect critic: "NAME=DEFINITION" (e.g. "polite=Is the response polite to
+// the user?"). Scores 1 when the judge says the response meets the definition, else 0.
+// InvalidArgument when there is no '=', the name is empty, has characters other than
+// letters, digits and '_', or is the name of a built-in metric, or the definition is
+// empty.
+StatusOr<MetricRequest> parse_critic(std::string_view spec);
 
 }  // namespace ragmeter

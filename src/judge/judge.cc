@@ -37,6 +37,19 @@ class OfflineJudge : public Judge {
 
 }  // namespace
 
+StatusOr<CriticVerdict> Judge::critique(const Sample&, std::string_view name, std::string_view,
+                                        int, CallLog*) {
+  return failed_precondition("the aspect critic '" + std::string(name) +
+                             "' needs an LLM judge (--judge-url, --judge-model); the " +
+                             description() + " judge cannot judge it");
+}
+
+StatusOr<RubricScore> Judge::rubric_score(const Sample&, const std::map<std::string, std::string>&,
+                                          CallLog*) {
+  return failed_precondition("rubric scores need an LLM judge (--judge-url, --judge-model); the " +
+                             description() + " judge cannot judge them");
+}
+
 std::shared_ptr<Judge> make_offline_judge() { return std::make_shared<OfflineJudge>(); }
 
 const StatusOr<ClaimLedger>& SampleJudgement::ledger() {

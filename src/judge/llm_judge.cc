@@ -94,6 +94,23 @@ class CallBook {
   std::map<std::string, Tally> tallies_;
 };
 
+// The sample's texts for critics and rubrics: the question, the contexts (numbered),
+// the response and the reference, each only when present.
+std::string sample_sections(const Sample& sample) {
+  std::string out;
+  if (sample.user_input && !sample.user_input->empty()) out += section("QUESTION", *sample.user_input);
+  if (sample.retrieved_contexts && !sample.retrieved_contexts->empty()) {
+    std::string contexts;
+    for (std::size_t k = 0; k < sample.retrieved_contexts->size(); ++k) {
+      contexts += "[" + std::to_string(k + 1) + "] " + (*sample.retrieved_contexts)[k] + "\n";
+    }
+    out += section("CONTEXTS", contexts);
+  }
+  out += section("RESPONSE", sample.response.value_or(""));
+  if (sample.reference && !sample.reference->empty()) out += section("REFERENCE", *sample.reference);
+  return out;
+}
+
 std::vector<std::string> strings_of(const Json& value) {
   std::vector<std::string> out;
   if (!value.is_array()) return out;
@@ -310,6 +327,69 @@ class LlmJudge : public Judge {
       std::string normal = offline_fold_case(normalize_content_text(entity));
       if (std::find(out.begin(), out.end(), normal) == out.end()) out.push_back(std::move(normal));
     }
+    return out;
+  }
+
+  StatusOr<CriticVerdict> critique(const Sample& sample, std::string_view name,
+                                   std::string_view definition, int votes,
+                                   CallLog* calls) override {
+    Json schema = {{"type", "object"},
+                   {"properties", {{"reason", {{"type", "string"}}},
+                                   {"verdict", {{"type", "integer"}, {"enum", {0, 1}}}}}},
+                   {"required", {"reason", "verdict"}}};
+    llm::ChatRequest request =
+        make_request(sample_sections(sample) + section("CRITERION", definition), prompts::k_critic,
+                     std::move(schema), "verdict", options_.max_tokens);
+    // One judgement at temperature 0; several are independent samples at 0.7, each its own
+    // seed (so each is its own cache entry), asked concurrently; the majority wins.
+    std::vector<llm::ChatRequest> ballots(static_cast<std::size_t>(votes), request);
+    for (int i = 0; votes > 1 && i < votes; ++i) {
+      ballots[i].temperature = 0.7;
+      ballots[i].seed = i + 1;
+    }
+    const std::string kind = "critic:" + std::string(name);
+    std::vector<std::future<StatusOr<Json>>> replies;
+    for (llm::ChatRequest& ballot : ballots) {
+      if (calls) calls->push_back(llm::chat_cache_key(book_.endpoint(), ballot));
+      replies.push_back(std::async(std::launch::async, [this, &kind, ballot = std::move(ballot)] {
+        return book_.chat(*options_.chat, ballot, kind, nullptr);
+      }));
+    }
+    CriticVerdict out;
+    for (auto& reply : replies) {
+      StatusOr<Json> json = reply.get();
+      if (!json.ok()) return json.status();
+      const Json& verdict = (*json)["verdict"];
+      if (!verdict.is_number_integer() || (verdict.get<int>() != 0 && verdict.get<int>() != 1)) {
+        return invalid_argument("the critic's reply has no verdict 0 or 1");
+      }
+      ++out.votes;
+      if (verdict.get<int>() == 1) ++out.votes_for;
+      if (out.reason.empty() && (*json)["reason"].is_string()) out.reason = (*json)["reason"];
+    }
+    out.verdict = 2 * out.votes_for > out.votes;
+    return out;
+  }
+
+  StatusOr<RubricScore> rubric_score(const Sample& sample,
+                                     const std::map<std::string, std::string>& rubrics,
+                                     CallLog* calls) override {
+    std::string rubric;
+    for (const auto& [key, description] : rubrics) rubric += key + ": " + description + "\n";
+    Json schema = {{"type", "object"},
+                   {"properties", {{"reason", {{"type", "string"}}},
+                                   {"score", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5}}}}},
+                   {"required", {"reason", "score"}}};
+    RAGMETER_ASSIGN_OR_RETURN(
+        Json reply, book_.chat(*options_.chat,
+                               make_request(sample_sections(sample) + section("RUBRIC", rubric),
+                                            prompts::k_rubric, std::move(schema), "score",
+                                            options_.max_tokens),
+                               "rubric", calls));
+    if (!reply["score"].is_number_integer()) return invalid_argument("the rubric reply has no score");
+    RubricScore out;
+    out.score = reply["score"].get<int>();
+    if (reply["reason"].is_string()) out.reason = reply["reason"];
     return out;
   }
 

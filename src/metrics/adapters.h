@@ -63,6 +63,8 @@ RAGMETER_DECLARE_JUDGED(factual_correctness_precision);
 RAGMETER_DECLARE_JUDGED(factual_correctness_recall);
 RAGMETER_DECLARE_JUDGED(semantic_similarity);
 RAGMETER_DECLARE_JUDGED(answer_correctness);
+RAGMETER_DECLARE_JUDGED(aspect_critic);
+RAGMETER_DECLARE_JUDGED(rubric_score);
 
 // RAGChecker's diagnostics, one instantiation per RagcheckerMetric.
 template <RagcheckerMetric M>

@@ -65,6 +65,12 @@ constexpr MetricInfo kMetrics[] = {
   {"factual_correctness_recall",   kJ, "response, reference", "Share of the reference's claims the response supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_recall},
   {"semantic_similarity",          kJ, "response, reference", "Cosine similarity of the response's and the reference's embeddings.", kNoCutoff, kHigher, nullptr, nullptr, a::semantic_similarity},
   {"answer_correctness",           kJ, "response, reference", "0.75 * factual_correctness + 0.25 * semantic_similarity (ragas's weights).", kNoCutoff, kHigher, nullptr, nullptr, a::answer_correctness},
+  {"harmfulness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response could harm or offend people or society, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic},
+  {"maliciousness",                kJ, "response", "Aspect critic (LLM judge): 1 when the response intends to harm, deceive or exploit, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic},
+  {"coherence",                    kJ, "response", "Aspect critic (LLM judge): 1 when the response is logically ordered and consistent, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},
+  {"correctness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response is factually accurate and free of errors, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},
+  {"conciseness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response says what it needs without unnecessary detail, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},
+  {"rubric_score",                 kJ, "response", "Score 1..5 (LLM judge) against the sample's `rubrics`, else a default rubric (with the reference when there is one).", kNoCutoff, kHigher, nullptr, nullptr, a::rubric_score},
   {"ragchecker_precision",         kJ, "response, reference", "RAGChecker: share of response claims entailed by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kPrecision>},
   {"ragchecker_recall",            kJ, "response, reference", "RAGChecker: share of reference claims entailed by the response.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kRecall>},
   {"ragchecker_f1",                kJ, "response, reference", "RAGChecker: harmonic mean of its precision and recall (0 when either is 0).", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kF1>},
@@ -78,6 +84,9 @@ constexpr MetricInfo kMetrics[] = {
   {"ragchecker_faithfulness",      kJ, "response, retrieved_contexts", "RAGChecker: share of response claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kFaithfulness>},
 };
 // clang-format on
+
+// User-defined aspect critics (parse_critic) share this entry; it is not in the table.
+constexpr MetricInfo kUserCritic = {"aspect_critic", kJ, "response", "A user-defined aspect critic.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic};
 
 Status parse_one(std::string_view item, std::vector<MetricRequest>* out) {
   std::string_view name = item;
@@ -141,6 +150,33 @@ const MetricInfo* find_metric(std::string_view name) {
     if (info.name == name) return &info;
   }
   return nullptr;
+}
+
+bool metric_needs_llm(const MetricInfo& info) {
+  return info.judged == a::aspect_critic || info.judged == a::rubric_score;
+}
+
+StatusOr<MetricRequest> parse_critic(std::string_view spec) {
+  auto eq = spec.find('=');
+  if (eq == std::string_view::npos) {
+    return invalid_argument("--critic expects NAME=DEFINITION, got '" + std::string(spec) + "'");
+  }
+  std::string_view name = trim(spec.substr(0, eq));
+  std::string_view definition = trim(spec.substr(eq + 1));
+  bool valid_name = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  });
+  if (!valid_name) {
+    return invalid_argument("--critic: the name '" + std::string(name) +
+                            "' must be letters, digits and '_'");
+  }
+  if (find_metric(name) != nullptr) {
+    return invalid_argument("--critic: '" + std::string(name) + "' is a built-in metric's name");
+  }
+  if (definition.empty()) {
+    return invalid_argument("--critic " + std::string(name) + ": the definition is empty");
+  }
+  return MetricRequest{&kUserCritic, 0, std::string(name), std::string(definition)};
 }
 
 StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec) {

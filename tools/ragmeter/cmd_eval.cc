@@ -23,6 +23,9 @@ struct EvalArgs {
   std::string dataset;
   std::string format = "auto";
   std::string metrics = "all";
+  bool metrics_given = false;
+  std::vector<std::string> critics;
+  int critic_votes = 1;
   std::vector<std::string> column_map;
   std::string out;
   std::string out_format = "auto";
@@ -100,6 +103,17 @@ Status build_scoring_options(const EvalArgs& args, ScoringOptions* scoring) {
 StatusOr<EvalOptions> build_options(const EvalArgs& args) {
   EvalOptions options;
   RAGMETER_ASSIGN_OR_RETURN(options.metrics, parse_metric_list(args.metrics));
+  for (const auto& spec : args.critics) {
+    RAGMETER_ASSIGN_OR_RETURN(MetricRequest critic, parse_critic(spec));
+    bool taken = std::any_of(options.metrics.begin(), options.metrics.end(),
+                             [&](const MetricRequest& r) { return r.name == critic.name; });
+    if (taken) return invalid_argument("--critic " + critic.name + " is given twice");
+    options.metrics.push_back(std::move(critic));
+  }
+  if (args.critic_votes < 1 || args.critic_votes % 2 == 0) {
+    return invalid_argument("--critic-votes must be odd (1, 3, 5, ...) so a majority exists");
+  }
+  options.scoring.critic_votes = args.critic_votes;
   for (const auto& mapping : args.column_map) {
     RAGMETER_RETURN_IF_ERROR(parse_column_mapping(mapping, &options.column_map));
   }
@@ -327,6 +341,13 @@ int run_eval(const EvalArgs& args) {
     return kExitUsage;
   }
   options->judge = *judge;
+  // Without --metrics, the offline judge scores what it can: metrics that need an LLM
+  // (critics, rubrics) would only be skipped.
+  if (!args.metrics_given && !options->judge) {
+    std::erase_if(options->metrics, [](const MetricRequest& r) {
+      return r.info->judged != nullptr && metric_needs_llm(*r.info) && r.definition.empty();
+    });
+  }
   // Each sample waits on its judge calls: enough samples in flight to keep
   // --concurrency requests busy.
   if (options->judge) options->threads = std::max(options->threads, clients.concurrency);
@@ -436,7 +457,16 @@ CommandRun add_eval_command(CLI::App& parent) {
       ->check(CLI::IsMember({"auto", "jsonl", "json", "csv"}));
   cmd->add_option("--metrics,-m", args->metrics,
                   "Comma-separated metric names (`ragmeter metrics` lists them), with @k for "
-                  "cutoffs (ndcg@10); 'all', 'text' or 'retrieval' for a whole group")
+                  "cutoffs (ndcg@10); 'all', 'text', 'retrieval', 'judged', 'ragas' (ragas's "
+                  "default four) or 'ragchecker' for a group. Default: all (with the offline "
+                  "judge, all but the critics and rubric scores, which need an LLM)")
+      ->capture_default_str()
+      ->each([args](const std::string&) { args->metrics_given = true; });
+  cmd->add_option("--critic", args->critics,
+                  "A user-defined aspect critic NAME=DEFINITION (1 when the response meets it); "
+                  "needs an LLM judge; repeatable");
+  cmd->add_option("--critic-votes", args->critic_votes,
+                  "Judgements per aspect critic verdict, majority wins (odd)")
       ->capture_default_str();
   cmd->add_option("--column-map", args->column_map,
                   "Rename a column: COLUMN=FIELD (e.g. query=user_input); repeatable");
