@@ -21,7 +21,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
 METRICS = ("faithfulness,context_precision,context_recall,factual_correctness,"
-           "answer_correctness,noise_sensitivity_relevant,ragchecker_hallucination,token_f1")
+           "answer_correctness,noise_sensitivity_relevant,ragchecker_hallucination,token_f1,"
+           "harmfulness,rubric_score")
+# A user-defined critic with self-consistency voting (3 judgements, majority).
+CRITIC = "grounded=Does the response state only facts found in the contexts?"
 
 pytestmark = pytest.mark.llm
 
@@ -44,6 +47,7 @@ def run_eval(server, tmp_path, name):
         [str(BUILD_DIR / "ragmeter"), "eval", str(data), "--metrics", METRICS,
          "--judge-url", server["RAGMETER_JUDGE_URL"], "--judge-model", server["RAGMETER_JUDGE_MODEL"],
          "--cache", str(tmp_path / "judge.sqlite"), "--concurrency", "4",
+         "--critic", CRITIC, "--critic-votes", "3",
          "--out", str(out), "--summary", str(summary), "--allow-failures"],
         capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr
@@ -58,17 +62,21 @@ def test_every_metric_ends_explicitly_and_the_rerun_is_served_from_the_cache(ser
     assert "judge: llm " in stdout
     assert len(results) == 2
     for row in results:
-        for metric in METRICS.split(","):
+        for metric in METRICS.split(",") + ["grounded"]:
             status = row["status"][metric]
             assert status in ("ok", "skipped", "failed")
             if status == "ok":
-                assert 0.0 <= row["scores"][metric] <= 1.0
+                low, high = (1.0, 5.0) if metric == "rubric_score" else (0.0, 1.0)
+                assert low <= row["scores"][metric] <= high
             else:
                 assert row["scores"][metric] is None and row["reasons"][metric]
         # Judged metrics carry their evidence: the claims and their verdicts.
         if row["status"]["faithfulness"] == "ok":
             claims = row["evidence"]["faithfulness"]["claims"]
             assert claims and all("verdict" in c for c in claims)
+        if row["status"]["grounded"] == "ok":
+            assert row["evidence"]["grounded"]["votes"] == 3
+            assert row["scores"]["grounded"] in (0.0, 1.0)
     # The summary counts what the server saw: at least one request per sample.
     assert summary["usage"]["requests"] == sent >= 2
     assert summary["usage"]["prompt_tokens"] > 0
