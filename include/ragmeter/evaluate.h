@@ -21,6 +21,9 @@
 
 namespace ragmeter {
 
+// The most (sample, metric) results one batch holds (see EvalOptions::batch_rows).
+inline constexpr std::size_t kMaxBatchResults = 65536;
+
 struct EvalOptions {
   std::vector<MetricRequest> metrics;  // what to score, in output order
   ScoringOptions scoring;
@@ -31,8 +34,14 @@ struct EvalOptions {
   std::int64_t limit = 0;              // score at most this many rows (0: all)
   bool strict = false;                 // stop at the first rejected row
   BootstrapOptions bootstrap;
-  // Rows read, scored and written together. Larger batches keep threads busier at
-  // the cost of memory (rows are small: ~4,096 rows is a few MB).
+  // false: each result's evidence is dropped as soon as its sample is scored (the sink
+  // sees none). For runs that write no per-sample evidence: with many judged metrics the
+  // evidence of a batch is most of the memory.
+  bool keep_evidence = true;
+  // Rows read, scored and written together, at most: a batch also holds at most
+  // kMaxBatchResults results (rows x metrics, but never fewer than 64 rows), so a run
+  // with many metrics and their evidence stays within tens of MB. Larger batches keep
+  // threads busier at the cost of memory.
   std::size_t batch_rows = 4096;
 };
 

@@ -65,7 +65,11 @@ void score_batch(std::vector<PendingRow>& batch, const EvalOptions& options) {
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next++; i < batch.size(); i = next++) {
-      if (!batch[i].rejected) batch[i].results = score_sample(batch[i].sample, options);
+      if (batch[i].rejected) continue;
+      batch[i].results = score_sample(batch[i].sample, options);
+      if (!options.keep_evidence) {
+        for (MetricResult& result : batch[i].results) result.evidence = nullptr;
+      }
     }
   };
   int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(batch.size())));
@@ -136,9 +140,12 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
   std::vector<PendingRow> batch;
   bool at_end = false;
   std::int64_t accepted = 0;
+  const std::size_t metric_count = std::max<std::size_t>(1, options.metrics.size());
+  const std::size_t rows_per_batch = std::max<std::size_t>(
+      1, std::min(options.batch_rows, std::max<std::size_t>(64, kMaxBatchResults / metric_count)));
   while (!at_end) {
     batch.clear();
-    while (batch.size() < options.batch_rows) {
+    while (batch.size() < rows_per_batch) {
       if (options.limit > 0 && accepted >= options.limit) {
         at_end = true;
         break;

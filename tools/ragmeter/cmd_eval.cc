@@ -100,6 +100,11 @@ Status build_scoring_options(const EvalArgs& args, ScoringOptions* scoring) {
   return ok_status();
 }
 
+bool is_csv_output(const EvalArgs& args) {
+  if (args.out_format != "auto") return args.out_format == "csv";
+  return args.out.ends_with(".csv");
+}
+
 StatusOr<EvalOptions> build_options(const EvalArgs& args) {
   EvalOptions options;
   RAGMETER_ASSIGN_OR_RETURN(options.metrics, parse_metric_list(args.metrics));
@@ -119,6 +124,8 @@ StatusOr<EvalOptions> build_options(const EvalArgs& args) {
   }
   RAGMETER_RETURN_IF_ERROR(build_scoring_options(args, &options.scoring));
   options.threads = args.threads;
+  // Evidence is written only to a JSONL --out.
+  options.keep_evidence = !args.out.empty() && !is_csv_output(args);
   options.limit = args.limit;
   options.strict = args.strict;
   options.bootstrap.seed = args.seed;
@@ -291,10 +298,6 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
   return kExitOk;
 }
 
-bool is_csv_output(const EvalArgs& args) {
-  if (args.out_format != "auto") return args.out_format == "csv";
-  return args.out.ends_with(".csv");
-}
 
 // Checks --fail-under; prints each miss. Returns true when every threshold is met.
 bool thresholds_met(const EvalSummary& summary, const std::map<std::string, double>& thresholds) {
