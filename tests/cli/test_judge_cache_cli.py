@@ -1,0 +1,86 @@
+"""The LLM judge's cache through `ragmeter eval`, counted at a FAKE server.
+
+The fake OpenAI-compatible server (tests/fakes/fake_llm_server.cc, not a model) answers every
+chat request with one fixed JSON reply that satisfies both the claims schema and the verdicts
+schema, and counts the requests it gets. That makes the number of calls exact:
+  - a first run pays for every call of the compact plan;
+  - a rerun pays for nothing;
+  - a rerun where only the retriever changed (one chunk replaced) pays only for the verdict
+    call of the new chunk: the claims call and the unchanged chunks' calls are cache hits.
+(The real local LLM server's end-to-end test is tests/llm/test_eval_llm_judge.py.)
+"""
+import json
+import subprocess
+import urllib.request
+
+import pytest
+
+from conftest import BUILD
+
+REPLY = json.dumps({
+    "response_claims": ["The tower is in Paris."],
+    "reference_claims": ["The tower is in Paris."],
+    "verdicts": [{"claim": 1, "verdict": "Entailment", "reason": ""}],
+})
+
+
+@pytest.fixture
+def fake_server():
+    binary = BUILD / "fakes" / "fake_llm_server"
+    if not binary.exists():
+        pytest.fail(f"{binary} is not built")
+    proc = subprocess.Popen([str(binary), "--port", "0", "--content", REPLY],
+                            stdout=subprocess.PIPE, text=True)
+    port = int(proc.stdout.readline().split()[-1])
+    yield f"http://127.0.0.1:{port}"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def chat_requests(base):
+    with urllib.request.urlopen(base + "/fake/stats", timeout=10) as reply:
+        return json.load(reply)["chat"]
+
+
+def write_row(path, chunks):
+    row = {"user_input": "Where is the tower?",
+           "response": "The tower is in Paris. It is tall.",
+           "reference": "The tower stands in Paris. It opened in 1889.",
+           "retrieved_contexts": chunks}
+    path.write_text(json.dumps(row) + "\n")
+
+
+def test_a_rerun_pays_only_for_the_new_chunks(run, tmp_path, fake_server):
+    data, cache = tmp_path / "d.jsonl", tmp_path / "judge.sqlite"
+    judge = ["--judge-url", fake_server + "/v1", "--judge-model", "fake", "--cache", cache,
+             "--metrics", "faithfulness,context_recall,factual_correctness", "-q"]
+
+    write_row(data, ["Paris has a tower.", "The tower opened in 1889."])
+    p = run("eval", data, *judge, "--summary", tmp_path / "s1.json")
+    assert p.returncode == 0, p.stderr
+    first = chat_requests(fake_server)
+    # 1 claims call + 2 chunk calls + response-vs-reference + reference-vs-response.
+    assert first == 5
+    s1 = json.loads((tmp_path / "s1.json").read_text())
+    assert s1["usage"]["by_call"]["claims"]["calls"] == 1
+    assert s1["usage"]["by_call"]["verdicts"]["calls"] == 4
+    assert s1["metrics"]["faithfulness"]["mean"] == 1.0
+
+    p = run("eval", data, *judge, "--summary", tmp_path / "s2.json")
+    assert p.returncode == 0, p.stderr
+    assert chat_requests(fake_server) == first  # every call from the cache
+    assert json.loads((tmp_path / "s2.json").read_text())["usage"]["cache_hits"] == 5
+
+    write_row(data, ["Paris has a tower.", "A new chunk from another retriever."])
+    p = run("eval", data, *judge)
+    assert p.returncode == 0, p.stderr
+    assert chat_requests(fake_server) == first + 1  # only the new chunk's verdicts
+
+    # Replay mode: a miss is an error, reported per metric, and nothing is sent.
+    write_row(data, ["A chunk never seen before."])
+    p = run("eval", data, *judge, "--cache-mode", "replay", "--out", tmp_path / "o.jsonl")
+    assert p.returncode == 3, p.stderr
+    assert chat_requests(fake_server) == first + 1
+    row = json.loads((tmp_path / "o.jsonl").read_text())
+    assert row["status"]["faithfulness"] == "failed"
+    assert "judge" in row["reasons"]["faithfulness"]
