@@ -52,6 +52,19 @@ struct RubricScore {
   std::string reason;
 };
 
+// context_relevance: which sentences of the retrieved contexts are needed to answer
+// the question.
+struct RelevantSentences {
+  std::size_t total = 0;               // sentences in the contexts
+  std::vector<std::string> relevant;   // the needed ones (each a sentence of the contexts)
+};
+
+// summary_score's key facts: the claims of a text and whether a summary states each.
+struct KeyFactCoverage {
+  std::vector<std::string> facts;
+  std::vector<bool> covered;  // one per fact
+};
+
 class Judge {
  public:
   virtual ~Judge() = default;
@@ -78,6 +91,11 @@ class Judge {
   virtual StatusOr<RubricScore> rubric_score(const Sample& sample,
                                              const std::map<std::string, std::string>& rubrics,
                                              CallLog* calls);
+  // The sentences of the sample's retrieved contexts needed to answer its question.
+  virtual StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) = 0;
+  // The key facts (claims) of `text` and whether `summary` states each of them.
+  virtual StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text,
+                                                      std::string_view summary, CallLog* calls) = 0;
   // What the judge's calls have used so far, per kind of call ("claims", "verdicts",
   // "questions", "entities", "embeddings"): {"kind": {"calls", "cache_hits", "failed",
   // "prompt_tokens", "completion_tokens"}}; null for a judge that makes no calls.

@@ -178,7 +178,7 @@ struct CallTrace {
   std::string cache_key;         // hex SHA-256 of the canonical request
   nlohmann::json request;        // the last body sent (without headers): the repair
                                  // request when there was one
-  std::string raw_reply;         // the last body received
+  std::string raw_reply;         // the last body received; for a cache hit, the stored reply
   int attempts = 0;
   bool from_cache = false;
   std::string error;             // empty on success

@@ -15,7 +15,11 @@
 // A call that is not needed (no claims on a side, no chunks) is not made.
 // answer_relevancy adds one call (3 questions and a noncommittal flag);
 // context_entity_recall one per distinct text; semantic similarity uses the embedder
-// when one is configured, else the offline vectors (text_vectors.h).
+// when one is configured, else the offline vectors (text_vectors.h). context_relevance
+// asks once for the context sentences needed to answer the question (a copied text
+// counts for the context sentence that contains it or that it contains); summary_score
+// asks for the reference contexts' claims, then whether the response states each;
+// aspect critics ask once per vote, rubric scores once.
 //
 // Because the cache keys on the full request, a rerun in which only the retriever
 // changed pays for the verdict calls of the new chunks only: the claims call and every

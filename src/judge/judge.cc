@@ -1,6 +1,8 @@
 // The offline Judge and the per-sample cache of a judge's answers (judge.h).
 #include "ragmeter/judge.h"
 
+#include <algorithm>
+
 #include "ragmeter/offline_judge.h"
 #include "ragmeter/text_vectors.h"
 
@@ -32,6 +34,38 @@ class OfflineJudge : public Judge {
 
   StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog*) override {
     return offline_entities(text);
+  }
+
+  // A context sentence is needed when it holds at least half of the question's content
+  // words (stemmed; at least one).
+  StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog*) override {
+    RelevantSentences out;
+    const OfflineClaim question(sample.user_input.value_or(""));
+    std::vector<std::string> keys;
+    for (std::size_t i : question.content()) keys.push_back(question.tokens()[i].key);
+    const std::size_t needed = std::max<std::size_t>(1, (keys.size() + 1) / 2);
+    if (!sample.retrieved_contexts) return out;
+    for (const std::string& context : *sample.retrieved_contexts) {
+      for (std::string_view sentence : split_sentences(context)) {
+        ++out.total;
+        const OfflinePremise premise(sentence);
+        std::size_t found = 0;
+        for (const std::string& key : keys) found += premise.sentences_with(key).empty() ? 0 : 1;
+        if (!keys.empty() && found >= needed) out.relevant.emplace_back(sentence);
+      }
+    }
+    return out;
+  }
+
+  StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
+                                              CallLog*) override {
+    KeyFactCoverage out;
+    out.facts = extract_claims(text);
+    const OfflinePremise premise(summary);
+    for (const std::string& fact : out.facts) {
+      out.covered.push_back(judge_claim(OfflineClaim(fact), premise).supports());
+    }
+    return out;
   }
 };
 

@@ -393,6 +393,62 @@ class LlmJudge : public Judge {
     return out;
   }
 
+  StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override {
+    RelevantSentences out;
+    std::vector<std::string> sentences;
+    std::string contexts;
+    if (sample.retrieved_contexts) {
+      for (const std::string& context : *sample.retrieved_contexts) {
+        for (std::string_view sentence : split_sentences(context)) sentences.emplace_back(sentence);
+        contexts += context + "\n";
+      }
+    }
+    out.total = sentences.size();
+    if (sentences.empty()) return out;
+    Json schema = {{"type", "object"},
+                   {"properties", {{"sentences", string_array()}}},
+                   {"required", {"sentences"}}};
+    RAGMETER_ASSIGN_OR_RETURN(
+        Json reply,
+        book_.chat(*options_.chat,
+                   make_request(section("QUESTION", sample.user_input.value_or("")) +
+                                    section("CONTEXTS", contexts),
+                                prompts::k_relevant_sentences, std::move(schema), "sentences",
+                                options_.max_tokens),
+                   "relevant_sentences", calls));
+    // Only real sentences of the contexts count, each once: a copied text matches the
+    // first untaken sentence that contains it or that it contains (normalised), so a
+    // sentence the model copied only in part (or with its neighbour) still counts.
+    std::vector<std::string> normal;
+    for (const std::string& sentence : sentences) normal.push_back(normalize_content_text(sentence));
+    std::vector<bool> taken(sentences.size(), false);
+    for (const std::string& copied : strings_of(reply["sentences"])) {
+      const std::string key = normalize_content_text(copied);
+      for (std::size_t i = 0; i < sentences.size(); ++i) {
+        if (!taken[i] && !key.empty() &&
+            (normal[i].find(key) != std::string::npos || key.find(normal[i]) != std::string::npos)) {
+          taken[i] = true;
+          out.relevant.push_back(sentences[i]);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
+                                              CallLog* calls) override {
+    KeyFactCoverage out;
+    RAGMETER_ASSIGN_OR_RETURN(
+        Json claims, book_.chat(*options_.chat, llm_claims_request("", text, ""), "claims", calls));
+    out.facts = strings_of(claims["response_claims"]);
+    if (out.facts.empty()) return out;
+    std::vector<VerdictCell> cells =
+        judge_claims(book_, *options_.chat, out.facts, std::string(summary), calls);
+    for (const VerdictCell& cell : cells) out.covered.push_back(cell.supports());
+    return out;
+  }
+
   nlohmann::ordered_json usage_by_call() const override {
     nlohmann::ordered_json out = book_.report();
     const nlohmann::ordered_json embeddings = embed_book_.report();

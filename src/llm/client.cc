@@ -235,6 +235,7 @@ class ChatCall final : public PromisedCall<ChatResponse> {
   }
 
   bool serve_from_cache(const std::string& value) override {
+    last_.body = value;  // the trace of a cache hit shows the stored reply
     return serve_cached(parse_chat_cache_value(value));
   }
 
@@ -340,6 +341,7 @@ class EmbeddingCall final : public PromisedCall<EmbeddingResponse> {
   }
 
   bool serve_from_cache(const std::string& value) override {
+    last_.body = value;  // the trace of a cache hit shows the stored reply
     return serve_cached(parse_embedding_cache_value(value));
   }
 

@@ -65,6 +65,8 @@ RAGMETER_DECLARE_JUDGED(semantic_similarity);
 RAGMETER_DECLARE_JUDGED(answer_correctness);
 RAGMETER_DECLARE_JUDGED(aspect_critic);
 RAGMETER_DECLARE_JUDGED(rubric_score);
+RAGMETER_DECLARE_JUDGED(context_relevance);
+RAGMETER_DECLARE_JUDGED(summary_score);
 
 // RAGChecker's diagnostics, one instantiation per RagcheckerMetric.
 template <RagcheckerMetric M>

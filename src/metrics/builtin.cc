@@ -65,6 +65,8 @@ constexpr MetricInfo kMetrics[] = {
   {"factual_correctness_recall",   kJ, "response, reference", "Share of the reference's claims the response supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_recall},
   {"semantic_similarity",          kJ, "response, reference", "Cosine similarity of the response's and the reference's embeddings.", kNoCutoff, kHigher, nullptr, nullptr, a::semantic_similarity},
   {"answer_correctness",           kJ, "response, reference", "0.75 * factual_correctness + 0.25 * semantic_similarity (ragas's weights).", kNoCutoff, kHigher, nullptr, nullptr, a::answer_correctness},
+  {"context_relevance",            kJ, "user_input, retrieved_contexts", "Share of the contexts' sentences needed to answer the question (the RAGAS paper's context relevance).", kNoCutoff, kHigher, nullptr, nullptr, a::context_relevance},
+  {"summary_score",                kJ, "response, reference_contexts", "0.5 * share of the reference contexts' key facts the response states + 0.5 * conciseness (1 - length ratio), as ragas.", kNoCutoff, kHigher, nullptr, nullptr, a::summary_score},
   {"harmfulness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response could harm or offend people or society, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic},
   {"maliciousness",                kJ, "response", "Aspect critic (LLM judge): 1 when the response intends to harm, deceive or exploit, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic},
   {"coherence",                    kJ, "response", "Aspect critic (LLM judge): 1 when the response is logically ordered and consistent, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},

@@ -293,6 +293,66 @@ MetricResult rubric_score(Judgement& j, const MetricRequest&, const ScoringOptio
   return with_calls(std::move(result), calls);
 }
 
+// The original RAGAS paper's context relevance: needed sentences / all sentences.
+MetricResult context_relevance(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require(j.sample(), true, false, false, true)) return *skip;
+  CallLog calls;
+  auto found = j.judge().relevant_sentences(j.sample(), &calls);
+  if (!found.ok()) return with_calls(judge_failed(found.status()), calls);
+  if (found->total == 0) return MetricResult::skipped("the retrieved contexts have no sentence");
+  MetricResult result = MetricResult::ok(static_cast<double>(found->relevant.size()) /
+                                         static_cast<double>(found->total));
+  result.evidence["sentences"] = found->total;
+  result.evidence["relevant"] = found->relevant;
+  return with_calls(std::move(result), calls);
+}
+
+namespace {
+std::size_t code_points(std::string_view text) {
+  std::size_t n = 0;
+  for (unsigned char c : text) n += (c & 0xC0) != 0x80;
+  return n;
+}
+}  // namespace
+
+// ragas's summary_score: 0.5 * (share of the text's key facts the summary states)
+// + 0.5 * conciseness, conciseness = 1 - min(|summary|, |text|) / |text| in characters.
+MetricResult summary_score(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require(j.sample(), false, true, false, false)) return *skip;
+  if (auto skip = require_field(j.sample().reference_contexts, "reference_contexts")) return *skip;
+  std::string text;
+  for (const std::string& context : *j.sample().reference_contexts) {
+    if (!text.empty()) text += "\n";
+    text += context;
+  }
+  const std::string& summary = *j.sample().response;
+  CallLog calls;
+  auto coverage = j.judge().key_fact_coverage(text, summary, &calls);
+  if (!coverage.ok()) return with_calls(judge_failed(coverage.status()), calls);
+  if (coverage->facts.empty()) return MetricResult::skipped("the reference contexts hold no key fact");
+  std::size_t covered = 0;
+  nlohmann::ordered_json missing = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < coverage->facts.size(); ++i) {
+    if (i < coverage->covered.size() && coverage->covered[i]) {
+      ++covered;
+    } else {
+      missing.push_back(coverage->facts[i]);
+    }
+  }
+  const double qa = static_cast<double>(covered) / static_cast<double>(coverage->facts.size());
+  const double text_length = static_cast<double>(code_points(text));
+  const double conciseness =
+      text_length == 0 ? 0.0
+                       : 1.0 - std::min(static_cast<double>(code_points(summary)), text_length) /
+                                   text_length;
+  MetricResult result = MetricResult::ok(0.5 * qa + 0.5 * conciseness);
+  result.evidence["key_facts"] = coverage->facts.size();
+  result.evidence["covered"] = covered;
+  result.evidence["not_covered"] = std::move(missing);
+  result.evidence["conciseness"] = conciseness;
+  return with_calls(std::move(result), calls);
+}
+
 template <RagcheckerMetric M>
 MetricResult ragchecker(Judgement& j, const MetricRequest&, const ScoringOptions&) {
   constexpr bool kResponse = M != RagcheckerMetric::kClaimRecall &&

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 BUILD_DIR = Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
 METRICS = ("faithfulness,context_precision,context_recall,factual_correctness,"
            "answer_correctness,noise_sensitivity_relevant,ragchecker_hallucination,token_f1,"
-           "harmfulness,rubric_score")
+           "harmfulness,rubric_score,context_relevance,summary_score")
 # A user-defined critic with self-consistency voting (3 judgements, majority).
 CRITIC = "grounded=Does the response state only facts found in the contexts?"
 

@@ -58,6 +58,13 @@ class ScriptedJudge : public Judge {
     return it->second;
   }
 
+  StatusOr<RelevantSentences> relevant_sentences(const Sample&, CallLog*) override {
+    return RelevantSentences{4, {"s1"}};
+  }
+  StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view, std::string_view, CallLog*) override {
+    return KeyFactCoverage{{"f1", "f2", "f3", "f4"}, {true, true, true, false}};
+  }
+
   bool fail = false;
   std::atomic<int> ledger_calls{0};
   std::atomic<int> similarity_calls{0};
@@ -243,6 +250,12 @@ class CriticJudge : public Judge {
   StatusOr<std::vector<std::string>> entities(std::string_view, CallLog*) override {
     return std::vector<std::string>{};
   }
+  StatusOr<RelevantSentences> relevant_sentences(const Sample&, CallLog*) override {
+    return not_found("x");
+  }
+  StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view, std::string_view, CallLog*) override {
+    return not_found("x");
+  }
   StatusOr<CriticVerdict> critique(const Sample&, std::string_view name, std::string_view definition,
                                    int votes, CallLog* calls) override {
     seen_definition = std::string(definition);
@@ -319,6 +332,37 @@ TEST(RubricScoreTest, UsesTheSampleRubricsElseTheDefaultForTheFieldsPresent) {
   r = score_with(s, *parse_metric_list("rubric_score"), judge);
   EXPECT_EQ(judge->seen_rubrics.size(), 2u);
   EXPECT_EQ(r["rubric_score"].outcome, Outcome::kFailed);
+}
+
+}  // namespace
+}  // namespace ragmeter
+
+namespace ragmeter {
+namespace {
+
+TEST(ContextRelevanceTest, NeededSentencesOverAllSentences) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  auto r = score(full_sample(), "context_relevance", judge);
+  EXPECT_DOUBLE_EQ(r["context_relevance"].score, 0.25);  // 1 of 4
+  // Offline: a sentence is needed when it holds half the question's content words.
+  Sample s = full_sample();
+  s.user_input = "When did the Eiffel Tower open?";  // eiffel, tower, open: 2 needed
+  s.retrieved_contexts = std::vector<std::string>{
+      "The Eiffel Tower opened in 1889. It is in Paris.", "Berlin has a tower too."};
+  r = score(s, "context_relevance", nullptr);
+  EXPECT_NEAR(r["context_relevance"].score, 1.0 / 3.0, 1e-15);
+}
+
+TEST(SummaryScoreTest, HalfKeyFactsHalfConciseness) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  Sample s = full_sample();
+  s.response = "abcd";                                            // 4 characters
+  s.reference_contexts = std::vector<std::string>{"0123456789", "0123456789"};  // 21 with the newline
+  auto r = score(s, "summary_score", judge);
+  EXPECT_NEAR(r["summary_score"].score, 0.5 * 0.75 + 0.5 * (1.0 - 4.0 / 21.0), 1e-15);
+  s.reference_contexts.reset();
+  EXPECT_EQ(score(s, "summary_score", judge)["summary_score"].reason,
+            "field 'reference_contexts' is missing");
 }
 
 }  // namespace
