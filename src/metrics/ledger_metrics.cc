@@ -200,9 +200,16 @@ std::optional<MetricResult> require_judged(const ClaimCheck& check) {
     if (!any_judged(check.row(i))) unjudged.push_back(i);
   }
   if (unjudged.empty()) return std::nullopt;
+  // The judge's own reason for the first gap, when it left one (e.g. the call's error).
+  std::string why = "the judge returned fewer verdicts than claims, or a call failed";
+  for (const VerdictCell& cell : check.row(unjudged.front())) {
+    if (!cell.judged() && !cell.reason.empty()) {
+      why = cell.reason;
+      break;
+    }
+  }
   return MetricResult::failed(std::string(check.side()) + " claims " + index_list(unjudged) +
-                              " have no verdict against " + check.premise() +
-                              " (the judge returned fewer verdicts than claims, or a call failed)");
+                              " have no verdict against " + check.premise() + " (" + why + ")");
 }
 
 std::optional<MetricResult> require_valid(const ClaimLedger& ledger) {

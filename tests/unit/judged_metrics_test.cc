@@ -8,6 +8,7 @@
 
 #include "ragmeter/evaluate.h"
 #include "ragmeter/judge.h"
+#include "ragmeter/ledger_metrics.h"
 
 namespace ragmeter {
 namespace {
@@ -363,6 +364,21 @@ TEST(SummaryScoreTest, HalfKeyFactsHalfConciseness) {
   s.reference_contexts.reset();
   EXPECT_EQ(score(s, "summary_score", judge)["summary_score"].reason,
             "field 'reference_contexts' is missing");
+}
+
+}  // namespace
+}  // namespace ragmeter
+
+namespace ragmeter {
+namespace {
+
+TEST(LedgerGapTest, AFailedCallsErrorIsTheMetricsReason) {
+  ClaimLedger ledger = make_claim_ledger({"a1"}, {}, {"c1", "c2"});
+  ledger.response_vs_chunks.at(0, 0).reason = "not judged: connection refused";
+  MetricResult result = ledger_faithfulness(ledger);
+  EXPECT_EQ(result.outcome, Outcome::kFailed);
+  EXPECT_EQ(result.reason, "response claims [0] have no verdict against any chunk "
+                           "(not judged: connection refused)");
 }
 
 }  // namespace
