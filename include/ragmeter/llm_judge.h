@@ -66,6 +66,15 @@ struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> embedder;  // null: offline similarity
   llm::EndpointOptions embedder_endpoint_options;
   int max_tokens = 2048;                  // per reply
+  // The judge model's context window in tokens; 0: unknown (nothing is split, and a
+  // request too long for the model fails at the server, its metrics `failed` with the
+  // server's error). When set, a verdict call whose prompt (estimated at 3 bytes per
+  // token) would not fit with a reply reserve of min(max_tokens, window / 4) is split:
+  // the premise into pieces between sentences, the claims into groups, every group
+  // judged against every piece; a claim's verdict is Entailment when some piece entails
+  // it, else Contradiction when one contradicts it, else Neutral. Nothing is truncated.
+  // The claims call is not split.
+  int context_tokens = 0;
 };
 
 // InvalidArgument when options.chat is null.

@@ -173,6 +173,104 @@ std::vector<VerdictCell> judge_claims(CallBook& book, llm::Client& client,
   return out;
 }
 
+// ---- Fitting verdict calls into the judge's context window --------------------------
+
+// A conservative token estimate: English runs about 4 bytes per token; 3 leaves room.
+std::int64_t estimate_tokens(std::size_t bytes) { return static_cast<std::int64_t>(bytes) / 3 + 1; }
+
+// `text` in pieces of at most `max_tokens` (estimated), cut between sentences, and inside
+// a sentence that is too long on its own, between words. Nothing is dropped.
+std::vector<std::string> split_to_fit(std::string_view text, std::int64_t max_tokens) {
+  std::vector<std::string> pieces;
+  std::string current;
+  auto flush = [&] {
+    if (!current.empty()) pieces.push_back(std::move(current));
+    current.clear();
+  };
+  for (std::string_view sentence : split_sentences(text)) {
+    while (estimate_tokens(sentence.size()) > max_tokens) {  // cut a long sentence at a space
+      flush();
+      std::size_t limit = static_cast<std::size_t>(std::max<std::int64_t>(1, (max_tokens - 1) * 3));
+      std::size_t cut = sentence.rfind(' ', limit);
+      if (cut == std::string_view::npos || cut == 0) cut = std::min(limit, sentence.size());
+      pieces.emplace_back(sentence.substr(0, cut));
+      sentence.remove_prefix(cut);
+      while (!sentence.empty() && sentence.front() == ' ') sentence.remove_prefix(1);
+    }
+    if (sentence.empty()) continue;
+    if (!current.empty() && estimate_tokens(current.size() + 1 + sentence.size()) > max_tokens) flush();
+    if (!current.empty()) current += ' ';
+    current += sentence;
+  }
+  flush();
+  return pieces;
+}
+
+// One claim's verdict over the pieces of a premise: Entailment when a piece entails it,
+// else Contradiction when one contradicts it, else Neutral when one judged it, else
+// missing with the first reason.
+void merge_piece_verdict(const VerdictCell& piece, VerdictCell* merged) {
+  auto rank = [](Verdict v) {
+    switch (v) {
+      case Verdict::kEntailment: return 3;
+      case Verdict::kContradiction: return 2;
+      case Verdict::kNeutral: return 1;
+      case Verdict::kMissing: return 0;
+    }
+    return 0;
+  };
+  if (rank(piece.verdict) > rank(merged->verdict) ||
+      (!merged->judged() && merged->reason.empty())) {
+    *merged = piece;
+  }
+}
+
+// judge_claims within a context window of `window` tokens (0: no limit). A call that
+// would not fit is split: the premise into pieces, the claims into groups, each group
+// judged against each piece, the verdicts merged per claim (merge_piece_verdict).
+std::vector<VerdictCell> judge_within_window(CallBook& book, llm::Client& client,
+                                             const std::vector<std::string>& claims,
+                                             const std::string& premise, int window,
+                                             int max_tokens, CallLog* calls) {
+  if (window <= 0) return judge_claims(book, client, claims, premise, calls);
+  const std::int64_t reserve = std::min<std::int64_t>(max_tokens, window / 4);
+  const std::int64_t room =
+      window - reserve - estimate_tokens(prompts::k_system.size() + prompts::k_verdicts.size() + 64);
+  std::int64_t claim_tokens = 0;
+  for (const std::string& claim : claims) claim_tokens += estimate_tokens(claim.size() + 6);
+  if (claim_tokens + estimate_tokens(premise.size()) <= room) {
+    return judge_claims(book, client, claims, premise, calls);
+  }
+  std::vector<VerdictCell> cells(claims.size());
+  if (room < 64) {
+    for (VerdictCell& cell : cells) {
+      cell.reason = "not judged: the judge's context window (" + std::to_string(window) +
+                    " tokens) leaves no room for the claims and the premise";
+    }
+    return cells;
+  }
+  // Claims get up to half the room; the premise the rest.
+  const std::int64_t claims_room = std::min(claim_tokens, room / 2);
+  const std::vector<std::string> pieces = split_to_fit(premise, room - claims_room);
+  std::size_t start = 0;
+  while (start < claims.size()) {
+    std::vector<std::string> group;
+    std::int64_t used = 0;
+    std::size_t end = start;
+    while (end < claims.size() &&
+           (group.empty() || used + estimate_tokens(claims[end].size() + 6) <= claims_room)) {
+      used += estimate_tokens(claims[end].size() + 6);
+      group.push_back(claims[end++]);
+    }
+    for (const std::string& piece : pieces) {
+      std::vector<VerdictCell> part = judge_claims(book, client, group, piece, calls);
+      for (std::size_t i = 0; i < part.size(); ++i) merge_piece_verdict(part[i], &cells[start + i]);
+    }
+    start = end;
+  }
+  return cells;
+}
+
 class LlmJudge : public Judge {
  public:
   explicit LlmJudge(LlmJudgeOptions options)
@@ -231,25 +329,28 @@ class LlmJudge : public Judge {
     // One call log per task (they run concurrently), appended in task order afterwards.
     std::vector<CallLog> logs(chunks.size() + 2);
     CallBook& book = book_;
+    const int window = options_.context_tokens;
+    const int max_tokens = options_.max_tokens;
     std::vector<std::future<Cells>> per_chunk;
     if (!both.empty()) {
       for (std::size_t k = 0; k < chunks.size(); ++k) {
         per_chunk.push_back(std::async(std::launch::async, [&, k] {
-          return judge_claims(book, client, both, chunks[k], &logs[k]);
+          return judge_within_window(book, client, both, chunks[k], window, max_tokens, &logs[k]);
         }));
       }
     }
     std::future<Cells> against_reference;
     if (!ledger.response_claims.empty() && !reference.empty()) {
       against_reference = std::async(std::launch::async, [&] {
-        return judge_claims(book, client, response_texts, reference_short, &logs[chunks.size()]);
+        return judge_within_window(book, client, response_texts, reference_short, window,
+                                   max_tokens, &logs[chunks.size()]);
       });
     }
     std::future<Cells> against_response;
     if (!ledger.reference_claims.empty() && !response.empty()) {
       against_response = std::async(std::launch::async, [&] {
-        return judge_claims(book, client, reference_texts, response_short,
-                            &logs[chunks.size() + 1]);
+        return judge_within_window(book, client, reference_texts, response_short, window,
+                                   max_tokens, &logs[chunks.size() + 1]);
       });
     }
     const std::size_t a = ledger.response_claims.size();
@@ -444,7 +545,8 @@ class LlmJudge : public Judge {
     out.facts = strings_of(claims["response_claims"]);
     if (out.facts.empty()) return out;
     std::vector<VerdictCell> cells =
-        judge_claims(book_, *options_.chat, out.facts, std::string(summary), calls);
+        judge_within_window(book_, *options_.chat, out.facts, std::string(summary),
+                            options_.context_tokens, options_.max_tokens, calls);
     for (const VerdictCell& cell : cells) out.covered.push_back(cell.supports());
     return out;
   }

@@ -84,3 +84,34 @@ def test_a_rerun_pays_only_for_the_new_chunks(run, tmp_path, fake_server):
     row = json.loads((tmp_path / "o.jsonl").read_text())
     assert row["status"]["faithfulness"] == "failed"
     assert "judge" in row["reasons"]["faithfulness"]
+
+
+def test_a_premise_longer_than_the_window_is_split_not_truncated(run, tmp_path, fake_server):
+    # One chunk of 40 sentences (~1,400 bytes, ~470 estimated tokens) against a 1,000-token
+    # window: the reply reserve (250) and the fixed prompt leave less than the chunk and
+    # the claims need, so the chunk's verdict call is split into pieces, each judged.
+    chunk = " ".join(f"Sentence number {i} says the tower is tall." for i in range(40))
+    data = tmp_path / "d.jsonl"
+    write_row(data, [chunk])
+    base = ["--judge-url", fake_server + "/v1", "--judge-model", "fake", "--cache-mode", "off",
+            "--metrics", "faithfulness", "-q", "--out", tmp_path / "o.jsonl"]
+    p = run("eval", data, *base)
+    assert p.returncode == 0, p.stderr
+    unsplit = chat_requests(fake_server)  # claims + chunk + 2 text calls
+    assert unsplit == 4
+    p = run("eval", data, *base, "--judge-context-tokens", "1000")
+    assert p.returncode == 0, p.stderr
+    split_calls = chat_requests(fake_server) - unsplit
+    assert split_calls > 4  # the chunk's call became several
+    row = json.loads((tmp_path / "o.jsonl").read_text())
+    assert row["status"]["faithfulness"] == "ok" and row["scores"]["faithfulness"] == 1.0
+    # Every piece the fake server saw is a part of the chunk; together they hold all of it.
+    with urllib.request.urlopen(fake_server + "/fake/requests", timeout=10) as reply:
+        bodies = [r["body"] for r in json.load(reply)]
+    premises = []
+    for body in bodies[-split_calls:]:
+        user = body["messages"][1]["content"]
+        if user.startswith("PREMISE:\n") and "Sentence number" in user:
+            premises.append(user[len("PREMISE:\n"):user.index("\n\nCLAIMS:")])
+    assert len(premises) >= 2
+    assert " ".join(premises) == chunk

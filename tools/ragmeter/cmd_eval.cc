@@ -43,6 +43,7 @@ struct EvalArgs {
       embedder_model, cache, cache_mode;
   std::optional<int> concurrency;
   std::optional<double> max_cost, timeout;
+  int judge_context_tokens = 0;
   bool judge_given = false;
   std::string traces;
   bool dry_run = false;
@@ -187,6 +188,7 @@ StatusOr<std::shared_ptr<Judge>> make_judge(const EvalArgs& args, JudgeClients* 
   options.model = chat_options.endpoint.model;
   options.endpoint = chat_options.endpoint.base_url;
   options.endpoint_options = chat_options.endpoint;
+  options.context_tokens = args.judge_context_tokens;
   if (settings.embedder != "offline") {
     RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
                               llm::to_embedder_client_options(settings));
@@ -513,6 +515,10 @@ CommandRun add_eval_command(CLI::App& parent) {
                   "rw (default), ro, off, or replay (a cache miss is an error: offline reruns)")
       ->check(CLI::IsMember({"rw", "ro", "off", "replay"}));
   cmd->add_option("--max-cost", args->max_cost, "Stop judge spending at this many USD (0: no budget)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--judge-context-tokens", args->judge_context_tokens,
+                  "The judge model's context window; verdict calls that would not fit are split "
+                  "(premise pieces x claim groups), never truncated. 0: unknown, no splitting")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--dry-run", args->dry_run,
                 "Print the judge calls the run would make and their estimated tokens and cost; "
