@@ -73,7 +73,8 @@ struct LlmJudgeOptions {
   // the premise into pieces between sentences, the claims into groups, every group
   // judged against every piece; a claim's verdict is Entailment when some piece entails
   // it, else Contradiction when one contradicts it, else Neutral. Nothing is truncated.
-  // The claims call is not split.
+  // A claims call too long for the window becomes one call per text (response,
+  // reference), each text in pieces between sentences, the claims of the pieces in order.
   int context_tokens = 0;
 };
 

@@ -297,15 +297,24 @@ class LlmJudge : public Judge {
     std::vector<std::string> reference_claims;
     if (response_is_short) response_claims = {response_short};
     if (reference_is_short) reference_claims = {reference_short};
-    if ((!response.empty() && !response_is_short) || (!reference.empty() && !reference_is_short)) {
+    const bool ask_response = !response.empty() && !response_is_short;
+    const bool ask_reference = !reference.empty() && !reference_is_short;
+    if ((ask_response || ask_reference) &&
+        fits_window(question.size() + response.size() + reference.size(), prompts::k_claims)) {
       RAGMETER_ASSIGN_OR_RETURN(
           Json claims, book_.chat(*options_.chat, llm_claims_request(question, response, reference),
                                   "claims", calls));
-      if (!response.empty() && !response_is_short) {
-        response_claims = strings_of(claims["response_claims"]);
+      if (ask_response) response_claims = strings_of(claims["response_claims"]);
+      if (ask_reference) reference_claims = strings_of(claims["reference_claims"]);
+    } else if (ask_response || ask_reference) {
+      // Too long for the window together: each text on its own, in pieces if need be.
+      if (ask_response) {
+        RAGMETER_ASSIGN_OR_RETURN(response_claims,
+                                  claims_in_pieces(question, response, true, calls));
       }
-      if (!reference.empty() && !reference_is_short) {
-        reference_claims = strings_of(claims["reference_claims"]);
+      if (ask_reference) {
+        RAGMETER_ASSIGN_OR_RETURN(reference_claims,
+                                  claims_in_pieces(question, reference, false, calls));
       }
     }
     static const std::vector<std::string> kNone;
@@ -559,6 +568,43 @@ class LlmJudge : public Judge {
   }
 
  private:
+  // True when a prompt with `bytes` of sample text and `task` fits the context window
+  // (always, when the window is unknown), with the reply reserve of judge_within_window.
+  bool fits_window(std::size_t bytes, std::string_view task) const {
+    const int window = options_.context_tokens;
+    if (window <= 0) return true;
+    const std::int64_t reserve = std::min<std::int64_t>(options_.max_tokens, window / 4);
+    return estimate_tokens(prompts::k_system.size() + task.size() + 64 + bytes) <= window - reserve;
+  }
+
+  // The claims of one text (the response, or the reference when !response), extracted
+  // from pieces that each fit the window, in order.
+  StatusOr<std::vector<std::string>> claims_in_pieces(const std::string& question,
+                                                      const std::string& text, bool response,
+                                                      CallLog* calls) {
+    const int window = options_.context_tokens;
+    const std::int64_t reserve = std::min<std::int64_t>(options_.max_tokens, window / 4);
+    const std::int64_t room =
+        window - reserve -
+        estimate_tokens(prompts::k_system.size() + prompts::k_claims.size() + 64 + question.size());
+    if (room < 32) {
+      return invalid_argument("the judge's context window (" + std::to_string(window) +
+                              " tokens) leaves no room to extract claims");
+    }
+    std::vector<std::string> out;
+    for (const std::string& piece : split_to_fit(text, room)) {
+      llm::ChatRequest request = response ? llm_claims_request(question, piece, "")
+                                          : llm_claims_request(question, "", piece);
+      RAGMETER_ASSIGN_OR_RETURN(Json claims, book_.chat(*options_.chat, std::move(request),
+                                                        "claims", calls));
+      for (std::string& claim :
+           strings_of(claims[response ? "response_claims" : "reference_claims"])) {
+        out.push_back(std::move(claim));
+      }
+    }
+    return out;
+  }
+
   LlmJudgeOptions options_;
   CallBook book_;
   CallBook embed_book_;

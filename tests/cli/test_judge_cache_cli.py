@@ -115,3 +115,27 @@ def test_a_premise_longer_than_the_window_is_split_not_truncated(run, tmp_path, 
             premises.append(user[len("PREMISE:\n"):user.index("\n\nCLAIMS:")])
     assert len(premises) >= 2
     assert " ".join(premises) == chunk
+
+
+def test_texts_longer_than_the_window_are_read_in_pieces_for_claims(run, tmp_path, fake_server):
+    long_answer = " ".join(f"Fact number {i} is that the tower is tall." for i in range(40))
+    row = {"user_input": "Where is the tower?", "response": long_answer,
+           "reference": "The tower stands in Paris. It opened in 1889.",
+           "retrieved_contexts": ["Paris has a tower."]}
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps(row) + "\n")
+    summary = tmp_path / "s.json"
+    p = run("eval", data, "--judge-url", fake_server + "/v1", "--judge-model", "fake",
+            "--cache-mode", "off", "--metrics", "faithfulness", "-q", "--summary", summary,
+            "--judge-context-tokens", "1000")
+    assert p.returncode == 0, p.stderr
+    by_call = json.loads(summary.read_text())["usage"]["by_call"]
+    # The response alone needs more than one piece; the reference has its own call.
+    assert by_call["claims"]["calls"] >= 3
+    with urllib.request.urlopen(fake_server + "/fake/requests", timeout=10) as reply:
+        bodies = [r["body"] for r in json.load(reply)]
+    pieces = [b["messages"][1]["content"] for b in bodies
+              if "Task: break the RESPONSE" in b["messages"][1]["content"]
+              and "Fact number" in b["messages"][1]["content"]]
+    texts = [p[p.index("RESPONSE:\n") + len("RESPONSE:\n"):p.index("\n\nREFERENCE:")] for p in pieces]
+    assert len(texts) >= 2 and " ".join(texts) == long_answer  # nothing dropped
