@@ -453,7 +453,11 @@ CommandRun add_eval_command(CLI::App& parent) {
       "Examples:\n"
       "  ragmeter eval data.jsonl --metrics token_f1,rouge_l,bleu --out results.jsonl\n"
       "  ragmeter eval data.csv --metrics precision@5,ndcg@10 --summary summary.json\n"
-      "  ragmeter eval data.jsonl --metrics token_f1 --fail-under token_f1=0.6   (for CI)\n\n"
+      "  ragmeter eval data.jsonl --metrics token_f1 --fail-under token_f1=0.6   (for CI)\n"
+      "  ragmeter eval data.jsonl --metrics ragas                  (offline judge: no key)\n"
+      "  ragmeter eval data.jsonl --metrics ragas,answer_correctness \\\n"
+      "      --judge-url http://localhost:8080/v1 --judge-model qwen2.5 --dry-run\n"
+      "      (drop --dry-run to send; the key comes from OPENAI_API_KEY)\n\n"
       "Exit codes: 0 ok; 1 a --fail-under threshold not met; 2 bad usage or unusable input;\n"
       "3 rows rejected or scores failed while the run completed (--allow-failures: 0).");
   cmd->add_option("dataset", args->dataset, "Dataset file (.jsonl, .json, .csv) or - for stdin")
