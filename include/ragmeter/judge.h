@@ -74,6 +74,15 @@ class Judge {
   // The claim ledger of the sample: claims of response and reference (when present),
   // the retrieved contexts as chunks, every table filled as far as the judge could.
   virtual StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) = 0;
+  // Execution plans (docs/metrics.md). In the compact plan every metric reads the one
+  // shared ledger: scope "" for all. A judge running ragas's call structure gives a
+  // metric its own scope, and builds that scope's ledger with that metric's calls.
+  virtual std::string ledger_scope(std::string_view /*metric*/) const { return {}; }
+  virtual StatusOr<ClaimLedger> scoped_claim_ledger(const Sample& sample, std::string_view scope,
+                                                    CallLog* calls) {
+    (void)scope;
+    return claim_ledger(sample, calls);
+  }
   // Cosine similarity of the two texts' embeddings, in [-1, 1].
   virtual StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) = 0;
   // Questions the response answers, and whether it is noncommittal.
@@ -121,6 +130,9 @@ class SampleJudgement {
   Judge& judge() { return judge_; }
   // The ledger (asked for on the first call).
   const StatusOr<ClaimLedger>& ledger();
+  // The ledger `metric` reads (Judge::ledger_scope): the shared one in the compact plan,
+  // asked for once per scope. `calls` receives the CallLog behind it.
+  const StatusOr<ClaimLedger>& ledger_for(std::string_view metric, const CallLog** calls);
   // The generated questions (asked for on the first call).
   const StatusOr<GeneratedQuestions>& questions();
   // similarity(response, reference), asked for on the first call. Precondition: both set.
@@ -137,6 +149,11 @@ class SampleJudgement {
   std::optional<StatusOr<GeneratedQuestions>> questions_;
   std::optional<StatusOr<double>> similarity_;
   CallLog ledger_calls_;
+  struct Scoped {
+    std::optional<StatusOr<ClaimLedger>> ledger;
+    CallLog calls;
+  };
+  std::map<std::string, Scoped, std::less<>> scoped_;
   CallLog questions_calls_;
   CallLog similarity_calls_;
 };

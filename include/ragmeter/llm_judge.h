@@ -76,6 +76,18 @@ struct LlmJudgeOptions {
   // A claims call too long for the window becomes one call per text (response,
   // reference), each text in pieces between sentences, the claims of the pieces in order.
   int context_tokens = 0;
+  // The ragas plan (--plan ragas): faithfulness, context recall/precision/utilization,
+  // noise sensitivity and factual_correctness (with answer_correctness) each build their
+  // own ledger with ragas's call structure instead of reading the shared one:
+  //   faithfulness / context_recall   1 statements call + 1 verdict call against all
+  //                                   contexts joined (ragas's NLI over the context)
+  //   context_precision / _utilization  1 call per chunk: is the whole reference
+  //                                   (response) supported by the chunk
+  //   noise_sensitivity               2 statements calls + 2K chunk calls + 1 (vs R)
+  //   factual_correctness             2 statements calls + 2 verdict calls
+  // The other metrics read the compact ledger as before. For comparing with a ragas
+  // baseline and with the compact plan; the numbers are close to ragas's, not equal.
+  bool ragas_plan = false;
 };
 
 // InvalidArgument when options.chat is null.

@@ -91,6 +91,19 @@ const StatusOr<ClaimLedger>& SampleJudgement::ledger() {
   return *ledger_;
 }
 
+const StatusOr<ClaimLedger>& SampleJudgement::ledger_for(std::string_view metric,
+                                                          const CallLog** calls) {
+  const std::string scope = judge_.ledger_scope(metric);
+  if (scope.empty()) {
+    *calls = &ledger_calls_;
+    return ledger();
+  }
+  Scoped& scoped = scoped_[scope];
+  if (!scoped.ledger) scoped.ledger.emplace(judge_.scoped_claim_ledger(sample_, scope, &scoped.calls));
+  *calls = &scoped.calls;
+  return *scoped.ledger;
+}
+
 const StatusOr<GeneratedQuestions>& SampleJudgement::questions() {
   if (!questions_) questions_.emplace(judge_.questions_for(sample_, &questions_calls_));
   return *questions_;

@@ -50,11 +50,13 @@ MetricResult with_calls(MetricResult result, const CallLog& calls) {
 
 // Reads a ledger metric after checking the fields.
 template <typename Read>
-MetricResult from_ledger(Judgement& j, bool response, bool reference, bool contexts, Read read) {
+MetricResult from_ledger(Judgement& j, std::string_view metric, bool response, bool reference,
+                         bool contexts, Read read) {
   if (auto skip = require(j.sample(), false, response, reference, contexts)) return *skip;
-  const auto& ledger = j.ledger();
-  if (!ledger.ok()) return with_calls(judge_failed(ledger.status()), j.ledger_calls());
-  return with_calls(read(*ledger), j.ledger_calls());
+  const CallLog* calls = nullptr;
+  const auto& ledger = j.ledger_for(metric, &calls);
+  if (!ledger.ok()) return with_calls(judge_failed(ledger.status()), *calls);
+  return with_calls(read(*ledger), *calls);
 }
 
 MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {
@@ -72,38 +74,39 @@ MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {
 
 }  // namespace
 
-MetricResult faithfulness(Judgement& j, const MetricRequest&, const ScoringOptions&) {
-  return from_ledger(j, true, false, true, ledger_faithfulness);
+MetricResult faithfulness(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
+  return from_ledger(j, r.info->name, true, false, true, ledger_faithfulness);
 }
 
-MetricResult context_precision(Judgement& j, const MetricRequest&, const ScoringOptions&) {
-  return from_ledger(j, false, true, true, ledger_context_precision);
+MetricResult context_precision(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
+  return from_ledger(j, r.info->name, false, true, true, ledger_context_precision);
 }
 
-MetricResult context_utilization(Judgement& j, const MetricRequest&, const ScoringOptions&) {
-  return from_ledger(j, true, false, true, ledger_context_utilization);
+MetricResult context_utilization(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
+  return from_ledger(j, r.info->name, true, false, true, ledger_context_utilization);
 }
 
-MetricResult context_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
-  return from_ledger(j, false, true, true, ledger_context_recall);
+MetricResult context_recall(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
+  return from_ledger(j, r.info->name, false, true, true, ledger_context_recall);
 }
 
-MetricResult noise_sensitivity_relevant(Judgement& j, const MetricRequest&, const ScoringOptions&) {
-  return from_ledger(j, true, true, true, [](const ClaimLedger& ledger) {
+MetricResult noise_sensitivity_relevant(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
+  return from_ledger(j, r.info->name, true, true, true, [](const ClaimLedger& ledger) {
     return ledger_noise_sensitivity(ledger, NoiseMode::kRelevant);
   });
 }
 
-MetricResult noise_sensitivity_irrelevant(Judgement& j, const MetricRequest&,
+MetricResult noise_sensitivity_irrelevant(Judgement& j, const MetricRequest& r,
                                           const ScoringOptions&) {
-  return from_ledger(j, true, true, true, [](const ClaimLedger& ledger) {
+  return from_ledger(j, r.info->name, true, true, true, [](const ClaimLedger& ledger) {
     return ledger_noise_sensitivity(ledger, NoiseMode::kIrrelevant);
   });
 }
 
 namespace {
 MetricResult factual(Judgement& j, FactualMode mode, const ScoringOptions& o) {
-  return from_ledger(j, true, true, false, [&](const ClaimLedger& ledger) {
+  // Every factual_correctness mode and answer_correctness read the same ledger scope.
+  return from_ledger(j, "factual_correctness", true, true, false, [&](const ClaimLedger& ledger) {
     return ledger_factual_correctness(ledger, mode, LedgerMetricOptions{o.factual_beta, false});
   });
 }
@@ -354,13 +357,13 @@ MetricResult summary_score(Judgement& j, const MetricRequest&, const ScoringOpti
 }
 
 template <RagcheckerMetric M>
-MetricResult ragchecker(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+MetricResult ragchecker(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
   constexpr bool kResponse = M != RagcheckerMetric::kClaimRecall &&
                              M != RagcheckerMetric::kContextPrecision;
   constexpr bool kReference = M != RagcheckerMetric::kFaithfulness;
   constexpr bool kContexts = M != RagcheckerMetric::kPrecision &&
                              M != RagcheckerMetric::kRecall && M != RagcheckerMetric::kF1;
-  return from_ledger(j, kResponse, kReference, kContexts,
+  return from_ledger(j, r.info->name, kResponse, kReference, kContexts,
                      [](const ClaimLedger& ledger) { return ragchecker_metric(ledger, M); });
 }
 

@@ -139,3 +139,25 @@ def test_texts_longer_than_the_window_are_read_in_pieces_for_claims(run, tmp_pat
               and "Fact number" in b["messages"][1]["content"]]
     texts = [p[p.index("RESPONSE:\n") + len("RESPONSE:\n"):p.index("\n\nREFERENCE:")] for p in pieces]
     assert len(texts) >= 2 and " ".join(texts) == long_answer  # nothing dropped
+
+
+def test_the_ragas_plan_makes_ragas_calls_per_metric(run, tmp_path, fake_server):
+    data = tmp_path / "d.jsonl"
+    write_row(data, ["Paris has a tower.", "The tower opened in 1889."])
+    common = ["--judge-url", fake_server + "/v1", "--judge-model", "fake", "--cache-mode", "off",
+              "-q", "--metrics", "faithfulness,context_precision,context_recall"]
+    p = run("eval", data, *common, "--plan", "ragas", "--summary", tmp_path / "s.json")
+    assert p.returncode == 0, p.stderr
+    # faithfulness: statements + 1 verdict call on the joined contexts (2);
+    # context_recall: the same for the reference (2); context_precision: 1 per chunk (2).
+    assert chat_requests(fake_server) == 6
+    s = json.loads((tmp_path / "s.json").read_text())
+    assert s["judge"]["name"].endswith("ragas plan)")
+    assert s["usage"]["by_call"]["claims"]["calls"] == 2
+    assert s["usage"]["by_call"]["verdicts"]["calls"] == 4
+    for name in ("faithfulness", "context_precision", "context_recall"):
+        assert s["metrics"][name]["n"] == 1
+    assert s["metrics"]["context_precision"]["mean"] == 1.0  # every chunk "useful"
+    # The compact plan asks 5 calls for the same three metrics (and any more).
+    p = run("eval", data, *common)
+    assert chat_requests(fake_server) == 6 + 5

@@ -44,6 +44,7 @@ struct EvalArgs {
   std::optional<int> concurrency;
   std::optional<double> max_cost, timeout;
   int judge_context_tokens = 0;
+  std::string plan = "compact";
   bool judge_given = false;
   std::string traces;
   bool dry_run = false;
@@ -189,6 +190,7 @@ StatusOr<std::shared_ptr<Judge>> make_judge(const EvalArgs& args, JudgeClients* 
   options.endpoint = chat_options.endpoint.base_url;
   options.endpoint_options = chat_options.endpoint;
   options.context_tokens = args.judge_context_tokens;
+  options.ragas_plan = args.plan == "ragas";
   if (settings.embedder != "offline") {
     RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
                               llm::to_embedder_client_options(settings));
@@ -279,6 +281,10 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
     return kExitOk;
   }
   std::cout << fmt::format("judge: {} at {}\n", client->endpoint.model, client->endpoint.base_url);
+  if (args.plan != "compact") {
+    std::cout << "note: the estimate below is for the compact plan; --plan " << args.plan
+              << " makes more calls\n";
+  }
   std::cout << fmt::format("planned calls: {}", plan.total_calls());
   std::string sep = " (";
   for (const auto& [kind, n] : plan.calls) {
@@ -524,6 +530,10 @@ CommandRun add_eval_command(CLI::App& parent) {
                   "The judge model's context window; verdict calls that would not fit are split "
                   "(premise pieces x claim groups), never truncated. 0: unknown, no splitting")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--plan", args->plan,
+                  "compact (default: one claim ledger per sample, shared by every metric) or "
+                  "ragas (ragas's call structure, one set of calls per metric, for comparison)")
+      ->check(CLI::IsMember({"compact", "ragas"}));
   cmd->add_flag("--dry-run", args->dry_run,
                 "Print the judge calls the run would make and their estimated tokens and cost; "
                 "send nothing");
