@@ -10,12 +10,17 @@ schema, and counts the requests it gets. That makes the number of calls exact:
 (The real local LLM server's end-to-end test is tests/llm/test_eval_llm_judge.py.)
 """
 import json
+import os
+import pathlib
 import subprocess
 import urllib.request
 
 import pytest
 
-from conftest import BUILD
+# Not imported from conftest: pytest runs tests/llm in the same session, and its conftest
+# module has the same name.
+REPO = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
 
 REPLY = json.dumps({
     "response_claims": ["The tower is in Paris."],
