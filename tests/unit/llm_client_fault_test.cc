@@ -355,6 +355,24 @@ TEST_F(LlmClientFaultTest, FormatRejectedWith500FallsBackToJsonObjectWithSchemaW
             json({{"type", "json_object"}, {"schema", verdict_request().schema}}));
 }
 
+TEST_F(LlmClientFaultTest, CallsQueuedBeforeTheFallbackUseTheLearntFormat) {
+  server_->script({{"steps", {llama_cpp_python_rejection()}}});
+  ClientOptions serial = options();
+  serial.limits.max_in_flight = 1;  // the other calls wait in the queue meanwhile
+  auto client = client_for(serial);
+  std::vector<std::future<StatusOr<ChatResponse>>> replies;
+  for (int i = 0; i < 4; ++i) {
+    replies.push_back(client->chat(verdict_request("Claim " + std::to_string(i) + "?")));
+  }
+  for (auto& reply : replies) ASSERT_TRUE(wait(std::move(reply)).ok());
+  json sent = server_->recent_requests();
+  ASSERT_EQ(sent.size(), 5u);  // one refusal in all, not one per queued call
+  EXPECT_EQ(sent[0]["body"]["response_format"]["type"], "json_schema");
+  for (std::size_t i = 1; i < sent.size(); ++i) {
+    EXPECT_EQ(sent[i]["body"]["response_format"]["type"], "json_object") << i;
+  }
+}
+
 TEST_F(LlmClientFaultTest, EveryFormatRejectedWith500EndsInPlainTextWithoutRetries) {
   json rejected = llama_cpp_python_rejection();
   server_->script({{"steps", {rejected, rejected, rejected}}});
