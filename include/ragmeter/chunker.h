@@ -17,7 +17,11 @@
 //      straddles the window's start.
 //   4. Chunk text is trimmed of surrounding whitespace; a chunk shorter than `min_size`
 //      units after trimming is dropped. Nothing is prefixed to the text: the title and
-//      heading path are fields of the Chunk.
+//      heading path are fields of the DocumentChunk.
+//
+// The type is DocumentChunk, not Chunk: ragmeter::Chunk is the claim ledger's retrieved
+// chunk (claim_ledger.h), and two definitions of one name break the build (or, in
+// separate translation units, the one-definition rule, silently).
 // Units: kCharacters counts Unicode code points; kTokens counts ICU word-boundary
 // segments that are words (letters, numbers, kana, ideographs: rule status not
 // UBRK_WORD_NONE), so spaces and punctuation are free. Both are count_units().
@@ -50,7 +54,7 @@ struct ChunkerOptions {
   std::size_t min_size = 50;
 };
 
-struct Chunk {
+struct DocumentChunk {
   // Hex SHA-256 of source_path, '\0', the decimal ordinal, '\0', text: stable across
   // runs and machines for the same document and options.
   std::string id;
@@ -65,12 +69,13 @@ struct Chunk {
 // Splits `doc` into chunks (rules above), in document order.
 // Returns InvalidArgument when size is 0 or overlap >= size; otherwise the chunks,
 // possibly none (every chunk under min_size).
-StatusOr<std::vector<Chunk>> chunk_document(const Document& doc, const ChunkerOptions& options);
+StatusOr<std::vector<DocumentChunk>> chunk_document(const Document& doc,
+                                                    const ChunkerOptions& options);
 
 // The length of `text` in `unit`s (see the file comment); `text` must be valid UTF-8.
 std::size_t count_units(std::string_view text, ChunkUnit unit);
 
-// The chunk id for (source_path, ordinal, text), as in Chunk::id.
+// The chunk id for (source_path, ordinal, text), as in DocumentChunk::id.
 std::string chunk_id(std::string_view source_path, std::size_t ordinal, std::string_view text);
 
 }  // namespace ragmeter

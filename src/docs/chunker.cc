@@ -315,13 +315,13 @@ std::string chunk_id(std::string_view source_path, std::size_t ordinal, std::str
   return hex(digest, size);
 }
 
-StatusOr<std::vector<Chunk>> chunk_document(const Document& doc, const ChunkerOptions& options) {
+StatusOr<std::vector<DocumentChunk>> chunk_document(const Document& doc, const ChunkerOptions& options) {
   if (options.size == 0) return invalid_argument("chunk size must be positive");
   if (options.overlap >= options.size) {
     return invalid_argument("chunk overlap (" + std::to_string(options.overlap) +
                             ") must be smaller than the chunk size (" + std::to_string(options.size) + ")");
   }
-  std::vector<Chunk> chunks;
+  std::vector<DocumentChunk> chunks;
   for (const Section& section : join_short_sections(split_sections(doc), options)) {
     SectionChunker chunker(section, options);
     chunker.run([&](std::size_t start, std::size_t end) {
@@ -332,7 +332,7 @@ StatusOr<std::vector<Chunk>> chunk_document(const Document& doc, const ChunkerOp
       const auto block = std::upper_bound(section.block_starts.begin(), section.block_starts.end(), first);
       const std::size_t index = static_cast<std::size_t>(block - section.block_starts.begin());
       const DocumentBlock& source = doc.blocks[section.blocks[index == 0 ? 0 : index - 1]];
-      Chunk chunk;
+      DocumentChunk chunk;
       chunk.text = std::string(text);
       chunk.source_path = doc.path;
       chunk.title = doc.title;

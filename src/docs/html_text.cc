@@ -196,6 +196,7 @@ class HtmlWalker {
   ParsedText take() { return std::move(parsed_); }
   void set_title(std::string title) { parsed_.title = std::move(title); }
   const std::string& title() const { return parsed_.title; }
+  const std::string& first_h1() const { return first_h1_; }
 
  private:
   void walk_element(const GumboElement& element) {
@@ -244,10 +245,6 @@ class HtmlWalker {
     buffer_.clear();
   }
 
- public:
-  const std::string& first_h1() const { return first_h1_; }
-
- private:
   ParsedText parsed_;
   std::string buffer_;
   int in_pre_ = 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ragmeter/chunker.h"
+#include "ragmeter/claim_ledger.h"  // its ragmeter::Chunk must not collide with ours (ASan found the ODR clash)
 #include "ragmeter/dataset.h"
 #include "ragmeter/documents.h"
 
@@ -47,10 +48,10 @@ std::string sentences(int count, const std::string& tag = "Sentence") {
   return text;
 }
 
-std::vector<Chunk> chunk(const Document& doc, ChunkerOptions options) {
-  StatusOr<std::vector<Chunk>> chunks = chunk_document(doc, options);
+std::vector<DocumentChunk> chunk(const Document& doc, ChunkerOptions options) {
+  StatusOr<std::vector<DocumentChunk>> chunks = chunk_document(doc, options);
   EXPECT_TRUE(chunks.ok()) << chunks.status().to_string();
-  return chunks.ok() ? std::move(chunks).value() : std::vector<Chunk>{};
+  return chunks.ok() ? std::move(chunks).value() : std::vector<DocumentChunk>{};
 }
 
 std::string without_spaces(const std::string& text) {
@@ -69,8 +70,8 @@ std::string shared_text(const std::string& previous, const std::string& next) {
   return "";
 }
 
-void expect_well_formed(const std::vector<Chunk>& chunks, const ChunkerOptions& options) {
-  for (const Chunk& c : chunks) {
+void expect_well_formed(const std::vector<DocumentChunk>& chunks, const ChunkerOptions& options) {
+  for (const DocumentChunk& c : chunks) {
     EXPECT_LE(count_units(c.text, options.unit), options.size) << c.text;
     EXPECT_GE(count_units(c.text, options.unit), options.min_size) << c.text;
     EXPECT_TRUE(is_valid_utf8(c.text));
@@ -90,7 +91,7 @@ TEST(ChunkerTest, BadOptionsAreErrors) {
 
 TEST(ChunkerTest, ShortDocumentIsOneChunkWithMetadata) {
   const Document doc = document({block("Title", {"Title"}, true), block(sentences(3), {"Title"})});
-  const std::vector<Chunk> chunks = chunk(doc, {.size = 1000, .overlap = 100, .min_size = 10});
+  const std::vector<DocumentChunk> chunks = chunk(doc, {.size = 1000, .overlap = 100, .min_size = 10});
   ASSERT_EQ(chunks.size(), 1u);
   EXPECT_EQ(chunks[0].text, "Title\n\n" + sentences(3));
   EXPECT_EQ(chunks[0].source_path, "dir/doc.md");
@@ -103,7 +104,7 @@ TEST(ChunkerTest, ShortDocumentIsOneChunkWithMetadata) {
 TEST(ChunkerTest, CharacterSizeIsAnUpperBoundAndEndsAtSentences) {
   const Document doc = document({block(sentences(200))});
   const ChunkerOptions options{.size = 300, .overlap = 50, .min_size = 10};
-  const std::vector<Chunk> chunks = chunk(doc, options);
+  const std::vector<DocumentChunk> chunks = chunk(doc, options);
   ASSERT_GT(chunks.size(), 10u);
   expect_well_formed(chunks, options);
   for (std::size_t i = 0; i < chunks.size(); ++i) {
@@ -117,7 +118,7 @@ TEST(ChunkerTest, CharacterSizeIsAnUpperBoundAndEndsAtSentences) {
 TEST(ChunkerTest, ConsecutiveChunksOverlapAtASentence) {
   const Document doc = document({block(sentences(200))});
   const ChunkerOptions options{.size = 300, .overlap = 80, .min_size = 10};
-  const std::vector<Chunk> chunks = chunk(doc, options);
+  const std::vector<DocumentChunk> chunks = chunk(doc, options);
   ASSERT_GT(chunks.size(), 2u);
   for (std::size_t i = 1; i < chunks.size(); ++i) {
     const std::string shared = shared_text(chunks[i - 1].text, chunks[i].text);
@@ -126,22 +127,22 @@ TEST(ChunkerTest, ConsecutiveChunksOverlapAtASentence) {
     EXPECT_EQ(shared.rfind("Sentence", 0), 0u);
   }
   // No overlap: the chunks are the text, cut.
-  const std::vector<Chunk> plain = chunk(doc, {.size = 300, .overlap = 0, .min_size = 0});
+  const std::vector<DocumentChunk> plain = chunk(doc, {.size = 300, .overlap = 0, .min_size = 0});
   std::string joined;
-  for (const Chunk& c : plain) joined += c.text;
+  for (const DocumentChunk& c : plain) joined += c.text;
   EXPECT_EQ(without_spaces(joined), without_spaces(sentences(200)));
 }
 
 TEST(ChunkerTest, TokenSizeIsAnUpperBound) {
   const Document doc = document({block(sentences(300)), block("Second paragraph. " + sentences(40, "Other"))});
   const ChunkerOptions options{.size = 64, .overlap = 16, .unit = ChunkUnit::kTokens, .min_size = 5};
-  const std::vector<Chunk> chunks = chunk(doc, options);
+  const std::vector<DocumentChunk> chunks = chunk(doc, options);
   ASSERT_GT(chunks.size(), 20u);
   expect_well_formed(chunks, options);
   EXPECT_EQ(count_units("Hello, wide world! 42 times.", ChunkUnit::kTokens), 5u);
   // A paragraph end is preferred to a sentence end when it leaves a big enough chunk.
   bool ends_paragraph = false;
-  for (const Chunk& c : chunks) ends_paragraph |= c.text.ends_with("Sentence number 300 is here.");
+  for (const DocumentChunk& c : chunks) ends_paragraph |= c.text.ends_with("Sentence number 300 is here.");
   EXPECT_TRUE(ends_paragraph);
 }
 
@@ -153,10 +154,10 @@ TEST(ChunkerTest, ChunksDoNotSpanSections) {
       block("Delta", {"Gamma", "Delta"}, true), block(sentences(30, "Delta"), {"Gamma", "Delta"}),
   });
   const ChunkerOptions options{.size = 400, .overlap = 60, .min_size = 20};
-  const std::vector<Chunk> chunks = chunk(doc, options);
+  const std::vector<DocumentChunk> chunks = chunk(doc, options);
   expect_well_formed(chunks, options);
   int sections_started = 0;
-  for (const Chunk& c : chunks) {
+  for (const DocumentChunk& c : chunks) {
     const bool alpha = c.text.find("Alpha") != std::string::npos;
     const bool beta = c.text.find("Beta") != std::string::npos;
     const bool delta = c.text.find("Delta") != std::string::npos;
@@ -186,8 +187,8 @@ TEST(ChunkerTest, IdsAreStableAndDistinct) {
   EXPECT_EQ(chunk_id("a.txt", 0, "hello"), "eb74c5f270f6cdb014821cdc03b10cf9212e1cdfef21bd9a450e5ba879c4862f");
   const Document doc = document({block(sentences(100))});
   const ChunkerOptions options{.size = 200, .overlap = 20, .min_size = 10};
-  const std::vector<Chunk> first = chunk(doc, options);
-  const std::vector<Chunk> second = chunk(doc, options);
+  const std::vector<DocumentChunk> first = chunk(doc, options);
+  const std::vector<DocumentChunk> second = chunk(doc, options);
   ASSERT_EQ(first.size(), second.size());
   for (std::size_t i = 0; i < first.size(); ++i) {
     EXPECT_EQ(first[i].id, second[i].id);
@@ -206,13 +207,13 @@ TEST(ChunkerTest, MultibyteTextIsSplitBetweenCodePoints) {
   const Document doc = document({block(text)});
   for (std::size_t size : {1, 2, 3, 7, 50, 333}) {
     const ChunkerOptions options{.size = size, .overlap = size / 3, .min_size = 0};
-    const std::vector<Chunk> chunks = chunk(doc, options);
+    const std::vector<DocumentChunk> chunks = chunk(doc, options);
     ASSERT_FALSE(chunks.empty());
     expect_well_formed(chunks, options);
   }
-  const std::vector<Chunk> cut = chunk(doc, {.size = 7, .overlap = 0, .min_size = 0});
+  const std::vector<DocumentChunk> cut = chunk(doc, {.size = 7, .overlap = 0, .min_size = 0});
   std::string joined;
-  for (const Chunk& c : cut) joined += c.text;
+  for (const DocumentChunk& c : cut) joined += c.text;
   EXPECT_EQ(without_spaces(joined), without_spaces(text));
   const ChunkerOptions tokens{.size = 5, .overlap = 2, .unit = ChunkUnit::kTokens, .min_size = 1};
   expect_well_formed(chunk(doc, tokens), tokens);
@@ -221,20 +222,20 @@ TEST(ChunkerTest, MultibyteTextIsSplitBetweenCodePoints) {
 TEST(ChunkerTest, OneHugeWordIsCutByCharacters) {
   const Document doc = document({block(std::string(2'000'000, 'a'))});
   const ChunkerOptions options{.size = 1000, .overlap = 100, .min_size = 50};
-  const std::vector<Chunk> chunks = chunk(doc, options);
+  const std::vector<DocumentChunk> chunks = chunk(doc, options);
   expect_well_formed(chunks, options);
   EXPECT_EQ(chunks.size(), 2223u);  // 999 chunks of 1000 with 100 overlap per 900 new
   // In tokens, a word is one unit whatever its length.
-  const std::vector<Chunk> tokens = chunk(doc, {.size = 10, .overlap = 1, .unit = ChunkUnit::kTokens, .min_size = 1});
+  const std::vector<DocumentChunk> tokens = chunk(doc, {.size = 10, .overlap = 1, .unit = ChunkUnit::kTokens, .min_size = 1});
   ASSERT_EQ(tokens.size(), 1u);
 }
 
 TEST(ChunkerTest, PagesComeFromTheFirstBlock) {
   const Document doc = document({block(sentences(20), {}, false, 1), block(sentences(20, "Page2"), {}, false, 2),
                                  block(sentences(20, "Page3"), {}, false, 3)});
-  const std::vector<Chunk> chunks = chunk(doc, {.size = 400, .overlap = 40, .min_size = 10});
+  const std::vector<DocumentChunk> chunks = chunk(doc, {.size = 400, .overlap = 40, .min_size = 10});
   ASSERT_GT(chunks.size(), 3u);
-  for (const Chunk& c : chunks) {
+  for (const DocumentChunk& c : chunks) {
     if (c.text.starts_with("Page2")) {
       EXPECT_EQ(c.page, 2);
     }
@@ -254,10 +255,10 @@ TEST(ChunkerTest, RealHtmlPageChunksWithinBounds) {
   for (ChunkerOptions options : {ChunkerOptions{}, ChunkerOptions{.size = 256, .overlap = 32},
                                  ChunkerOptions{.size = 128, .overlap = 16, .unit = ChunkUnit::kTokens,
                                                 .min_size = 8}}) {
-    const std::vector<Chunk> chunks = chunk(*doc, options);
+    const std::vector<DocumentChunk> chunks = chunk(*doc, options);
     ASSERT_GT(chunks.size(), 10u);
     expect_well_formed(chunks, options);
-    for (const Chunk& c : chunks) {
+    for (const DocumentChunk& c : chunks) {
       EXPECT_EQ(c.source_path, "library/json.html");
       ASSERT_FALSE(c.headings.empty());
       EXPECT_EQ(c.headings[0], "json — JSON encoder and decoder");
