@@ -25,6 +25,13 @@
 
 namespace ragmeter {
 
+// context_entity_recall's entities: of the reference, and of the retrieved contexts
+// together (normalised strings; each list without repeats).
+struct EntityLists {
+  std::vector<std::string> reference;
+  std::vector<std::string> contexts;
+};
+
 // What a judge proposes for answer_relevancy.
 struct GeneratedQuestions {
   std::vector<std::string> questions;  // questions the response would answer
@@ -87,8 +94,17 @@ class Judge {
   virtual StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) = 0;
   // Questions the response answers, and whether it is noncommittal.
   virtual StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) = 0;
+  // Cosine similarities of `a` to each of `others` (answer_relevancy). The default asks
+  // similarity() once per text; a judge with an embedder embeds them in one request.
+  virtual StatusOr<std::vector<double>> similarities(std::string_view a,
+                                                     const std::vector<std::string>& others,
+                                                     CallLog* calls);
   // The named entities (people, places, organisations, dates, numbers) of `text`.
   virtual StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) = 0;
+  // The entities of the reference and of the contexts. The default asks entities() for
+  // the reference and for each context; the LLM judge asks one call for both lists.
+  virtual StatusOr<EntityLists> reference_and_context_entities(
+      std::string_view reference, const std::vector<std::string>& contexts, CallLog* calls);
   // The verdict of the aspect critic `name` with `definition` on the sample (question,
   // response, contexts and reference when present), by majority over `votes` (odd)
   // judgements. The default, and the offline judge, answer FailedPrecondition: critics

@@ -7,24 +7,28 @@
 //       when both are short answers (offline_judge.h's rule: one sentence of at most 5
 //       words and no verb): their claim is the question followed by the answer, as the
 //       offline judge writes it, since small models tend to copy the fragment;
-//   K   verdicts: every response and reference claim against chunk k (one call per chunk);
-//   1   verdicts: the response's claims against the reference text;
-//   1   verdicts: the reference's claims against the response text.
-// The K + 2 verdict calls run concurrently. Within a call a repeated claim text is asked
-// once; claims the reply leaves out are asked once more on their own (one extra call).
-// A call that is not needed (no claims on a side, no chunks) is not made.
-// answer_relevancy adds one call (3 questions and a noncommittal flag);
-// context_entity_recall one per distinct text; semantic similarity uses the embedder
+//   1   verdict table: every claim against every distinct premise at once (the K chunks,
+//       the reference for the response's claims, the response for the reference's),
+//       the reply listing per claim the passages that support it and those that
+//       contradict it. When the window (context_tokens) cannot hold them all, the
+//       premises are grouped into as few calls as fit, run concurrently; a premise too
+//       long to share a call is judged on its own, split into pieces (see below).
+// Within a call a repeated claim text is asked once; claims the reply leaves out are asked
+// once more (one extra call). A call that is not needed (no claims, no premises) is not
+// made.
+// answer_relevancy adds one call (3 questions and a noncommittal flag) and, with an
+// embedder, one embeddings request for the question and the generated questions;
+// context_entity_recall one call for the reference's and the contexts' entities (one per
+// text when they do not fit the window together); semantic similarity uses the embedder
 // when one is configured, else the offline vectors (text_vectors.h). context_relevance
 // asks once for the context sentences needed to answer the question (a copied text
 // counts for the context sentence that contains it or that it contains); summary_score
 // asks for the reference contexts' claims, then whether the response states each;
 // aspect critics ask once per vote, rubric scores once.
 //
-// Because the cache keys on the full request, a rerun in which only the retriever
-// changed pays for the verdict calls of the new chunks only: the claims call and every
-// unchanged chunk's call are served from the cache (verdict requests hold the claims
-// and the chunk, not the question).
+// Verdicts are stored by content (verdict_cache below): each (claim, premise) pair once,
+// however the calls were grouped. A rerun in which only the retriever changed asks one
+// verdict call holding only the new chunks and the claims; the claims call is a cache hit.
 //
 // Prompts live in src/judge/prompts/*.txt, embedded at build time; every request is the
 // same system message (the static part, byte-identical across calls, so servers can
@@ -45,8 +49,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ragmeter/judge.h"
@@ -55,7 +61,7 @@
 
 namespace ragmeter {
 
-inline constexpr std::string_view kLlmPromptVersion = "llm-v1";
+inline constexpr std::string_view kLlmPromptVersion = "llm-v2";
 
 struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> chat;      // required
@@ -88,6 +94,11 @@ struct LlmJudgeOptions {
   // The other metrics read the compact ledger as before. For comparing with a ragas
   // baseline and with the compact plan; the numbers are close to ragas's, not equal.
   bool ragas_plan = false;
+  // Where verdicts are stored by content (claim text, premise text, endpoint, model and
+  // prompt texts), so that a rerun asks only for the (claim, premise) pairs it has not
+  // seen however the calls are grouped: normally the chat client's cache file and mode.
+  // nullopt: no store (every needed pair is asked, through the client's request cache).
+  std::optional<llm::CacheOptions> verdict_cache;
 };
 
 // InvalidArgument when options.chat is null.
@@ -97,8 +108,11 @@ StatusOr<std::shared_ptr<Judge>> make_llm_judge(LlmJudgeOptions options);
 
 // The calls the LLM judge would make for one sample and the requested metrics, before
 // any cache lookup, and a rough token estimate (4 bytes of prompt per token; claims as
-// long as the texts they come from; ~30 completion tokens per verdict). An upper bound
-// on calls except for the follow-up asked when a reply leaves claims out.
+// long as the texts they come from; ~30 completion tokens per verdict). Verdict tables
+// are grouped by the window as the judge groups them (`context_tokens`, `max_tokens` as
+// in LlmJudgeOptions); a premise too long for a call of its own is counted once, though
+// the judge splits it into several. Follow-ups for claims a reply leaves out are not
+// counted.
 struct PlannedCalls {
   std::map<std::string, std::int64_t> calls;  // by kind: claims, verdicts, questions, entities, embeddings
   std::int64_t prompt_tokens = 0;
@@ -110,11 +124,13 @@ struct PlannedCalls {
 
 // `with_embedder`: similarity goes to an embeddings endpoint (else offline, no call).
 PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
-                            bool with_embedder);
+                            bool with_embedder, int context_tokens = 0, int max_tokens = 2048);
 
 // ---- The requests, exposed for tests --------------------------------------------
 
 // The claims request for a question, response and reference (absent texts as empty).
+// The reply schema has a key only for the texts given (response_claims,
+// reference_claims; response_claims when neither is).
 llm::ChatRequest llm_claims_request(std::string_view question, std::string_view response,
                                     std::string_view reference);
 // The verdicts request: numbered claims (1-based) against one premise.
@@ -122,6 +138,23 @@ llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
                                       std::string_view premise);
 // Reads a verdicts reply into cells (one per claim, missing where the reply says
 // nothing about a claim).
+// The verdict table request of the compact plan: claims numbered from 1, premises
+// labelled "P1", "P2", ..., and a reply object with one required key per asked cell,
+// "Pj: claim i" -> "Entailment" | "Neutral" | "Contradiction", passage by passage, then
+// "reason i" per claim. `pairs` are the (claim, premise) cells to ask, 0-based; empty:
+// every claim against every premise. Only the cells a ledger needs are asked, so a claim
+// is never asked against the text it came from.
+llm::ChatRequest llm_verdict_table_request(
+    const std::vector<std::string>& claims, const std::vector<std::string>& premises,
+    const std::vector<std::pair<std::size_t, std::size_t>>& pairs = {});
+
+// The cells [claim][premise] of a verdict table reply: each key "Pj: claim i" with a
+// verdict label fills its cell (non-entailed cells get "reason i" as reason); cells
+// without a key or with another value stay missing with no reason.
+std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::json& reply,
+                                                             std::size_t claims,
+                                                             std::size_t premises);
+
 std::vector<VerdictCell> read_llm_verdicts(const nlohmann::json& reply, std::size_t claims);
 
 }  // namespace ragmeter

@@ -71,6 +71,33 @@ class OfflineJudge : public Judge {
 
 }  // namespace
 
+StatusOr<std::vector<double>> Judge::similarities(std::string_view a,
+                                                 const std::vector<std::string>& others,
+                                                 CallLog* calls) {
+  std::vector<double> out;
+  for (const std::string& other : others) {
+    RAGMETER_ASSIGN_OR_RETURN(double value, similarity(a, other, calls));
+    out.push_back(value);
+  }
+  return out;
+}
+
+StatusOr<EntityLists> Judge::reference_and_context_entities(std::string_view reference,
+                                                            const std::vector<std::string>& contexts,
+                                                            CallLog* calls) {
+  EntityLists out;
+  RAGMETER_ASSIGN_OR_RETURN(out.reference, entities(reference, calls));
+  for (const std::string& context : contexts) {
+    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::string> found, entities(context, calls));
+    for (std::string& entity : found) {
+      if (std::find(out.contexts.begin(), out.contexts.end(), entity) == out.contexts.end()) {
+        out.contexts.push_back(std::move(entity));
+      }
+    }
+  }
+  return out;
+}
+
 StatusOr<CriticVerdict> Judge::critique(const Sample&, std::string_view name, std::string_view,
                                         int, CallLog*) {
   return failed_precondition("the aspect critic '" + std::string(name) +

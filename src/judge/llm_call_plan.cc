@@ -1,6 +1,9 @@
 // What the LLM judge would ask for a sample (--dry-run): the calls by kind and a rough
 // token estimate, from the same rules as llm_judge.cc, without sending anything.
+#include <algorithm>
 #include <string>
+
+#include "judge/verdict_table.h"
 
 #include "ragmeter/llm_judge.h"
 #include "ragmeter/offline_judge.h"
@@ -39,7 +42,7 @@ PlannedCalls& PlannedCalls::operator+=(const PlannedCalls& other) {
 }
 
 PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
-                            bool with_embedder) {
+                            bool with_embedder, int context_tokens, int max_tokens) {
   bool ledger = false, questions = false, entities = false, similarity = false;
   for (const MetricRequest& request : metrics) {
     if (request.info == nullptr || request.info->judged == nullptr) continue;
@@ -74,24 +77,27 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
                                    response.size() + reference.size());
       plan.completion_tokens += tokens(response.size() + reference.size());
     }
+    // One verdict table per group of distinct premises that fits the window together
+    // (verdict_table.h): the chunks, the reference (for response claims) and the
+    // response (for reference claims).
+    std::vector<std::string> premises;
+    auto add = [&premises](const std::string& text) {
+      if (std::find(premises.begin(), premises.end(), text) == premises.end()) premises.push_back(text);
+    };
     if (response_claims + reference_claims > 0) {
-      for (const std::string& chunk : chunks) {
-        plan.calls["verdicts"] += 1;
-        plan.prompt_tokens += tokens(system + prompts::k_verdicts.size() + chunk.size() +
-                                     response_claims + reference_claims);
-        plan.completion_tokens += kTokensPerVerdict * claim_count;
-      }
+      for (const std::string& chunk : chunks) add(chunk);
     }
-    if (response_claims > 0 && !reference.empty()) {
+    if (response_claims > 0 && !reference.empty()) add(reference);
+    if (reference_claims > 0 && !response.empty()) add(response);
+    std::vector<std::size_t> premise_bytes;
+    for (const std::string& premise : premises) premise_bytes.push_back(premise.size());
+    const std::size_t fixed = system + prompts::k_verdict_table.size() + 64;
+    for (const auto& group : group_premises(response_claims + reference_claims, premise_bytes,
+                                            fixed, context_tokens, max_tokens)) {
+      std::size_t bytes = fixed + response_claims + reference_claims;
+      for (std::size_t i : group) bytes += premise_bytes[i] + 8;
       plan.calls["verdicts"] += 1;
-      plan.prompt_tokens += tokens(system + prompts::k_verdicts.size() + reference.size() +
-                                   question.size() + response_claims);
-      plan.completion_tokens += kTokensPerVerdict * claim_count;
-    }
-    if (reference_claims > 0 && !response.empty()) {
-      plan.calls["verdicts"] += 1;
-      plan.prompt_tokens += tokens(system + prompts::k_verdicts.size() + response.size() +
-                                   question.size() + reference_claims);
+      plan.prompt_tokens += tokens(bytes);
       plan.completion_tokens += kTokensPerVerdict * claim_count;
     }
   }
@@ -99,15 +105,14 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
     plan.calls["questions"] += 1;
     plan.prompt_tokens += tokens(system + prompts::k_questions.size() + response.size());
     plan.completion_tokens += kQuestionTokens;
-    if (with_embedder) plan.calls["embeddings"] += 3;
+    if (with_embedder) plan.calls["embeddings"] += 1;  // the question and 3 generated, at once
   }
-  if (entities && !reference.empty()) {
-    for (std::size_t i = 0; i <= chunks.size(); ++i) {
-      const std::string& text = i == 0 ? reference : chunks[i - 1];
-      plan.calls["entities"] += 1;
-      plan.prompt_tokens += tokens(system + prompts::k_entities.size() + text.size());
-      plan.completion_tokens += kEntityTokens;
-    }
+  if (entities && !reference.empty()) {  // both entity lists in one call
+    std::size_t bytes = system + prompts::k_entity_lists.size() + reference.size();
+    for (const std::string& chunk : chunks) bytes += chunk.size() + 6;
+    plan.calls["entities"] += 1;
+    plan.prompt_tokens += tokens(bytes);
+    plan.completion_tokens += kEntityTokens * 2;
   }
   if (similarity && with_embedder && !response.empty() && !reference.empty()) {
     plan.calls["embeddings"] += 1;

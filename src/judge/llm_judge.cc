@@ -10,6 +10,9 @@
 #include <map>
 #include <mutex>
 
+#include "judge/call_book.h"
+#include "judge/verdict_store.h"
+#include "judge/verdict_table.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter/text_vectors.h"
 #include "ragmeter_prompts.inc"
@@ -39,62 +42,6 @@ std::string section(std::string_view name, std::string_view text) {
          "\n\n";
 }
 
-// Counts a judge's calls per kind and records their cache keys in the caller's CallLog.
-class CallBook {
- public:
-  explicit CallBook(llm::EndpointOptions endpoint) : endpoint_(std::move(endpoint)) {}
-
-  // The chat reply's parsed JSON, or why there is none.
-  StatusOr<Json> chat(llm::Client& client, llm::ChatRequest request, const std::string& kind,
-                      CallLog* calls) {
-    if (calls) calls->push_back(llm::chat_cache_key(endpoint_, request));
-    auto response = client.chat(std::move(request)).get();
-    record(kind, response.ok() ? &response->usage : nullptr,
-           response.ok() && response->from_cache);
-    if (!response.ok()) return response.status();
-    if (response->choices.empty() || !response->choices.front().json) {
-      return invalid_argument("the judge's reply holds no JSON");
-    }
-    return *response->choices.front().json;
-  }
-
-  void record(const std::string& kind, const llm::TokenUsage* usage, bool from_cache) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Tally& tally = tallies_[kind];
-    ++tally.calls;
-    if (usage == nullptr) {
-      ++tally.failed;
-      return;
-    }
-    if (from_cache) ++tally.cache_hits;
-    tally.prompt_tokens += usage->prompt_tokens;
-    tally.completion_tokens += usage->completion_tokens;
-  }
-
-  nlohmann::ordered_json report() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (const auto& [kind, t] : tallies_) {
-      out[kind] = {{"calls", t.calls},
-                   {"cache_hits", t.cache_hits},
-                   {"failed", t.failed},
-                   {"prompt_tokens", t.prompt_tokens},
-                   {"completion_tokens", t.completion_tokens}};
-    }
-    return out;
-  }
-
-  const llm::EndpointOptions& endpoint() const { return endpoint_; }
-
- private:
-  struct Tally {
-    std::int64_t calls = 0, cache_hits = 0, failed = 0, prompt_tokens = 0, completion_tokens = 0;
-  };
-  llm::EndpointOptions endpoint_;
-  mutable std::mutex mutex_;
-  std::map<std::string, Tally> tallies_;
-};
-
 // The sample's texts for critics and rubrics: the question, the contexts (numbered),
 // the response and the reference, each only when present.
 std::string sample_sections(const Sample& sample) {
@@ -112,18 +59,24 @@ std::string sample_sections(const Sample& sample) {
   return out;
 }
 
+std::vector<std::string> strings_of(const Json& value);
+
+// Entities are matched as normalised strings: case-folded, single spaces, each once.
+std::vector<std::string> normalised_entities(const Json& value) {
+  std::vector<std::string> out;
+  for (const std::string& entity : strings_of(value)) {
+    std::string normal = offline_fold_case(normalize_content_text(entity));
+    if (std::find(out.begin(), out.end(), normal) == out.end()) out.push_back(std::move(normal));
+  }
+  return out;
+}
+
 std::vector<std::string> strings_of(const Json& value) {
   std::vector<std::string> out;
   if (!value.is_array()) return out;
   for (const Json& item : value) {
     if (item.is_string() && !item.get<std::string>().empty()) out.push_back(item.get<std::string>());
   }
-  return out;
-}
-
-std::vector<std::string> texts_of(const std::vector<Claim>& claims) {
-  std::vector<std::string> out;
-  for (const Claim& claim : claims) out.push_back(claim.text);
   return out;
 }
 
@@ -176,8 +129,6 @@ std::vector<VerdictCell> judge_claims(CallBook& book, llm::Client& client,
 
 // ---- Fitting verdict calls into the judge's context window --------------------------
 
-// A conservative token estimate: English runs about 4 bytes per token; 3 leaves room.
-std::int64_t estimate_tokens(std::size_t bytes) { return static_cast<std::int64_t>(bytes) / 3 + 1; }
 
 // `text` in pieces of at most `max_tokens` (estimated), cut between sentences, and inside
 // a sentence that is too long on its own, between words. Nothing is dropped.
@@ -274,9 +225,11 @@ std::vector<VerdictCell> judge_within_window(CallBook& book, llm::Client& client
 
 class LlmJudge : public Judge {
  public:
-  explicit LlmJudge(LlmJudgeOptions options)
+  LlmJudge(LlmJudgeOptions options, std::shared_ptr<llm::ResponseCache> verdict_cache)
       : options_(std::move(options)), book_(options_.endpoint_options),
-        embed_book_(options_.embedder_endpoint_options) {}
+        embed_book_(options_.embedder_endpoint_options),
+        store_(std::move(verdict_cache), options_.endpoint_options,
+               std::string(prompts::k_system) + "\n" + std::string(prompts::k_verdict_table)) {}
 
   std::string description() const override {
     std::string out = "llm " + options_.model;
@@ -303,8 +256,12 @@ class LlmJudge : public Judge {
     const bool ask_reference = !reference.empty() && !reference_is_short;
     if ((ask_response || ask_reference) &&
         fits_window(question.size() + response.size() + reference.size(), prompts::k_claims)) {
+      // A text that needs no call (a short answer) is left out of the request, so a small
+      // model cannot put its claims on the other side.
       RAGMETER_ASSIGN_OR_RETURN(
-          Json claims, book_.chat(*options_.chat, llm_claims_request(question, response, reference),
+          Json claims, book_.chat(*options_.chat,
+                                  llm_claims_request(question, ask_response ? response : "",
+                                                     ask_reference ? reference : ""),
                                   "claims", calls));
       if (ask_response) response_claims = strings_of(claims["response_claims"]);
       if (ask_reference) reference_claims = strings_of(claims["reference_claims"]);
@@ -329,82 +286,50 @@ class LlmJudge : public Judge {
     }
     ledger.provenance = {"llm", options_.model, std::string(kLlmPromptVersion)};
 
-    // Every verdict call at once (one thread each waits on its reply; the client caps
-    // the requests in flight), then the cells into the tables.
-    const std::vector<std::string> response_texts = texts_of(ledger.response_claims);
-    std::vector<std::string> both = response_texts;
-    const std::vector<std::string> reference_texts = texts_of(ledger.reference_claims);
-    both.insert(both.end(), reference_texts.begin(), reference_texts.end());
-    llm::Client& client = *options_.chat;
-    using Cells = std::vector<VerdictCell>;
-    // One call log per task (they run concurrently), appended in task order afterwards.
-    std::vector<CallLog> logs(chunks.size() + 2);
-    CallBook& book = book_;
-    const int window = options_.context_tokens;
-    const int max_tokens = options_.max_tokens;
-    std::vector<std::future<Cells>> per_chunk;
-    if (!both.empty()) {
-      for (std::size_t k = 0; k < chunks.size(); ++k) {
-        per_chunk.push_back(std::async(std::launch::async, [&, k] {
-          return judge_within_window(book, client, both, chunks[k], window, max_tokens, &logs[k]);
-        }));
-      }
-    }
-    std::future<Cells> against_reference;
-    if (!ledger.response_claims.empty() && !reference.empty()) {
-      against_reference = std::async(std::launch::async, [&] {
-        return judge_within_window(book, client, response_texts, reference_short, window,
-                                   max_tokens, &logs[chunks.size()]);
-      });
-    }
-    std::future<Cells> against_response;
-    if (!ledger.reference_claims.empty() && !response.empty()) {
-      against_response = std::async(std::launch::async, [&] {
-        return judge_within_window(book, client, reference_texts, response_short, window,
-                                   max_tokens, &logs[chunks.size() + 1]);
-      });
-    }
-    const std::size_t a = ledger.response_claims.size();
-    for (std::size_t k = 0; k < per_chunk.size(); ++k) {
-      Cells cells = per_chunk[k].get();
-      for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (i < a) {
-          ledger.response_vs_chunks.at(i, k) = std::move(cells[i]);
-        } else {
-          ledger.reference_vs_chunks.at(i - a, k) = std::move(cells[i]);
-        }
-      }
-    }
-    if (against_reference.valid()) ledger.response_vs_reference = against_reference.get();
-    if (against_response.valid()) ledger.reference_vs_response = against_response.get();
-    if (calls) {
-      for (const CallLog& log : logs) calls->insert(calls->end(), log.begin(), log.end());
-    }
+    fill_verdicts(&ledger, chunks, reference.empty() ? std::nullopt : std::optional(reference_short),
+                  response.empty() ? std::nullopt : std::optional(response_short), calls);
     return ledger;
   }
 
   StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) override {
     if (!options_.embedder) return offline_similarity(a, b);
+    RAGMETER_ASSIGN_OR_RETURN(std::vector<double> values,
+                              similarities(a, {std::string(b)}, calls));
+    return values.front();
+  }
+
+  // One embeddings request for `a` and every text of `others`.
+  StatusOr<std::vector<double>> similarities(std::string_view a,
+                                             const std::vector<std::string>& others,
+                                             CallLog* calls) override {
+    if (!options_.embedder) return Judge::similarities(a, others, calls);
     llm::EmbeddingRequest request;
-    request.inputs = {std::string(a), std::string(b)};
+    request.inputs.push_back(std::string(a));
+    request.inputs.insert(request.inputs.end(), others.begin(), others.end());
     if (calls) calls->push_back(llm::embedding_cache_key(embed_book_.endpoint(), request));
     auto response = options_.embedder->embed(std::move(request)).get();
     embed_book_.record("embeddings", response.ok() ? &response->usage : nullptr,
                        response.ok() && response->from_cache);
     if (!response.ok()) return response.status();
-    if (response->vectors.size() != 2 || response->vectors[0].size() != response->vectors[1].size()) {
-      return invalid_argument("the embedder returned vectors of the wrong number or size");
+    const auto& vectors = response->vectors;
+    if (vectors.size() != others.size() + 1) {
+      return invalid_argument("the embedder returned " + std::to_string(vectors.size()) +
+                              " vectors for " + std::to_string(others.size() + 1) + " texts");
     }
-    double dot = 0, na = 0, nb = 0;
-    for (std::size_t i = 0; i < response->vectors[0].size(); ++i) {
-      double x = response->vectors[0][i];
-      double y = response->vectors[1][i];
-      dot += x * y;
-      na += x * x;
-      nb += y * y;
+    std::vector<double> out;
+    for (std::size_t n = 1; n < vectors.size(); ++n) {
+      if (vectors[n].size() != vectors[0].size()) {
+        return invalid_argument("the embedder returned vectors of different sizes");
+      }
+      double dot = 0, na = 0, nb = 0;
+      for (std::size_t i = 0; i < vectors[0].size(); ++i) {
+        dot += vectors[0][i] * vectors[n][i];
+        na += vectors[0][i] * vectors[0][i];
+        nb += vectors[n][i] * vectors[n][i];
+      }
+      out.push_back(na == 0 || nb == 0 ? 0.0 : dot / (std::sqrt(na) * std::sqrt(nb)));
     }
-    if (na == 0 || nb == 0) return 0.0;
-    return dot / (std::sqrt(na) * std::sqrt(nb));
+    return out;
   }
 
   StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) override {
@@ -433,12 +358,34 @@ class LlmJudge : public Judge {
                                make_request(section("TEXT", text), prompts::k_entities,
                                             std::move(schema), "entities", options_.max_tokens),
                                "entities", calls));
-    // Matched as normalised strings: case-folded, single spaces.
-    std::vector<std::string> out;
-    for (const std::string& entity : strings_of(reply["entities"])) {
-      std::string normal = offline_fold_case(normalize_content_text(entity));
-      if (std::find(out.begin(), out.end(), normal) == out.end()) out.push_back(std::move(normal));
+    return normalised_entities(reply["entities"]);
+  }
+
+  // Both lists in one call when the texts fit the window together; else one call per text.
+  StatusOr<EntityLists> reference_and_context_entities(std::string_view reference,
+                                                       const std::vector<std::string>& contexts,
+                                                       CallLog* calls) override {
+    std::string numbered;
+    for (std::size_t k = 0; k < contexts.size(); ++k) {
+      numbered += "[" + std::to_string(k + 1) + "] " + contexts[k] + "\n";
     }
+    if (!fits_window(reference.size() + numbered.size(), prompts::k_entity_lists)) {
+      return Judge::reference_and_context_entities(reference, contexts, calls);
+    }
+    Json schema = {{"type", "object"},
+                   {"properties", {{"reference_entities", string_array()},
+                                   {"context_entities", string_array()}}},
+                   {"required", {"reference_entities", "context_entities"}}};
+    RAGMETER_ASSIGN_OR_RETURN(
+        Json reply,
+        book_.chat(*options_.chat,
+                   make_request(section("REFERENCE", reference) + section("CONTEXTS", numbered),
+                                prompts::k_entity_lists, std::move(schema), "entities",
+                                options_.max_tokens),
+                   "entities", calls));
+    EntityLists out;
+    out.reference = normalised_entities(reply["reference_entities"]);
+    out.contexts = normalised_entities(reply["context_entities"]);
     return out;
   }
 
@@ -669,6 +616,244 @@ class LlmJudge : public Judge {
   }
 
  private:
+  // The compact plan's verdicts: every response claim against every chunk and the
+  // reference, every reference claim against every chunk and the response. Each (claim,
+  // premise) pair already in the verdict store is taken from it; the others are asked in
+  // as few table calls as the window allows (verdict_table.h), run concurrently. A premise
+  // too long to share a call with the claims is judged on its own, split if need be
+  // (judge_within_window).
+  void fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>& chunks,
+                     std::optional<std::string> reference, std::optional<std::string> response,
+                     CallLog* calls) {
+    // Distinct premise and claim texts: duplicate chunks or claims are asked once.
+    std::vector<std::string> premises, claims;
+    auto index_of = [](std::vector<std::string>& list, const std::string& text) {
+      auto it = std::find(list.begin(), list.end(), text);
+      if (it != list.end()) return static_cast<std::size_t>(it - list.begin());
+      list.push_back(text);
+      return list.size() - 1;
+    };
+    std::vector<std::size_t> chunk_premise;
+    for (const std::string& chunk : chunks) chunk_premise.push_back(index_of(premises, chunk));
+    const std::size_t a = ledger->response_claims.size(), r = ledger->reference_claims.size();
+    std::optional<std::size_t> reference_premise, response_premise;
+    if (reference && a > 0) reference_premise = index_of(premises, *reference);
+    if (response && r > 0) response_premise = index_of(premises, *response);
+    std::vector<std::size_t> response_claim, reference_claim;
+    for (const Claim& claim : ledger->response_claims) response_claim.push_back(index_of(claims, claim.text));
+    for (const Claim& claim : ledger->reference_claims) reference_claim.push_back(index_of(claims, claim.text));
+
+    // The pairs the tables need, in table order.
+    using Pair = std::pair<std::size_t, std::size_t>;  // (claim, premise)
+    std::vector<Pair> needed;
+    auto need = [&](std::size_t claim, std::size_t premise) {
+      if (std::find(needed.begin(), needed.end(), Pair{claim, premise}) == needed.end()) {
+        needed.emplace_back(claim, premise);
+      }
+    };
+    for (std::size_t c : response_claim) {
+      for (std::size_t p : chunk_premise) need(c, p);
+      if (reference_premise) need(c, *reference_premise);
+    }
+    for (std::size_t c : reference_claim) {
+      for (std::size_t p : chunk_premise) need(c, p);
+      if (response_premise) need(c, *response_premise);
+    }
+    if (needed.empty()) return;
+
+    std::map<Pair, StoredVerdict> found;
+    std::vector<Pair> missing;
+    for (const Pair& pair : needed) {
+      if (auto stored = store_.find(claims[pair.first], premises[pair.second])) {
+        found[pair] = std::move(*stored);
+      } else {
+        missing.push_back(pair);
+      }
+    }
+    if (missing.empty()) {
+      const llm::TokenUsage none;
+      book_.record("verdicts", &none, true);  // a call the store made unnecessary
+    } else {
+      ask_missing(claims, premises, missing, &found);
+    }
+
+    auto cell_of = [&](std::size_t claim, std::size_t premise) {
+      auto it = found.find(Pair{claim, premise});
+      return it == found.end() ? VerdictCell{} : it->second.cell;
+    };
+    for (std::size_t i = 0; i < a; ++i) {
+      for (std::size_t k = 0; k < chunks.size(); ++k) {
+        ledger->response_vs_chunks.at(i, k) = cell_of(response_claim[i], chunk_premise[k]);
+      }
+    }
+    for (std::size_t j = 0; j < r; ++j) {
+      for (std::size_t k = 0; k < chunks.size(); ++k) {
+        ledger->reference_vs_chunks.at(j, k) = cell_of(reference_claim[j], chunk_premise[k]);
+      }
+    }
+    if (reference_premise) {
+      ledger->response_vs_reference.clear();
+      for (std::size_t i = 0; i < a; ++i) {
+        ledger->response_vs_reference.push_back(cell_of(response_claim[i], *reference_premise));
+      }
+    }
+    if (response_premise) {
+      ledger->reference_vs_response.clear();
+      for (std::size_t j = 0; j < r; ++j) {
+        ledger->reference_vs_response.push_back(cell_of(reference_claim[j], *response_premise));
+      }
+    }
+    if (calls) {
+      for (const Pair& pair : needed) {
+        const std::string& call = found[pair].call;
+        if (!call.empty() && std::find(calls->begin(), calls->end(), call) == calls->end()) {
+          calls->push_back(call);
+        }
+      }
+    }
+  }
+
+  // Asks the judge for the `missing` (claim, premise) pairs and puts their cells in
+  // `found` (and the judged ones in the store).
+  void ask_missing(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
+                   const std::vector<std::pair<std::size_t, std::size_t>>& missing,
+                   std::map<std::pair<std::size_t, std::size_t>, StoredVerdict>* found) {
+    std::vector<std::size_t> missing_premises, missing_claims;
+    for (const auto& [c, p] : missing) {
+      if (std::find(missing_premises.begin(), missing_premises.end(), p) == missing_premises.end()) missing_premises.push_back(p);
+      if (std::find(missing_claims.begin(), missing_claims.end(), c) == missing_claims.end()) missing_claims.push_back(c);
+    }
+    std::size_t claim_bytes = 0;
+    for (std::size_t c : missing_claims) claim_bytes += claims[c].size() + 6;
+    std::vector<std::size_t> premise_bytes;
+    for (std::size_t p : missing_premises) premise_bytes.push_back(premises[p].size());
+    const std::size_t fixed = prompts::k_system.size() + prompts::k_verdict_table.size() + 64;
+    const int window = options_.context_tokens;
+    const int max_tokens = options_.max_tokens;
+    const auto groups = group_premises(claim_bytes, premise_bytes, fixed, window, max_tokens);
+
+    // One task per group; each returns its pairs' cells with the key of the call behind them.
+    using Cells = std::vector<std::pair<std::pair<std::size_t, std::size_t>, StoredVerdict>>;
+    std::vector<std::future<Cells>> tasks;
+    for (const auto& group : groups) {
+      std::vector<std::size_t> group_premises_;
+      for (std::size_t g : group) group_premises_.push_back(missing_premises[g]);
+      std::vector<std::size_t> group_claims;  // claims with a missing pair in this group
+      for (std::size_t c : missing_claims) {
+        for (std::size_t p : group_premises_) {
+          if (std::find(missing.begin(), missing.end(), std::pair{c, p}) != missing.end()) {
+            group_claims.push_back(c);
+            break;
+          }
+        }
+      }
+      tasks.push_back(std::async(std::launch::async, [&, group_premises_, group_claims] {
+        return ask_group(claims, premises, group_claims, group_premises_, missing);
+      }));
+    }
+    for (auto& task : tasks) {
+      for (auto& [pair, verdict] : task.get()) {
+        store_.store(claims[pair.first], premises[pair.second], verdict);
+        (*found)[pair] = std::move(verdict);
+      }
+    }
+  }
+
+  // One group of ask_missing: a table call of the group's claims against its premises
+  // (claims the reply leaves out asked once more), or, for one premise too long to share
+  // a call, judge_within_window. Returns the cells of the group's missing pairs.
+  std::vector<std::pair<std::pair<std::size_t, std::size_t>, StoredVerdict>> ask_group(
+      const std::vector<std::string>& claims, const std::vector<std::string>& premises,
+      const std::vector<std::size_t>& group_claims, const std::vector<std::size_t>& group_premises_,
+      const std::vector<std::pair<std::size_t, std::size_t>>& missing) {
+    std::vector<std::string> claim_texts, premise_texts;
+    std::size_t claim_bytes = 0, premise_bytes = 0;
+    for (std::size_t c : group_claims) {
+      claim_texts.push_back(claims[c]);
+      claim_bytes += claims[c].size() + 6;
+    }
+    for (std::size_t p : group_premises_) {
+      premise_texts.push_back(premises[p]);
+      premise_bytes += premises[p].size() + 8;
+    }
+    // cells[i][j]: claim i against premise j, with the call that judged it.
+    std::vector<std::vector<StoredVerdict>> cells(claim_texts.size(),
+                                                  std::vector<StoredVerdict>(premise_texts.size()));
+    const std::size_t fixed = prompts::k_system.size() + prompts::k_verdict_table.size() + 64;
+    if (premise_texts.size() == 1 &&
+        !ragmeter::fits_window(claim_bytes, premise_bytes, fixed, options_.context_tokens, options_.max_tokens)) {
+      CallLog log;
+      std::vector<VerdictCell> column =
+          judge_within_window(book_, *options_.chat, claim_texts, premise_texts[0],
+                              options_.context_tokens, options_.max_tokens, &log);
+      for (std::size_t i = 0; i < column.size(); ++i) {
+        cells[i][0].cell = std::move(column[i]);
+        cells[i][0].call = log.empty() ? "" : log.front();
+      }
+    } else {
+      // The cells this call must fill, in its own numbering.
+      std::vector<std::pair<std::size_t, std::size_t>> asked;
+      for (std::size_t i = 0; i < group_claims.size(); ++i) {
+        for (std::size_t j = 0; j < group_premises_.size(); ++j) {
+          if (std::find(missing.begin(), missing.end(),
+                        std::pair{group_claims[i], group_premises_[j]}) != missing.end()) {
+            asked.emplace_back(i, j);
+          }
+        }
+      }
+      table_call(claim_texts, premise_texts, asked, &cells);
+      // Cells the reply left out (not a failed call: that leaves a reason) are asked
+      // once more, in one call.
+      std::vector<std::pair<std::size_t, std::size_t>> again;
+      for (const auto& [i, j] : asked) {
+        if (!cells[i][j].cell.judged() && cells[i][j].cell.reason.empty()) again.emplace_back(i, j);
+      }
+      if (!again.empty() && again.size() < asked.size()) {
+        std::vector<std::vector<StoredVerdict>> second(
+            claim_texts.size(), std::vector<StoredVerdict>(premise_texts.size()));
+        table_call(claim_texts, premise_texts, again, &second);
+        for (const auto& [i, j] : again) cells[i][j] = std::move(second[i][j]);
+      }
+    }
+    std::vector<std::pair<std::pair<std::size_t, std::size_t>, StoredVerdict>> out;
+    for (std::size_t i = 0; i < group_claims.size(); ++i) {
+      for (std::size_t j = 0; j < group_premises_.size(); ++j) {
+        const std::pair<std::size_t, std::size_t> pair{group_claims[i], group_premises_[j]};
+        if (std::find(missing.begin(), missing.end(), pair) == missing.end()) continue;
+        StoredVerdict verdict = std::move(cells[i][j]);
+        if (!verdict.cell.judged() && verdict.cell.reason.empty()) {
+          verdict.cell.reason = "not judged: the judge's reply had no verdict for this claim";
+        }
+        out.emplace_back(pair, std::move(verdict));
+      }
+    }
+    return out;
+  }
+
+  // One verdict table call for `pairs` (claim, premise); a failed call leaves every
+  // cell missing with its error.
+  void table_call(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
+                  const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
+                  std::vector<std::vector<StoredVerdict>>* cells) {
+    llm::ChatRequest request = llm_verdict_table_request(claims, premises, pairs);
+    const std::string key = llm::chat_cache_key(book_.endpoint(), request);
+    auto reply = book_.chat(*options_.chat, std::move(request), "verdicts", nullptr);
+    std::vector<std::vector<VerdictCell>> table;
+    if (reply.ok()) table = read_llm_verdict_table(*reply, claims.size(), premises.size());
+    for (const auto& [i, j] : pairs) {
+      {
+        StoredVerdict& verdict = (*cells)[i][j];
+        verdict.call = key;
+        if (reply.ok()) {
+          verdict.cell = std::move(table[i][j]);
+        } else {
+          verdict.cell = VerdictCell{};
+          verdict.cell.reason = "not judged: " + reply.status().message();
+        }
+      }
+    }
+  }
+
   // True when a prompt with `bytes` of sample text and `task` fits the context window
   // (always, when the window is unknown), with the reply reserve of judge_within_window.
   bool fits_window(std::size_t bytes, std::string_view task) const {
@@ -711,15 +896,27 @@ class LlmJudge : public Judge {
   LlmJudgeOptions options_;
   CallBook book_;
   CallBook embed_book_;
+  VerdictStore store_;
 };
 
 }  // namespace
 
 llm::ChatRequest llm_claims_request(std::string_view question, std::string_view response,
                                     std::string_view reference) {
-  Json schema = {{"type", "object"},
-                 {"properties", {{"response_claims", string_array()}, {"reference_claims", string_array()}}},
-                 {"required", {"response_claims", "reference_claims"}}};
+  // Only the keys of the texts given: a schema's keys are sent sorted (reference before
+  // response), and a small model under that grammar otherwise files a lone response's
+  // claims under reference_claims.
+  Json properties = Json::object();
+  Json required = Json::array();
+  if (!response.empty() || reference.empty()) {
+    properties["response_claims"] = string_array();
+    required.push_back("response_claims");
+  }
+  if (!reference.empty()) {
+    properties["reference_claims"] = string_array();
+    required.push_back("reference_claims");
+  }
+  Json schema = {{"type", "object"}, {"properties", properties}, {"required", required}};
   return make_request(section("QUESTION", question) + section("RESPONSE", response) +
                           section("REFERENCE", reference),
                       prompts::k_claims, std::move(schema), "claims");
@@ -742,6 +939,76 @@ llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
                  {"required", {"verdicts"}}};
   return make_request(section("PREMISE", premise) + "CLAIMS:\n" + listed + "\n",
                       prompts::k_verdicts, std::move(schema), "verdicts");
+}
+
+std::string verdict_table_key(std::size_t claim, std::size_t premise) {
+  return premise_label(premise) + ": claim " + std::to_string(claim + 1);
+}
+
+llm::ChatRequest llm_verdict_table_request(const std::vector<std::string>& claims,
+                                           const std::vector<std::string>& premises,
+                                           const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+  std::string passages;
+  for (std::size_t j = 0; j < premises.size(); ++j) {
+    passages += "[" + premise_label(j) + "]\n" + premises[j] + "\n\n";
+  }
+  std::string listed;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    listed += std::to_string(i + 1) + ". " + claims[i] + "\n";
+  }
+  // Keys passage by passage (the model reads one passage at a time), then one reason
+  // per claim. Every key is required, so a grammar-constrained reply has every cell.
+  std::vector<std::pair<std::size_t, std::size_t>> cells = pairs;
+  if (cells.empty()) {
+    for (std::size_t j = 0; j < premises.size(); ++j) {
+      for (std::size_t i = 0; i < claims.size(); ++i) cells.emplace_back(i, j);
+    }
+  }
+  std::stable_sort(cells.begin(), cells.end(),
+                   [](const auto& x, const auto& y) { return x.second < y.second; });
+  const Json verdict = {{"type", "string"}, {"enum", {"Entailment", "Neutral", "Contradiction"}}};
+  Json properties = Json::object();
+  Json required = Json::array();
+  // nlohmann::json sorts object keys; the order the model sees is the order of
+  // "required" and of the keys listed in the prompt.
+  std::string keys;
+  for (const auto& [claim, premise] : cells) {
+    const std::string key = verdict_table_key(claim, premise);
+    properties[key] = verdict;
+    required.push_back(key);
+    keys += "\"" + key + "\", ";
+  }
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    const std::string key = "reason " + std::to_string(i + 1);
+    properties[key] = {{"type", "string"}};
+    required.push_back(key);
+    keys += "\"" + key + "\", ";
+  }
+  if (!keys.empty()) keys.resize(keys.size() - 2);
+  Json schema = {{"type", "object"}, {"properties", properties}, {"required", required}};
+  return make_request("PASSAGES:\n" + passages + "CLAIMS:\n" + listed + "\nKEYS: " + keys + "\n",
+                      prompts::k_verdict_table, std::move(schema), "verdicts");
+}
+
+std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::json& reply,
+                                                             std::size_t claims,
+                                                             std::size_t premises) {
+  std::vector<std::vector<VerdictCell>> cells(claims, std::vector<VerdictCell>(premises));
+  if (!reply.is_object()) return cells;
+  for (std::size_t i = 0; i < claims; ++i) {
+    const std::string reason_key = "reason " + std::to_string(i + 1);
+    const std::string reason =
+        reply.contains(reason_key) && reply[reason_key].is_string() ? reply[reason_key].get<std::string>() : "";
+    for (std::size_t j = 0; j < premises; ++j) {
+      const std::string key = verdict_table_key(i, j);
+      if (!reply.contains(key) || !reply[key].is_string()) continue;
+      std::optional<Verdict> verdict = parse_verdict(reply[key].get<std::string>());
+      if (!verdict) continue;
+      cells[i][j].verdict = *verdict;
+      if (*verdict != Verdict::kEntailment) cells[i][j].reason = reason;
+    }
+  }
+  return cells;
 }
 
 std::vector<VerdictCell> read_llm_verdicts(const nlohmann::json& reply, std::size_t claims) {
@@ -771,7 +1038,13 @@ std::vector<VerdictCell> read_llm_verdicts(const nlohmann::json& reply, std::siz
 
 StatusOr<std::shared_ptr<Judge>> make_llm_judge(LlmJudgeOptions options) {
   if (!options.chat) return invalid_argument("make_llm_judge: no chat client");
-  return std::shared_ptr<Judge>(std::make_shared<LlmJudge>(std::move(options)));
+  std::shared_ptr<llm::ResponseCache> verdict_cache;
+  if (options.verdict_cache) {
+    RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::ResponseCache> opened,
+                              llm::open_response_cache(*options.verdict_cache));
+    verdict_cache = std::move(opened);
+  }
+  return std::shared_ptr<Judge>(std::make_shared<LlmJudge>(std::move(options), std::move(verdict_cache)));
 }
 
 }  // namespace ragmeter

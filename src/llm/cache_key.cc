@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/response_cache.h"
 #include "ragmeter/llm.h"
 
 namespace ragmeter::llm {
@@ -84,6 +85,8 @@ std::string canonical_dump(const nlohmann::json& value) {
 }
 
 }  // namespace
+
+std::string content_address(const std::string& canonical) { return sha256_hex(canonical); }
 
 std::string chat_cache_key(const EndpointOptions& endpoint, const ChatRequest& request) {
   nlohmann::json canonical = endpoint_identity("chat", endpoint);

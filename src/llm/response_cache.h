@@ -40,4 +40,8 @@ StatusOr<std::unique_ptr<ResponseCache>> open_response_cache(const CacheOptions&
 // concurrent setenv.
 std::string default_cache_path();
 
+// Hex SHA-256 of `canonical`: the content address other stores in the cache file use
+// for their keys (the verdict cells of src/judge/verdict_store.h).
+std::string content_address(const std::string& canonical);
+
 }  // namespace ragmeter::llm

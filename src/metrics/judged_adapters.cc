@@ -166,13 +166,17 @@ MetricResult answer_relevancy(Judgement& j, const MetricRequest&, const ScoringO
   if (generated->questions.empty()) {
     return MetricResult::failed("judge: no questions were generated from the response");
   }
+  auto similarities = j.judge().similarities(*j.sample().user_input, generated->questions, &calls);
+  if (!similarities.ok()) return with_calls(judge_failed(similarities.status()), calls);
+  if (similarities->size() != generated->questions.size()) {
+    return with_calls(MetricResult::failed("judge: a similarity per generated question was expected"), calls);
+  }
   double sum = 0.0;
   nlohmann::ordered_json questions = nlohmann::ordered_json::array();
-  for (const std::string& question : generated->questions) {
-    auto similarity = j.judge().similarity(*j.sample().user_input, question, &calls);
-    if (!similarity.ok()) return with_calls(judge_failed(similarity.status()), calls);
-    sum += *similarity;
-    questions.push_back({{"question", question}, {"similarity", *similarity}});
+  for (std::size_t i = 0; i < generated->questions.size(); ++i) {
+    const double similarity = (*similarities)[i];
+    sum += similarity;
+    questions.push_back({{"question", generated->questions[i]}, {"similarity", similarity}});
   }
   result.score = sum / static_cast<double>(generated->questions.size());
   result.evidence["questions"] = std::move(questions);
@@ -183,16 +187,13 @@ MetricResult answer_relevancy(Judgement& j, const MetricRequest&, const ScoringO
 MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require(j.sample(), false, false, true, true)) return *skip;
   CallLog calls;
-  auto reference_entities = j.judge().entities(*j.sample().reference, &calls);
-  if (!reference_entities.ok()) return with_calls(judge_failed(reference_entities.status()), calls);
+  auto entities = j.judge().reference_and_context_entities(*j.sample().reference,
+                                                            *j.sample().retrieved_contexts, &calls);
+  if (!entities.ok()) return with_calls(judge_failed(entities.status()), calls);
+  const std::vector<std::string>* reference_entities = &entities->reference;
+  const std::vector<std::string>& context_entities = entities->contexts;
   if (reference_entities->empty()) {
     return MetricResult::skipped("the reference names no entity");
-  }
-  std::vector<std::string> context_entities;
-  for (const std::string& context : *j.sample().retrieved_contexts) {
-    auto found = j.judge().entities(context, &calls);
-    if (!found.ok()) return with_calls(judge_failed(found.status()), calls);
-    context_entities.insert(context_entities.end(), found->begin(), found->end());
   }
   nlohmann::ordered_json missing = nlohmann::ordered_json::array();
   std::size_t hits = 0;

@@ -174,7 +174,8 @@ def test_offline_judge_is_the_default_and_says_how_to_use_an_llm(run, tmp_path):
 
 def test_dry_run_counts_the_calls_of_the_compact_plan_and_sends_nothing(run, tmp_path):
     # Two multi-sentence texts (so one claims call) and two chunks: faithfulness needs the
-    # ledger: 1 claims call + 2 chunk calls + response-vs-reference + reference-vs-response.
+    # ledger: 1 claims call + 1 verdict table (the claims against both chunks, the
+    # reference and the response at once).
     row = {"user_input": "Where is the tower?",
            "response": "The tower is in Paris. It was built in 1889.",
            "reference": "The Eiffel Tower stands in Paris. It opened in 1889.",
@@ -185,11 +186,11 @@ def test_dry_run_counts_the_calls_of_the_compact_plan_and_sends_nothing(run, tmp
     p = run("eval", data, "--metrics", "faithfulness", "--dry-run",
             "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "local-model")
     assert p.returncode == 0, p.stderr
-    assert "planned calls: 5 (claims 1, verdicts 4)" in p.stdout
+    assert "planned calls: 2 (claims 1, verdicts 1)" in p.stdout
     assert "unknown price" in p.stdout
     # answer_relevancy adds one questions call; a short answer needs no claims call.
     row["response"] = row["reference"] = "Paris"
     data.write_text(json.dumps(row) + "\n")
     p = run("eval", data, "--metrics", "faithfulness,answer_relevancy", "--dry-run",
             "--judge-url", "http://127.0.0.1:9/v1", "--judge-model", "local-model")
-    assert "planned calls: 5 (questions 1, verdicts 4)" in p.stdout, p.stdout
+    assert "planned calls: 2 (questions 1, verdicts 1)" in p.stdout, p.stdout

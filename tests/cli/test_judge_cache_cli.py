@@ -1,12 +1,13 @@
 """The LLM judge's cache through `ragmeter eval`, counted at a FAKE server.
 
 The fake OpenAI-compatible server (tests/fakes/fake_llm_server.cc, not a model) answers every
-chat request with one fixed JSON reply that satisfies both the claims schema and the verdicts
-schema, and counts the requests it gets. That makes the number of calls exact:
-  - a first run pays for every call of the compact plan;
+chat request with one fixed JSON reply that satisfies the claims schema and both verdict
+schemas, and counts the requests it gets. That makes the number of calls exact:
+  - a first run pays for every call of the compact plan (claims, then one verdict table);
   - a rerun pays for nothing;
-  - a rerun where only the retriever changed (one chunk replaced) pays only for the verdict
-    call of the new chunk: the claims call and the unchanged chunks' calls are cache hits.
+  - a rerun where only the retriever changed (one chunk replaced) pays for one verdict call
+    that holds only the new chunk: the claims call is a cache hit and the verdicts of the
+    unchanged (claim, chunk) pairs come from the verdict store.
 (The real local LLM server's end-to-end test is tests/llm/test_eval_llm_judge.py.)
 """
 import json
@@ -26,6 +27,9 @@ REPLY = json.dumps({
     "response_claims": ["The tower is in Paris."],
     "reference_claims": ["The tower is in Paris."],
     "verdicts": [{"claim": 1, "verdict": "Entailment", "reason": ""}],
+    # The verdict table's cells: the one claim against up to four passages.
+    "P1: claim 1": "Entailment", "P2: claim 1": "Entailment", "P3: claim 1": "Entailment",
+    "P4: claim 1": "Entailment", "reason 1": "",
 })
 
 
@@ -64,22 +68,29 @@ def test_a_rerun_pays_only_for_the_new_chunks(run, tmp_path, fake_server):
     p = run("eval", data, *judge, "--summary", tmp_path / "s1.json")
     assert p.returncode == 0, p.stderr
     first = chat_requests(fake_server)
-    # 1 claims call + 2 chunk calls + response-vs-reference + reference-vs-response.
-    assert first == 5
+    # 1 claims call + 1 verdict table: the claim against both chunks, the reference and
+    # the response at once.
+    assert first == 2
     s1 = json.loads((tmp_path / "s1.json").read_text())
     assert s1["usage"]["by_call"]["claims"]["calls"] == 1
-    assert s1["usage"]["by_call"]["verdicts"]["calls"] == 4
+    assert s1["usage"]["by_call"]["verdicts"]["calls"] == 1
     assert s1["metrics"]["faithfulness"]["mean"] == 1.0
 
     p = run("eval", data, *judge, "--summary", tmp_path / "s2.json")
     assert p.returncode == 0, p.stderr
-    assert chat_requests(fake_server) == first  # every call from the cache
-    assert json.loads((tmp_path / "s2.json").read_text())["usage"]["cache_hits"] == 5
+    assert chat_requests(fake_server) == first  # nothing sent
+    s2 = json.loads((tmp_path / "s2.json").read_text())
+    assert s2["usage"]["cache_hits"] == 1  # the claims request
+    assert s2["usage"]["by_call"]["verdicts"]["cache_hits"] == 1  # the verdict store
 
     write_row(data, ["Paris has a tower.", "A new chunk from another retriever."])
     p = run("eval", data, *judge)
     assert p.returncode == 0, p.stderr
-    assert chat_requests(fake_server) == first + 1  # only the new chunk's verdicts
+    assert chat_requests(fake_server) == first + 1  # one call for the new chunk
+    with urllib.request.urlopen(fake_server + "/fake/requests", timeout=10) as reply:
+        last = json.load(reply)[-1]["body"]["messages"][1]["content"]
+    assert "A new chunk from another retriever." in last
+    assert "Paris has a tower." not in last  # its verdicts were stored
 
     # Replay mode: a miss is an error, reported per metric, and nothing is sent.
     write_row(data, ["A chunk never seen before."])
@@ -102,12 +113,13 @@ def test_a_premise_longer_than_the_window_is_split_not_truncated(run, tmp_path, 
             "--metrics", "faithfulness", "-q", "--out", tmp_path / "o.jsonl"]
     p = run("eval", data, *base)
     assert p.returncode == 0, p.stderr
-    unsplit = chat_requests(fake_server)  # claims + chunk + 2 text calls
-    assert unsplit == 4
+    unsplit = chat_requests(fake_server)  # claims + one verdict table
+    assert unsplit == 2
     p = run("eval", data, *base, "--judge-context-tokens", "1000")
     assert p.returncode == 0, p.stderr
     split_calls = chat_requests(fake_server) - unsplit
-    assert split_calls > 4  # the chunk's call became several
+    # claims + a table of the short texts + the chunk on its own, in several pieces
+    assert split_calls > 3
     row = json.loads((tmp_path / "o.jsonl").read_text())
     assert row["status"]["faithfulness"] == "ok" and row["scores"]["faithfulness"] == 1.0
     # Every piece the fake server saw is a part of the chunk; together they hold all of it.
@@ -163,6 +175,6 @@ def test_the_ragas_plan_makes_ragas_calls_per_metric(run, tmp_path, fake_server)
     for name in ("faithfulness", "context_precision", "context_recall"):
         assert s["metrics"][name]["n"] == 1
     assert s["metrics"]["context_precision"]["mean"] == 1.0  # every chunk "useful"
-    # The compact plan asks 5 calls for the same three metrics (and any more).
+    # The compact plan asks 2 calls for the same three metrics (and any more).
     p = run("eval", data, *common)
-    assert chat_requests(fake_server) == 6 + 5
+    assert chat_requests(fake_server) == 6 + 2

@@ -2,6 +2,7 @@
 // against the real local server is tests/llm/test_eval_llm_judge.py).
 #include <gtest/gtest.h>
 
+#include "judge/verdict_table.h"
 #include "ragmeter/llm_judge.h"
 
 namespace ragmeter {
@@ -24,6 +25,10 @@ TEST(LlmJudgeTest, RequestsShareTheStaticPrefixAndPutTheTaskLast) {
   EXPECT_EQ(verdicts.format, llm::ReplyFormat::kJsonSchema);
   EXPECT_EQ(verdicts.temperature, 0.0);
   EXPECT_EQ(claims.messages[1].content.find("QUESTION:\nQ?"), 0u);
+  // The reply has keys for the texts given only.
+  EXPECT_EQ(claims.schema["required"], Json::parse(R"(["response_claims", "reference_claims"])"));
+  EXPECT_EQ(llm_claims_request("Q?", "A", "").schema["required"], Json::parse(R"(["response_claims"])"));
+  EXPECT_EQ(llm_claims_request("Q?", "", "R").schema["required"], Json::parse(R"(["reference_claims"])"));
   // Absent texts are said to be absent, never silently dropped.
   EXPECT_NE(llm_claims_request("Q?", "", "R").messages[1].content.find("RESPONSE:\n(none)"),
             std::string::npos);
@@ -56,6 +61,59 @@ TEST(LlmJudgeTest, VerdictsWithoutNumbersAreReadByPosition) {
   EXPECT_EQ(read_llm_verdicts(Json::parse(R"({"verdicts": "none"})"), 2)[0].verdict,
             Verdict::kMissing);
   EXPECT_EQ(read_llm_verdicts(Json::array(), 1).size(), 1u);
+}
+
+TEST(LlmJudgeTest, AVerdictTableAsksOneRequiredKeyPerCellPassageByPassage) {
+  llm::ChatRequest table = llm_verdict_table_request({"c one", "c two"}, {"First.", "Second."});
+  const std::string& user = table.messages[1].content;
+  EXPECT_EQ(user.find("PASSAGES:\n[P1]\nFirst.\n\n[P2]\nSecond.\n\nCLAIMS:\n1. c one\n2. c two\n"), 0u);
+  EXPECT_NE(user.find("KEYS: \"P1: claim 1\", \"P1: claim 2\", \"P2: claim 1\", \"P2: claim 2\", "
+                      "\"reason 1\", \"reason 2\"\n"),
+            std::string::npos);
+  EXPECT_LT(user.find("KEYS:"), user.find("Task:"));
+  EXPECT_EQ(table.messages[0].content, llm_claims_request("", "", "").messages[0].content);
+  EXPECT_EQ(table.schema["required"].size(), 6u);
+  EXPECT_EQ(table.schema["properties"]["P2: claim 1"]["enum"],
+            Json::parse(R"(["Entailment", "Neutral", "Contradiction"])"));
+  // Only the asked cells: claim 1 against P2 and claim 2 against P1.
+  llm::ChatRequest some = llm_verdict_table_request({"a", "b"}, {"x", "y"}, {{0, 1}, {1, 0}});
+  EXPECT_EQ(some.schema["required"],
+            Json::parse(R"(["P1: claim 2", "P2: claim 1", "reason 1", "reason 2"])"));
+}
+
+TEST(LlmJudgeTest, ReadsAVerdictTableCellByCell) {
+  Json reply = Json::parse(R"({"P1: claim 1": "Neutral", "P2: claim 1": "Entailment",
+      "P1: claim 2": "Contradiction", "P2: claim 2": "Maybe", "P9: claim 1": "Entailment",
+      "reason 1": "r1", "reason 2": "r2"})");
+  const auto cells = read_llm_verdict_table(reply, 3, 2);
+  ASSERT_EQ(cells.size(), 3u);
+  ASSERT_EQ(cells[0].size(), 2u);
+  EXPECT_EQ(cells[0][0].verdict, Verdict::kNeutral);
+  EXPECT_EQ(cells[0][0].reason, "r1");
+  EXPECT_EQ(cells[0][1].verdict, Verdict::kEntailment);
+  EXPECT_EQ(cells[0][1].reason, "");  // no reason for support
+  EXPECT_EQ(cells[1][0].verdict, Verdict::kContradiction);
+  EXPECT_EQ(cells[1][0].reason, "r2");
+  EXPECT_EQ(cells[1][1].verdict, Verdict::kMissing);  // "Maybe" is not a verdict
+  EXPECT_EQ(cells[2][0].verdict, Verdict::kMissing);  // no key for claim 3
+  EXPECT_EQ(cells[2][0].reason, "");
+  EXPECT_EQ(read_llm_verdict_table(Json::array(), 1, 1)[0][0].verdict, Verdict::kMissing);
+}
+
+TEST(LlmJudgeTest, PremisesAreGroupedIntoCallsThatFitTheWindow) {
+  // window 100, reply reserve min(2048, 100 / 4) = 25: a call may hold 75 estimated tokens,
+  // i.e. bytes / 3 + 1 <= 75 in integer division: at most 224 bytes. Claims take 60; a premise takes its
+  // size + 8 for its label.
+  const std::vector<std::size_t> premises = {100, 50, 10, 300};
+  using Groups = std::vector<std::vector<std::size_t>>;
+  // 60 + 108 + 58 = 226 > 224: P2 starts a new call; 60 + 58 + 18 = 136 fits; 300 never
+  // fits and is a call of its own (split by the caller).
+  EXPECT_EQ(group_premises(60, premises, 0, 100, 2048), (Groups{{0}, {1, 2}, {3}}));
+  EXPECT_EQ(group_premises(60, premises, 0, 0, 2048), (Groups{{0, 1, 2, 3}}));  // no window
+  EXPECT_TRUE(group_premises(60, {}, 0, 100, 2048).empty());
+  EXPECT_TRUE(fits_window(60, 164, 0, 100, 2048));   // 224 bytes: 74 + 1 = 75
+  EXPECT_FALSE(fits_window(60, 165, 0, 100, 2048));  // 225 bytes: 75 + 1 = 76
+  EXPECT_EQ(premise_label(0), "P1");
 }
 
 TEST(LlmJudgeTest, NeedsAChatClient) {

@@ -191,6 +191,7 @@ StatusOr<std::shared_ptr<Judge>> make_judge(const EvalArgs& args, JudgeClients* 
   options.endpoint_options = chat_options.endpoint;
   options.context_tokens = args.judge_context_tokens;
   options.ragas_plan = args.plan == "ragas";
+  options.verdict_cache = chat_options.cache;
   if (settings.embedder != "offline") {
     RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
                               llm::to_embedder_client_options(settings));
@@ -272,7 +273,8 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
       continue;
     }
     ++rows;
-    if (llm_judge) plan += plan_llm_calls(*sample, options.metrics, settings->embedder != "offline");
+    if (llm_judge) plan += plan_llm_calls(*sample, options.metrics, settings->embedder != "offline",
+                                            args.judge_context_tokens);
   }
   std::cout << fmt::format("dry run: {} rows ({} rejected), {} metrics; nothing was sent\n", rows,
                            rejected, options.metrics.size());

@@ -1,0 +1,75 @@
+// The LLM judge's call book: sends chat calls through the client, counts them per kind
+// of call (for the summary's usage.by_call) and names each in the caller's CallLog by its
+// cache key. Internal to src/judge/.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ragmeter/judge.h"
+#include "ragmeter/llm.h"
+
+namespace ragmeter {
+
+// Counts a judge's calls per kind and records their cache keys in the caller's CallLog.
+class CallBook {
+ public:
+  explicit CallBook(llm::EndpointOptions endpoint) : endpoint_(std::move(endpoint)) {}
+
+  // The chat reply's parsed JSON, or why there is none.
+  StatusOr<nlohmann::json> chat(llm::Client& client, llm::ChatRequest request,
+                                const std::string& kind, CallLog* calls) {
+    if (calls) calls->push_back(llm::chat_cache_key(endpoint_, request));
+    auto response = client.chat(std::move(request)).get();
+    record(kind, response.ok() ? &response->usage : nullptr,
+           response.ok() && response->from_cache);
+    if (!response.ok()) return response.status();
+    if (response->choices.empty() || !response->choices.front().json) {
+      return invalid_argument("the judge's reply holds no JSON");
+    }
+    return *response->choices.front().json;
+  }
+
+  // Counts one call of `kind`: failed when `usage` is null, else its tokens, and a cache
+  // hit when it was served without a request.
+  void record(const std::string& kind, const llm::TokenUsage* usage, bool from_cache) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Tally& tally = tallies_[kind];
+    ++tally.calls;
+    if (usage == nullptr) {
+      ++tally.failed;
+      return;
+    }
+    if (from_cache) ++tally.cache_hits;
+    tally.prompt_tokens += usage->prompt_tokens;
+    tally.completion_tokens += usage->completion_tokens;
+  }
+
+  nlohmann::ordered_json report() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (const auto& [kind, t] : tallies_) {
+      out[kind] = {{"calls", t.calls},
+                   {"cache_hits", t.cache_hits},
+                   {"failed", t.failed},
+                   {"prompt_tokens", t.prompt_tokens},
+                   {"completion_tokens", t.completion_tokens}};
+    }
+    return out;
+  }
+
+  const llm::EndpointOptions& endpoint() const { return endpoint_; }
+
+ private:
+  struct Tally {
+    std::int64_t calls = 0, cache_hits = 0, failed = 0, prompt_tokens = 0, completion_tokens = 0;
+  };
+  llm::EndpointOptions endpoint_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Tally> tallies_;
+};
+
+}  // namespace ragmeter

@@ -1,0 +1,56 @@
+// Verdict cells in the judge's cache file (verdict_store.h).
+#include "judge/verdict_store.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ragmeter {
+
+namespace {
+constexpr const char* kCellKeyVersion = "ragmeter-verdict-cell-v1";
+}
+
+VerdictStore::VerdictStore(std::shared_ptr<llm::ResponseCache> cache,
+                           const llm::EndpointOptions& endpoint, std::string prompts)
+    : cache_(std::move(cache)) {
+  std::string base = endpoint.base_url;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  identity_ = nlohmann::json({{"version", kCellKeyVersion},
+                              {"base_url", base},
+                              {"model", endpoint.model},
+                              {"prompts", std::move(prompts)}})
+                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string VerdictStore::key(const std::string& claim, const std::string& premise) const {
+  const nlohmann::json pair = {{"claim", claim}, {"premise", premise}};
+  return llm::content_address(identity_ + "\n" +
+                              pair.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+std::optional<StoredVerdict> VerdictStore::find(const std::string& claim,
+                                                const std::string& premise) const {
+  if (!enabled()) return std::nullopt;
+  auto stored = cache_->get(key(claim, premise));
+  if (!stored.ok() || !stored->has_value()) return std::nullopt;
+  const nlohmann::json value = nlohmann::json::parse(**stored, nullptr, false);
+  if (!value.is_object() || !value["verdict"].is_string()) return std::nullopt;
+  std::optional<Verdict> verdict = parse_verdict(value["verdict"].get<std::string>());
+  if (!verdict) return std::nullopt;
+  StoredVerdict out;
+  out.cell.verdict = *verdict;
+  if (value["reason"].is_string()) out.cell.reason = value["reason"].get<std::string>();
+  if (value["call"].is_string()) out.call = value["call"].get<std::string>();
+  return out;
+}
+
+void VerdictStore::store(const std::string& claim, const std::string& premise,
+                         const StoredVerdict& verdict) {
+  if (!enabled() || cache_->mode() != llm::CacheMode::kReadWrite || !verdict.cell.judged()) return;
+  const nlohmann::json value = {{"verdict", verdict_name(verdict.cell.verdict)},
+                                {"reason", verdict.cell.reason},
+                                {"call", verdict.call}};
+  (void)cache_->put(key(claim, premise), "verdict",
+                    value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+}  // namespace ragmeter
