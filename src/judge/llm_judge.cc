@@ -663,17 +663,30 @@ class LlmJudge : public Judge {
 
     std::map<Pair, StoredVerdict> found;
     std::vector<Pair> missing;
+    bool from_store = false;
+    std::vector<std::string> folded_premises;
+    for (const std::string& premise : premises) {
+      folded_premises.push_back(offline_fold_case(normalize_content_text(premise)));
+    }
     for (const Pair& pair : needed) {
+      // A premise that holds the claim's very words states it: no call. (A small model
+      // judging a claim against its own text in a table was seen to answer Contradiction.)
+      const std::string claim = offline_fold_case(normalize_content_text(claims[pair.first]));
+      if (!claim.empty() && folded_premises[pair.second].find(claim) != std::string::npos) {
+        found[pair].cell.verdict = Verdict::kEntailment;
+        continue;
+      }
       if (auto stored = store_.find(claims[pair.first], premises[pair.second])) {
         found[pair] = std::move(*stored);
+        from_store = true;
       } else {
         missing.push_back(pair);
       }
     }
-    if (missing.empty()) {
+    if (missing.empty() && from_store) {
       const llm::TokenUsage none;
       book_.record("verdicts", &none, true);  // a call the store made unnecessary
-    } else {
+    } else if (!missing.empty()) {
       ask_missing(claims, premises, missing, &found);
     }
 

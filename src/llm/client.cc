@@ -64,6 +64,9 @@ class Call : public std::enable_shared_from_this<Call> {
   // Just before each send: a call that waited in the queue may rebuild body_ for what
   // the client has learnt since it was prepared (the response format).
   virtual void before_send() {}
+  // True while the call would send a response format the server has not yet accepted
+  // from this client: such calls go one at a time until one is answered.
+  virtual bool probes_format() const { return false; }
   // The server rejected the response_format of body_ (is_format_rejection()): true when
   // the call changed body_ to a weaker format and wants to send again.
   virtual bool on_rejected() { return false; }
@@ -90,6 +93,7 @@ class Call : public std::enable_shared_from_this<Call> {
   int attempts_ = 0;        // HTTP attempts in all
   int exchange_attempts_ = 0;  // attempts at the current body: the retry budget
   std::uint64_t ticket_ = 0;
+  bool probing_ = false;    // sent as the client's format probe (loop thread only)
   HttpResponse last_;       // the last response received
   TokenUsage usage_;        // summed over every reply, repairs included
 };
@@ -134,6 +138,11 @@ class OpenAIClient final : public Client {
   // The weakest response format a server accepted after rejecting a stronger one.
   FormatStep format_floor() const { return format_floor_.load(); }
   void accept_format(FormatStep format);
+  // Whether a JSON-format chat reply has come back: until then the response format is a
+  // guess, and JSON chat calls are sent one at a time (a server that refuses the format
+  // then refuses it once, not once per call in flight).
+  bool format_settled() const { return format_settled_.load(); }
+  void settle_format() { format_settled_.store(true); }
 
   void start(const std::shared_ptr<Call>& call);
   // Queues `call` for (re)sending its current body. Loop thread only.
@@ -157,11 +166,13 @@ class OpenAIClient final : public Client {
   const ClientOptions options_;
   std::unique_ptr<ResponseCache> cache_;
   std::atomic<FormatStep> format_floor_{FormatStep::kJsonSchema};
+  std::atomic<bool> format_settled_{false};
   const Clock::time_point origin_ = Clock::now();
 
   // Loop thread only.
   RateLimiter limiter_;
   std::deque<std::shared_ptr<Call>> waiting_;
+  int probes_in_flight_ = 0;  // calls sent with probing_ set
   bool pump_timer_set_ = false;
   std::mt19937_64 random_;
 
@@ -253,6 +264,8 @@ class ChatCall final : public PromisedCall<ChatResponse> {
     return serve_cached(parse_chat_cache_value(value));
   }
 
+  bool probes_format() const override { return wants_json() && !client_->format_settled(); }
+
   bool on_rejected() override {
     if (repairing_) return false;
     std::optional<FormatStep> weaker = weaker_format_step(sent_, request_);
@@ -284,6 +297,7 @@ void ChatCall::on_reply(const std::string& body) {
   if (!reply.ok()) return fail(reply.status());
   book_usage(reply->usage, reply->model);
   if (sent_ != first_format_step(request_)) client_->accept_format(sent_);
+  if (wants_json()) client_->settle_format();
   for (const ChatChoice& choice : reply->choices) {
     if (wants_json() && choice.finish_reason == "length") {
       return fail(invalid_argument("the JSON reply was cut at max_tokens (" +
@@ -415,6 +429,8 @@ void OpenAIClient::enqueue(std::shared_ptr<Call> call) {
 
 void OpenAIClient::pump() {
   while (!waiting_.empty()) {
+    // A format probe is out: the next JSON call waits for its answer (and its format).
+    if (probes_in_flight_ > 0 && waiting_.front()->probes_format()) return;
     RateLimiter::Admission admission = limiter_.try_acquire(waiting_.front()->tokens_, now());
     if (!admission.admitted) {
       if (admission.wait_seconds > 0 && !pump_timer_set_) {
@@ -435,6 +451,8 @@ void OpenAIClient::pump() {
 
 void OpenAIClient::send(std::shared_ptr<Call> call) {
   call->before_send();
+  call->probing_ = call->probes_format();
+  if (call->probing_) ++probes_in_flight_;
   ++call->attempts_;
   ++call->exchange_attempts_;
   {
@@ -450,6 +468,10 @@ void OpenAIClient::send(std::shared_ptr<Call> call) {
 
 void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse response) {
   limiter_.release();
+  if (call->probing_) {
+    call->probing_ = false;
+    --probes_in_flight_;
+  }
   if (auto pause = quota_pause_seconds(response.headers, call->tokens_)) {
     limiter_.pause_until(now() + *pause);
   }

@@ -75,6 +75,13 @@ def test_a_rerun_pays_only_for_the_new_chunks(run, tmp_path, fake_server):
     assert s1["usage"]["by_call"]["claims"]["calls"] == 1
     assert s1["usage"]["by_call"]["verdicts"]["calls"] == 1
     assert s1["metrics"]["faithfulness"]["mean"] == 1.0
+    with urllib.request.urlopen(fake_server + "/fake/requests", timeout=10) as reply:
+        table = json.load(reply)[-1]["body"]["messages"][1]["content"]
+    # The claim against both chunks and the reference; not against the response, whose
+    # words hold it verbatim (Entailment without a call).
+    assert table.startswith("PASSAGES:\n[P1]\nParis has a tower.\n\n[P2]\nThe tower opened in 1889."
+                            "\n\n[P3]\nThe tower stands in Paris. It opened in 1889.\n\nCLAIMS:\n")
+    assert "[P4]" not in table
 
     p = run("eval", data, *judge, "--summary", tmp_path / "s2.json")
     assert p.returncode == 0, p.stderr

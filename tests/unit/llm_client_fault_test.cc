@@ -373,6 +373,25 @@ TEST_F(LlmClientFaultTest, CallsQueuedBeforeTheFallbackUseTheLearntFormat) {
   }
 }
 
+TEST_F(LlmClientFaultTest, ConcurrentCallsWaitForTheFirstReplyBeforeGuessingTheFormat) {
+  server_->script({{"steps", {llama_cpp_python_rejection()}}});
+  ClientOptions concurrent = options();
+  concurrent.limits.max_in_flight = 4;  // room for all four at once
+  auto client = client_for(concurrent);
+  std::vector<std::future<StatusOr<ChatResponse>>> replies;
+  for (int i = 0; i < 4; ++i) {
+    replies.push_back(client->chat(verdict_request("Claim " + std::to_string(i) + "?")));
+  }
+  for (auto& reply : replies) ASSERT_TRUE(wait(std::move(reply)).ok());
+  json sent = server_->recent_requests();
+  // The first call probes alone; the others go once its reply has settled the format.
+  ASSERT_EQ(sent.size(), 5u);
+  EXPECT_EQ(sent[0]["body"]["response_format"]["type"], "json_schema");
+  for (std::size_t i = 1; i < sent.size(); ++i) {
+    EXPECT_EQ(sent[i]["body"]["response_format"]["type"], "json_object") << i;
+  }
+}
+
 TEST_F(LlmClientFaultTest, EveryFormatRejectedWith500EndsInPlainTextWithoutRetries) {
   json rejected = llama_cpp_python_rejection();
   server_->script({{"steps", {rejected, rejected, rejected}}});
