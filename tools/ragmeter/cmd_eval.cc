@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "exit_codes.h"
+#include "judge_flags.h"
 #include "progress.h"
 #include "ragmeter/dataset.h"
 #include "ragmeter/evaluate.h"
@@ -36,16 +37,9 @@ struct EvalArgs {
   std::vector<std::string> fail_under;
   bool allow_failures = false;
   bool quiet = false;
-  std::string judge = "offline";
-  // Judge flags; each overrides --config, which overrides the environment.
-  std::string config;
-  std::optional<std::string> judge_url, judge_model, judge_key_env, embedder, embedder_url,
-      embedder_model, cache, cache_mode;
-  std::optional<int> concurrency;
-  std::optional<double> max_cost, timeout;
+  JudgeFlags judge;  // --judge, --judge-url, ... (judge_flags.h)
   int judge_context_tokens = 0;
   std::string plan = "compact";
-  bool judge_given = false;
   std::string traces;
   bool dry_run = false;
   std::uint64_t seed = 42;
@@ -142,36 +136,10 @@ struct JudgeClients {
   int concurrency = 1;
 };
 
-// Settings from --config, the environment and the flags, in that order of precedence.
-StatusOr<llm::JudgeSettings> judge_settings(const EvalArgs& args) {
-  llm::JudgeSettings settings;
-  if (!args.config.empty()) {
-    RAGMETER_ASSIGN_OR_RETURN(settings, llm::load_judge_config(args.config));
-  }
-  llm::apply_environment(&settings, llm::process_environment());
-  if (args.judge_given) settings.judge = args.judge;
-  if (args.judge_url) settings.judge_url = *args.judge_url;
-  if (args.judge_model) settings.judge_model = *args.judge_model;
-  // A judge URL or model on the command line asks for that judge.
-  if (!args.judge_given && (args.judge_url || args.judge_model)) settings.judge = "openai";
-  if (args.judge_key_env) settings.judge_key_env = *args.judge_key_env;
-  if (args.embedder) settings.embedder = *args.embedder;
-  if (args.embedder_url) settings.embedder_url = *args.embedder_url;
-  if (args.embedder_model) settings.embedder_model = *args.embedder_model;
-  if (!args.embedder && (args.embedder_url || args.embedder_model)) settings.embedder = "openai";
-  if (args.cache) settings.cache_path = *args.cache;
-  if (args.cache_mode) {
-    RAGMETER_ASSIGN_OR_RETURN(settings.cache_mode, llm::parse_cache_mode(*args.cache_mode));
-  }
-  if (args.concurrency) settings.concurrency = *args.concurrency;
-  if (args.max_cost) settings.max_cost_usd = *args.max_cost;
-  if (args.timeout) settings.timeout_seconds = *args.timeout;
-  return settings;
-}
 
 // Makes the judge the flags ask for: null for the offline judge.
 StatusOr<std::shared_ptr<Judge>> make_judge(const EvalArgs& args, JudgeClients* clients) {
-  RAGMETER_ASSIGN_OR_RETURN(llm::JudgeSettings settings, judge_settings(args));
+  RAGMETER_ASSIGN_OR_RETURN(llm::JudgeSettings settings, judge_settings(args.judge));
   if (settings.judge == "offline") {
     if (settings.embedder != "offline") {
       return invalid_argument("--embedder " + settings.embedder +
@@ -245,7 +213,7 @@ Status write_traces(const std::string& path, const JudgeClients& clients) {
 // --dry-run: reads the dataset, prints the judge calls the run would make and an
 // estimate of their tokens and cost, and sends nothing.
 int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader) {
-  auto settings = judge_settings(args);
+  auto settings = judge_settings(args.judge);
   if (!settings.ok()) {
     std::cerr << "ragmeter: judge: " << settings.status().message() << "\n";
     return kExitUsage;
@@ -501,33 +469,10 @@ CommandRun add_eval_command(CLI::App& parent) {
   cmd->add_flag("--allow-failures", args->allow_failures,
                 "Exit 0 even when rows were rejected or scores failed");
   cmd->add_flag("--quiet,-q", args->quiet, "No table and no progress display");
-  cmd->add_option("--judge", args->judge,
+  add_judge_flags(cmd, &args->judge,
                   "Judge of the judged metrics: offline (the default: no model, no network) or "
-                  "openai (any OpenAI-compatible server: --judge-url, --judge-model)")
-      ->check(CLI::IsMember({"offline", "openai"}))
-      ->each([args](const std::string&) { args->judge_given = true; });
-  cmd->add_option("--config", args->config,
-                  "Judge configuration (TOML; examples/judge.toml shows every key)");
-  cmd->add_option("--judge-url", args->judge_url,
-                  "Base URL of an OpenAI-compatible server, ending in /v1 (default: "
-                  "OPENAI_BASE_URL)");
-  cmd->add_option("--judge-model", args->judge_model, "Judge model name (Azure: the deployment)");
-  cmd->add_option("--judge-key-env", args->judge_key_env,
-                  "Name of the environment variable holding the key (default OPENAI_API_KEY)");
-  cmd->add_option("--embedder", args->embedder,
-                  "Embeddings for semantic similarity: offline (default) or openai")
-      ->check(CLI::IsMember({"offline", "openai"}));
-  cmd->add_option("--embedder-url", args->embedder_url, "Embeddings server (default: --judge-url)");
-  cmd->add_option("--embedder-model", args->embedder_model, "Embedding model name");
-  cmd->add_option("--concurrency", args->concurrency, "Judge requests in flight (default 16)")
-      ->check(CLI::Range(1, 4096));
-  cmd->add_option("--cache", args->cache,
-                  "Judge cache file (default ${XDG_CACHE_HOME:-~/.cache}/ragmeter/judge.sqlite)");
-  cmd->add_option("--cache-mode", args->cache_mode,
-                  "rw (default), ro, off, or replay (a cache miss is an error: offline reruns)")
-      ->check(CLI::IsMember({"rw", "ro", "off", "replay"}));
-  cmd->add_option("--max-cost", args->max_cost, "Stop judge spending at this many USD (0: no budget)")
-      ->check(CLI::NonNegativeNumber);
+                  "openai (any OpenAI-compatible server: --judge-url, --judge-model)",
+                  "Embeddings for semantic similarity: offline (default) or openai");
   cmd->add_option("--judge-context-tokens", args->judge_context_tokens,
                   "The judge model's context window; verdict calls that would not fit are split "
                   "(premise pieces x claim groups), never truncated. 0: unknown, no splitting")
@@ -542,8 +487,6 @@ CommandRun add_eval_command(CLI::App& parent) {
   cmd->add_option("--traces", args->traces,
                   "Write every judge call (request, raw reply, attempts, error) as JSON lines; "
                   "the evidence's judge_calls name them by cache_key");
-  cmd->add_option("--timeout", args->timeout, "Seconds per judge HTTP attempt (default 120)")
-      ->check(CLI::PositiveNumber);
   cmd->add_option("--seed", args->seed, "Seed of the bootstrap confidence intervals")
       ->capture_default_str();
   cmd->add_option("--bootstrap-resamples", args->resamples, "Bootstrap resamples for the 95% CI")

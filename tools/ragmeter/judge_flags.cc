@@ -1,0 +1,63 @@
+// The judge flags shared by `ragmeter eval` and `ragmeter gen` (judge_flags.h).
+#include "judge_flags.h"
+
+namespace ragmeter::cli {
+
+void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, const std::string& judge_help,
+                     const std::string& embedder_help) {
+  cmd->add_option("--judge", flags->judge, judge_help)
+      ->check(CLI::IsMember({"offline", "openai"}))
+      ->each([flags](const std::string&) { flags->judge_given = true; });
+  cmd->add_option("--config", flags->config,
+                  "Judge configuration (TOML; examples/judge.toml shows every key)");
+  cmd->add_option("--judge-url", flags->judge_url,
+                  "Base URL of an OpenAI-compatible server, ending in /v1 (default: "
+                  "OPENAI_BASE_URL)");
+  cmd->add_option("--judge-model", flags->judge_model, "Judge model name (Azure: the deployment)");
+  cmd->add_option("--judge-key-env", flags->judge_key_env,
+                  "Name of the environment variable holding the key (default OPENAI_API_KEY)");
+  cmd->add_option("--embedder", flags->embedder, embedder_help)
+      ->check(CLI::IsMember({"offline", "openai"}));
+  cmd->add_option("--embedder-url", flags->embedder_url, "Embeddings server (default: --judge-url)");
+  cmd->add_option("--embedder-model", flags->embedder_model, "Embedding model name");
+  cmd->add_option("--concurrency", flags->concurrency, "Judge requests in flight (default 16)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--cache", flags->cache,
+                  "Judge cache file (default ${XDG_CACHE_HOME:-~/.cache}/ragmeter/judge.sqlite)");
+  cmd->add_option("--cache-mode", flags->cache_mode,
+                  "rw (default), ro, off, or replay (a cache miss is an error: offline reruns)")
+      ->check(CLI::IsMember({"rw", "ro", "off", "replay"}));
+  cmd->add_option("--max-cost", flags->max_cost, "Stop judge spending at this many USD (0: no budget)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--timeout", flags->timeout, "Seconds per judge HTTP attempt (default 120)")
+      ->check(CLI::PositiveNumber);
+}
+
+// Settings from --config, the environment and the flags, in that order of precedence.
+StatusOr<llm::JudgeSettings> judge_settings(const JudgeFlags& args) {
+  llm::JudgeSettings settings;
+  if (!args.config.empty()) {
+    RAGMETER_ASSIGN_OR_RETURN(settings, llm::load_judge_config(args.config));
+  }
+  llm::apply_environment(&settings, llm::process_environment());
+  if (args.judge_given) settings.judge = args.judge;
+  if (args.judge_url) settings.judge_url = *args.judge_url;
+  if (args.judge_model) settings.judge_model = *args.judge_model;
+  // A judge URL or model on the command line asks for that judge.
+  if (!args.judge_given && (args.judge_url || args.judge_model)) settings.judge = "openai";
+  if (args.judge_key_env) settings.judge_key_env = *args.judge_key_env;
+  if (args.embedder) settings.embedder = *args.embedder;
+  if (args.embedder_url) settings.embedder_url = *args.embedder_url;
+  if (args.embedder_model) settings.embedder_model = *args.embedder_model;
+  if (!args.embedder && (args.embedder_url || args.embedder_model)) settings.embedder = "openai";
+  if (args.cache) settings.cache_path = *args.cache;
+  if (args.cache_mode) {
+    RAGMETER_ASSIGN_OR_RETURN(settings.cache_mode, llm::parse_cache_mode(*args.cache_mode));
+  }
+  if (args.concurrency) settings.concurrency = *args.concurrency;
+  if (args.max_cost) settings.max_cost_usd = *args.max_cost;
+  if (args.timeout) settings.timeout_seconds = *args.timeout;
+  return settings;
+}
+
+}  // namespace ragmeter::cli
