@@ -22,3 +22,26 @@ def run(ragmeter_bin):
         return subprocess.run([str(ragmeter_bin), *map(str, args)], capture_output=True,
                               text=True, input=stdin, timeout=300)
     return _run
+
+
+@pytest.fixture
+def start_fake_llm_server():
+    """Starts the FAKE OpenAI-compatible server (tests/fakes/fake_llm_server.cc, not a model)
+    answering every chat request with `content`; returns its base URL (no /v1). Stopped at
+    the end of the test."""
+    procs = []
+
+    def _start(content):
+        binary = BUILD / "fakes" / "fake_llm_server"
+        if not binary.exists():
+            pytest.fail(f"{binary} is not built")
+        proc = subprocess.Popen([str(binary), "--port", "0", "--content", content],
+                                stdout=subprocess.PIPE, text=True)
+        procs.append(proc)
+        port = int(proc.stdout.readline().split()[-1])
+        return f"http://127.0.0.1:{port}"
+
+    yield _start
+    for proc in procs:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -11,17 +11,9 @@ schemas, and counts the requests it gets. That makes the number of calls exact:
 (The real local LLM server's end-to-end test is tests/llm/test_eval_llm_judge.py.)
 """
 import json
-import os
-import pathlib
-import subprocess
 import urllib.request
 
 import pytest
-
-# Not imported from conftest: pytest runs tests/llm in the same session, and its conftest
-# module has the same name.
-REPO = pathlib.Path(__file__).resolve().parents[2]
-BUILD = pathlib.Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
 
 REPLY = json.dumps({
     "response_claims": ["The tower is in Paris."],
@@ -34,16 +26,8 @@ REPLY = json.dumps({
 
 
 @pytest.fixture
-def fake_server():
-    binary = BUILD / "fakes" / "fake_llm_server"
-    if not binary.exists():
-        pytest.fail(f"{binary} is not built")
-    proc = subprocess.Popen([str(binary), "--port", "0", "--content", REPLY],
-                            stdout=subprocess.PIPE, text=True)
-    port = int(proc.stdout.readline().split()[-1])
-    yield f"http://127.0.0.1:{port}"
-    proc.terminate()
-    proc.wait(timeout=10)
+def fake_server(start_fake_llm_server):
+    return start_fake_llm_server(REPLY)
 
 
 def chat_requests(base):

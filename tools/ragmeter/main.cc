@@ -10,13 +10,15 @@ int main(int argc, char** argv) {
       "explicit outcomes for every (sample, metric) and summary statistics.\n\n"
       "Start with:  ragmeter eval examples/halueval_rag.jsonl\n"
       "             ragmeter metrics            (every metric, its fields, its definition)\n"
-      "             ragmeter ir --qrels Q --run R   (trec_eval-compatible IR measures)",
+      "             ragmeter ir --qrels Q --run R   (trec_eval-compatible IR measures)\n"
+      "             ragmeter gen DOCS --out testset.jsonl   (a test set from your documents)",
       "ragmeter"};
   app.set_version_flag("--version", "ragmeter " RAGMETER_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
 
   auto run_eval = ragmeter::cli::add_eval_command(app);
+  auto run_gen = ragmeter::cli::add_gen_command(app);
   auto run_ir = ragmeter::cli::add_ir_command(app);
   auto run_metrics = ragmeter::cli::add_metrics_command(app);
 
@@ -27,6 +29,7 @@ int main(int argc, char** argv) {
     return code == 0 ? ragmeter::cli::kExitOk : ragmeter::cli::kExitUsage;
   }
   if (app.got_subcommand("eval")) return run_eval();
+  if (app.got_subcommand("gen")) return run_gen();
   if (app.got_subcommand("ir")) return run_ir();
   if (app.got_subcommand("metrics")) return run_metrics();
   std::cerr << app.help();

@@ -1,0 +1,504 @@
+// Test-set generation (include/ragmeter/testset.h): draw contexts, ask the judge for
+// question and answer pairs, filter them, accept in draw order.
+#include "ragmeter/testset.h"
+
+#include <algorithm>
+#include <cmath>
+#include <future>
+#include <random>
+
+#include "judge/call_book.h"
+#include "ragmeter/offline_judge.h"
+#include "ragmeter_prompts.inc"
+
+namespace ragmeter {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr QuestionType kTypes[] = {QuestionType::kSimple, QuestionType::kReasoning,
+                                   QuestionType::kMultiContext, QuestionType::kConditional};
+
+std::string_view type_instruction(QuestionType type) {
+  switch (type) {
+    case QuestionType::kSimple: return prompts::k_gen_type_simple;
+    case QuestionType::kReasoning: return prompts::k_gen_type_reasoning;
+    case QuestionType::kMultiContext: return prompts::k_gen_type_multi_context;
+    case QuestionType::kConditional: return prompts::k_gen_type_conditional;
+  }
+  return prompts::k_gen_type_simple;
+}
+
+std::string passage_label(std::size_t i) { return "P" + std::to_string(i + 1); }
+
+std::string passages_section(const std::vector<std::string>& passages) {
+  std::string out = "PASSAGES:\n";
+  for (std::size_t i = 0; i < passages.size(); ++i) {
+    out += "[" + passage_label(i) + "]\n" + passages[i] + "\n\n";
+  }
+  return out;
+}
+
+llm::ChatRequest json_request(std::string user, Json schema, std::string name, int max_tokens) {
+  llm::ChatRequest request;
+  request.messages = {{"system", std::string(prompts::k_gen_system)}, {"user", std::move(user)}};
+  request.format = llm::ReplyFormat::kJsonSchema;
+  request.schema = std::move(schema);
+  request.schema_name = std::move(name);
+  request.temperature = 0.0;
+  request.max_tokens = max_tokens;
+  return request;
+}
+
+// Seeded draws that are the same on every platform: std::mt19937_64 is specified
+// exactly, the distributions of <random> are not, so these map its output by hand.
+class Draws {
+ public:
+  explicit Draws(std::uint64_t seed) : engine_(seed) {}
+  // Uniform in [0, n).
+  std::size_t below(std::size_t n) {
+    // Rejection sampling: no modulo bias.
+    const std::uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    std::uint64_t x;
+    do x = engine_(); while (x >= limit);
+    return static_cast<std::size_t>(x % n);
+  }
+  // Uniform in [0, 1).
+  double unit() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+  void shuffle(std::vector<std::size_t>* items) {
+    for (std::size_t i = items->size(); i > 1; --i) std::swap((*items)[i - 1], (*items)[below(i)]);
+  }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+// One drawn context: the root chunk and its neighbours (chunk positions), the type.
+struct Context {
+  QuestionType type;
+  std::vector<std::size_t> chunks;
+};
+
+// A pair proposed by a generation call, with the chunk positions it names.
+struct Proposal {
+  QuestionType type;
+  std::string question;
+  std::string answer;
+  std::vector<std::size_t> chunks;
+};
+
+// What a generation call yields: proposals, or the reason it failed.
+struct Generated {
+  std::vector<Proposal> proposals;
+  std::string failure;
+};
+
+double cosine(const std::vector<float>& a, const std::vector<float>& b) {
+  double dot = 0, na = 0, nb = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    dot += static_cast<double>(a[i]) * b[i];
+    na += static_cast<double>(a[i]) * a[i];
+    nb += static_cast<double>(b[i]) * b[i];
+  }
+  return na == 0 || nb == 0 ? 0.0 : dot / (std::sqrt(na) * std::sqrt(nb));
+}
+
+// True when the question points at its source instead of naming its subject.
+bool points_at_source(const std::string& question) {
+  static const char* kPhrases[] = {"the passage", "the passages", "the text", "the context",
+                                   "this passage", "this text", "this document", "the document",
+                                   "the above", "according to the", "mentioned above", "p1", "p2"};
+  const std::string folded = offline_fold_case(question);
+  for (const char* phrase : kPhrases) {
+    const std::string p = phrase;
+    std::size_t at = folded.find(p);
+    while (at != std::string::npos) {
+      const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(folded[at - 1]));
+      const std::size_t end = at + p.size();
+      const bool ends = end == folded.size() || !std::isalnum(static_cast<unsigned char>(folded[end]));
+      if (starts && ends) return true;
+      at = folded.find(p, at + 1);
+    }
+  }
+  return false;
+}
+
+std::string trimmed(std::string text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return text.substr(first, last - first + 1);
+}
+
+class Generator {
+ public:
+  Generator(const std::vector<DocumentChunk>& chunks, const VectorIndex& index, llm::Client& chat,
+            const EmbedTexts& embed, const TestsetOptions& options)
+      : chunks_(chunks), index_(index), chat_(chat), embed_(embed), options_(options),
+        book_(llm::EndpointOptions{}), draws_(options.seed) {
+    for (std::size_t i = 0; i < chunks.size(); ++i) order_.push_back(i);
+    draws_.shuffle(&order_);
+    for (const auto& [type, weight] : options.mix) total_weight_ += std::max(0.0, weight);
+  }
+
+  StatusOr<TestsetReport> run(const std::function<void(std::size_t)>& progress) {
+    const std::size_t max_contexts =
+        options_.max_contexts ? options_.max_contexts : 4 * options_.size + 10;
+    const std::size_t wave = static_cast<std::size_t>(std::max(1, options_.concurrency));
+    while (report_.rows.size() < options_.size && report_.contexts_tried < max_contexts) {
+      std::vector<Context> contexts;
+      while (contexts.size() < wave && report_.contexts_tried < max_contexts) {
+        ++report_.contexts_tried;
+        if (auto context = draw_context()) contexts.push_back(std::move(*context));
+      }
+      RAGMETER_RETURN_IF_ERROR(run_wave(contexts));
+      if (progress) progress(report_.rows.size());
+    }
+    report_.usage_by_call = book_.report();
+    return std::move(report_);
+  }
+
+ private:
+  void reject(const std::string& reason) { ++report_.rejected[reason]; }
+
+  QuestionType draw_type() {
+    double x = draws_.unit() * total_weight_;
+    QuestionType last = QuestionType::kSimple;
+    for (QuestionType type : kTypes) {
+      auto it = options_.mix.find(type);
+      if (it == options_.mix.end() || it->second <= 0) continue;
+      last = type;
+      if (x < it->second) return type;
+      x -= it->second;
+    }
+    return last;
+  }
+
+  std::size_t next_root() {
+    if (cursor_ == order_.size()) {  // every chunk was a root: a new pass, a new order
+      draws_.shuffle(&order_);
+      cursor_ = 0;
+    }
+    return order_[cursor_++];
+  }
+
+  std::optional<Context> draw_context() {
+    Context context;
+    context.type = draw_type();
+    const std::size_t root = next_root();
+    context.chunks.push_back(root);
+    if (options_.neighbours > 0 && chunks_.size() > 1) {
+      for (const VectorHit& hit : index_.search(index_.vector(root), options_.neighbours, {root})) {
+        if (hit.similarity >= options_.min_neighbour_similarity) context.chunks.push_back(hit.id);
+      }
+    }
+    if (context.type == QuestionType::kMultiContext && context.chunks.size() < 2) {
+      reject("multi_context: no chunk alike enough to the root");
+      return std::nullopt;
+    }
+    return context;
+  }
+
+  Generated generate(const Context& context) {
+    std::vector<std::string> passages;
+    for (std::size_t c : context.chunks) passages.push_back(chunks_[c].text);
+    auto reply = book_.chat(chat_,
+                            testset_generation_request(context.type, passages,
+                                                       options_.pairs_per_context, options_.max_tokens),
+                            "generate", nullptr);
+    Generated out;
+    if (!reply.ok()) {
+      out.failure = "generation failed: " + reply.status().message();
+      return out;
+    }
+    const Json& pairs = (*reply)["pairs"];
+    if (!pairs.is_array()) {
+      out.failure = "generation failed: the reply has no pairs";
+      return out;
+    }
+    for (const Json& pair : pairs) {
+      if (!pair.is_object()) continue;
+      Proposal proposal;
+      proposal.type = context.type;
+      if (pair["question"].is_string()) proposal.question = trimmed(pair["question"]);
+      if (pair["reference"].is_string()) proposal.answer = trimmed(pair["reference"]);
+      bool unknown = false;
+      if (pair["passages"].is_array()) {
+        for (const Json& label : pair["passages"]) {
+          std::size_t n = 0;
+          const std::string text = label.is_string() ? label.get<std::string>() : "";
+          if (text.size() >= 2 && text[0] == 'P') n = std::strtoul(text.c_str() + 1, nullptr, 10);
+          if (n < 1 || n > context.chunks.size()) {
+            unknown = true;
+            continue;
+          }
+          const std::size_t chunk = context.chunks[n - 1];
+          if (std::find(proposal.chunks.begin(), proposal.chunks.end(), chunk) == proposal.chunks.end()) {
+            proposal.chunks.push_back(chunk);
+          }
+        }
+      }
+      if (unknown) proposal.chunks.clear();  // rejected below as naming unknown passages
+      out.proposals.push_back(std::move(proposal));
+    }
+    return out;
+  }
+
+  // The reason the cheap filters reject `p`, or "" when it passes them.
+  std::string cheap_rejection(const Proposal& p) const {
+    if (p.question.size() < options_.min_question_chars) return "question too short";
+    if (p.question.size() > options_.max_question_chars) return "question too long";
+    if (p.answer.empty()) return "empty answer";
+    if (p.answer.size() > options_.max_answer_chars) return "answer too long";
+    if (points_at_source(p.question)) return "question points at its source";
+    if (p.chunks.empty()) return "names no passage, or one that does not exist";
+    if (p.type == QuestionType::kMultiContext && p.chunks.size() < 2) {
+      return "multi_context: uses fewer than two passages";
+    }
+    return "";
+  }
+
+  // The critic's verdict on `p`: "" when accepted, else the rejection reason.
+  std::string critique(const Proposal& p) {
+    std::vector<std::string> passages;
+    for (std::size_t c : p.chunks) passages.push_back(chunks_[c].text);
+    auto reply = book_.chat(chat_, testset_critic_request(passages, p.question, p.answer,
+                                                          options_.max_tokens),
+                            "critic", nullptr);
+    if (!reply.ok()) return "critic failed: " + reply.status().message();
+    auto flag = [&](const char* key) { return (*reply)[key].is_boolean() && (*reply)[key].get<bool>(); };
+    if (!flag("standalone")) return "critic: not standalone";
+    if (!flag("answerable")) return "critic: not answerable from its passages";
+    if (!flag("grounded")) return "critic: answer not grounded in its passages";
+    return "";
+  }
+
+  bool near_duplicate(const std::vector<float>& vector) const {
+    for (const auto& accepted : accepted_vectors_) {
+      if (cosine(vector, accepted) >= options_.duplicate_similarity) return true;
+    }
+    return false;
+  }
+
+  Status run_wave(const std::vector<Context>& contexts) {
+    // Generation calls at once; their pairs in draw order.
+    std::vector<std::future<Generated>> calls;
+    for (const Context& context : contexts) {
+      calls.push_back(std::async(std::launch::async, [this, &context] { return generate(context); }));
+    }
+    std::vector<Proposal> candidates;
+    for (auto& call : calls) {
+      Generated generated = call.get();
+      if (!generated.failure.empty()) {
+        reject(generated.failure);
+        continue;
+      }
+      for (Proposal& proposal : generated.proposals) {
+        ++report_.pairs_proposed;
+        const std::string reason = cheap_rejection(proposal);
+        if (!reason.empty()) {
+          reject(reason);
+        } else {
+          candidates.push_back(std::move(proposal));
+        }
+      }
+    }
+    if (candidates.empty()) return ok_status();
+    std::vector<std::string> questions;
+    for (const Proposal& p : candidates) questions.push_back(p.question);
+    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, embed_(questions));
+    if (vectors.size() != candidates.size()) {
+      return internal_error("the embedder returned " + std::to_string(vectors.size()) +
+                            " vectors for " + std::to_string(candidates.size()) + " questions");
+    }
+    // Duplicates of rows already accepted need no critic call.
+    std::vector<std::size_t> to_check;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      if (near_duplicate(vectors[i])) {
+        reject("near-duplicate question");
+      } else {
+        to_check.push_back(i);
+      }
+    }
+    std::vector<std::future<std::string>> verdicts;
+    for (std::size_t i : to_check) {
+      verdicts.push_back(std::async(std::launch::async, [this, &candidates, i] {
+        return critique(candidates[i]);
+      }));
+    }
+    for (std::size_t n = 0; n < to_check.size(); ++n) {
+      const std::string verdict = verdicts[n].get();
+      const std::size_t i = to_check[n];
+      if (!verdict.empty()) {
+        reject(verdict);
+      } else if (near_duplicate(vectors[i])) {  // of one accepted earlier in this wave
+        reject("near-duplicate question");
+      } else if (report_.rows.size() >= options_.size) {
+        reject("not needed: the set was full");
+      } else {
+        accept(candidates[i]);
+        accepted_vectors_.push_back(vectors[i]);
+      }
+    }
+    return ok_status();
+  }
+
+  void accept(const Proposal& p) {
+    TestsetRow row;
+    row.user_input = p.question;
+    row.reference = p.answer;
+    row.type = p.type;
+    for (std::size_t c : p.chunks) {
+      const DocumentChunk& chunk = chunks_[c];
+      row.reference_contexts.push_back(chunk.text);
+      row.sources.push_back({chunk.id, chunk.source_path, chunk.title, chunk.page, chunk.headings});
+    }
+    report_.rows.push_back(std::move(row));
+  }
+
+  const std::vector<DocumentChunk>& chunks_;
+  const VectorIndex& index_;
+  llm::Client& chat_;
+  const EmbedTexts& embed_;
+  const TestsetOptions& options_;
+  CallBook book_;
+  Draws draws_;
+  std::vector<std::size_t> order_;
+  std::size_t cursor_ = 0;
+  double total_weight_ = 0.0;
+  std::vector<std::vector<float>> accepted_vectors_;
+  TestsetReport report_;
+};
+
+}  // namespace
+
+const char* question_type_name(QuestionType type) {
+  switch (type) {
+    case QuestionType::kSimple: return "simple";
+    case QuestionType::kReasoning: return "reasoning";
+    case QuestionType::kMultiContext: return "multi_context";
+    case QuestionType::kConditional: return "conditional";
+  }
+  return "simple";
+}
+
+std::optional<QuestionType> parse_question_type(std::string_view name) {
+  for (QuestionType type : kTypes) {
+    if (name == question_type_name(type)) return type;
+  }
+  return std::nullopt;
+}
+
+StatusOr<QuestionMix> parse_question_mix(std::string_view spec) {
+  QuestionMix mix;
+  double total = 0.0;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    std::size_t comma = spec.find(',', start);
+    if (comma == std::string_view::npos) comma = spec.size();
+    const std::string part(spec.substr(start, comma - start));
+    start = comma + 1;
+    if (part.empty()) continue;
+    const std::size_t eq = part.find('=');
+    if (eq == std::string::npos) return invalid_argument("question mix: '" + part + "' is not TYPE=WEIGHT");
+    auto type = parse_question_type(part.substr(0, eq));
+    if (!type) {
+      return invalid_argument("question mix: unknown type '" + part.substr(0, eq) +
+                              "' (simple, reasoning, multi_context, conditional)");
+    }
+    double weight = 0;
+    try {
+      std::size_t used = 0;
+      weight = std::stod(part.substr(eq + 1), &used);
+      if (used != part.size() - eq - 1) throw std::invalid_argument("trailing text");
+    } catch (const std::exception&) {
+      return invalid_argument("question mix: '" + part.substr(eq + 1) + "' is not a number");
+    }
+    if (!(weight >= 0) || !std::isfinite(weight)) {
+      return invalid_argument("question mix: the weight of " + part.substr(0, eq) + " is negative");
+    }
+    mix[*type] = weight;
+    total += weight;
+  }
+  if (total <= 0) return invalid_argument("question mix: every weight is zero");
+  return mix;
+}
+
+llm::ChatRequest testset_generation_request(QuestionType type,
+                                            const std::vector<std::string>& passages,
+                                            std::size_t pairs, int max_tokens) {
+  Json labels = Json::array();
+  for (std::size_t i = 0; i < passages.size(); ++i) labels.push_back(passage_label(i));
+  const Json pair = {
+      {"type", "object"},
+      {"properties",
+       {{"passages", {{"type", "array"}, {"items", {{"type", "string"}, {"enum", labels}}}}},
+        {"question", {{"type", "string"}}},
+        {"reference", {{"type", "string"}}}}},
+      {"required", {"passages", "question", "reference"}}};
+  const Json schema = {
+      {"type", "object"},
+      {"properties", {{"pairs", {{"type", "array"}, {"items", pair}, {"minItems", pairs}, {"maxItems", pairs}}}}},
+      {"required", {"pairs"}}};
+  const std::string task = std::string(prompts::k_gen_questions) + std::string(type_instruction(type)) +
+                           "Pairs to write: " + std::to_string(pairs) + "\n" +
+                           "Reply: {\"pairs\": [{\"passages\": [\"P1\"], \"question\": \"...\", "
+                           "\"reference\": \"...\"}]}\n";
+  return json_request(passages_section(passages) + task, schema, "pairs", max_tokens);
+}
+
+llm::ChatRequest testset_critic_request(const std::vector<std::string>& passages,
+                                        std::string_view question, std::string_view answer,
+                                        int max_tokens) {
+  const Json schema = {{"type", "object"},
+                       {"properties",
+                        {{"answerable", {{"type", "boolean"}}},
+                         {"grounded", {{"type", "boolean"}}},
+                         {"standalone", {{"type", "boolean"}}},
+                         {"why_not", {{"type", "string"}}}}},
+                       {"required", {"answerable", "grounded", "standalone", "why_not"}}};
+  return json_request(passages_section(passages) + "QUESTION:\n" + std::string(question) +
+                          "\n\nANSWER:\n" + std::string(answer) + "\n\n" +
+                          std::string(prompts::k_gen_critic),
+                      schema, "check", max_tokens);
+}
+
+nlohmann::ordered_json testset_row_json(const TestsetRow& row) {
+  nlohmann::ordered_json out;
+  out["user_input"] = row.user_input;
+  out["reference"] = row.reference;
+  out["reference_contexts"] = row.reference_contexts;
+  out["question_type"] = question_type_name(row.type);
+  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
+  for (const TestsetSource& source : row.sources) {
+    nlohmann::ordered_json s;
+    s["chunk_id"] = source.chunk_id;
+    s["path"] = source.path;
+    s["title"] = source.title;
+    if (source.page > 0) s["page"] = source.page;
+    s["headings"] = source.headings;
+    sources.push_back(std::move(s));
+  }
+  out["sources"] = std::move(sources);
+  return out;
+}
+
+StatusOr<TestsetReport> generate_testset(const std::vector<DocumentChunk>& chunks,
+                                         const VectorIndex& index, llm::Client& chat,
+                                         const EmbedTexts& embed, const TestsetOptions& options,
+                                         const std::function<void(std::size_t)>& progress) {
+  if (chunks.empty()) return invalid_argument("no chunks to generate questions from");
+  if (index.size() != chunks.size()) {
+    return invalid_argument("the index holds " + std::to_string(index.size()) + " vectors for " +
+                            std::to_string(chunks.size()) + " chunks");
+  }
+  if (options.size == 0) return invalid_argument("--size must be at least 1");
+  if (options.pairs_per_context == 0) return invalid_argument("pairs per context must be at least 1");
+  double total = 0;
+  for (const auto& [type, weight] : options.mix) total += std::max(0.0, weight);
+  if (total <= 0) return invalid_argument("the question mix has no positive weight");
+  Generator generator(chunks, index, chat, embed, options);
+  return generator.run(progress);
+}
+
+}  // namespace ragmeter

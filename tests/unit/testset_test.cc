@@ -1,0 +1,216 @@
+// Test-set generation's requests, filters and determinism, against the FAKE server
+// (tests/fakes/fake_llm_server.cc) scripted with exact replies; the end-to-end test with
+// the real local model is tests/llm/test_gen_llm.py.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "../fakes/fake_llm_server_process.h"
+#include "ragmeter/hashed_embedding.h"
+#include "ragmeter/testset.h"
+
+namespace ragmeter {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string fake_server_path() {
+  if (const char* path = std::getenv("RAGMETER_FAKE_LLM_SERVER")) return path;
+  return std::string(RAGMETER_BINARY_DIR) + "/fakes/fake_llm_server";
+}
+
+DocumentChunk chunk(std::string id, std::string text) {
+  DocumentChunk c;
+  c.id = std::move(id);
+  c.text = std::move(text);
+  c.source_path = "doc.md";
+  c.title = "Doc";
+  return c;
+}
+
+// Three chunks on unrelated subjects.
+std::vector<DocumentChunk> three_chunks() {
+  return {chunk("a", "The json module encodes Python objects as JSON text with json.dumps."),
+          chunk("b", "Tulips flower in spring and grow from bulbs planted in autumn."),
+          chunk("c", "The Danube flows through ten countries before reaching the Black Sea.")};
+}
+
+VectorIndex index_of(const std::vector<DocumentChunk>& chunks) {
+  auto index = VectorIndex::create(kHashedEmbeddingDimensions);
+  EXPECT_TRUE(index.ok());
+  for (const DocumentChunk& c : chunks) EXPECT_TRUE(index->add(hashed_embedding(c.text)).ok());
+  return std::move(index).value();
+}
+
+StatusOr<std::vector<std::vector<float>>> hashed(const std::vector<std::string>& texts) {
+  std::vector<std::vector<float>> out;
+  for (const std::string& text : texts) out.push_back(hashed_embedding(text));
+  return out;
+}
+
+Json generated(const std::string& question, const std::string& answer,
+               const std::vector<std::string>& passages = {"P1"}) {
+  Json pair = {{"passages", passages}, {"question", question}, {"reference", answer}};
+  Json reply = {{"pairs", Json::array({pair})}};
+  return {{"content", reply.dump()}};
+}
+
+Json critic(bool standalone, bool answerable = true, bool grounded = true) {
+  Json reply = {{"answerable", answerable}, {"grounded", grounded}, {"standalone", standalone},
+                {"why_not", ""}};
+  return {{"content", reply.dump()}};
+}
+
+class TestsetTest : public ::testing::Test {
+ protected:
+  // Starts the fake server with `steps` (one reply per request, in order).
+  void start(const Json& steps) {
+    const std::string path = fake_server_path();
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "fake server not built at " << path;
+    script_ = std::filesystem::temp_directory_path() /
+              ("ragmeter-testset-script-" + std::to_string(::getpid()) + ".json");
+    std::ofstream(script_) << Json({{"steps", steps}}).dump();
+    ASSERT_TRUE(server_.start(path, {"--script", script_.string()}));
+    llm::ClientOptions options;
+    options.endpoint.base_url = server_.base_url();
+    options.endpoint.model = "fake-model";
+    options.endpoint.timeout_seconds = 5.0;
+    options.cache.mode = llm::CacheMode::kOff;
+    auto client = llm::make_client(options);
+    ASSERT_TRUE(client.ok()) << client.status().to_string();
+    client_ = std::move(client).value();
+  }
+  void TearDown() override { std::filesystem::remove(script_); }
+
+  fakes::FakeLlmServerProcess server_;
+  std::filesystem::path script_;
+  std::unique_ptr<llm::Client> client_;
+};
+
+TEST(TestsetRequestTest, MixesParseAndBadPartsAreNamed) {
+  auto mix = parse_question_mix("simple=2,multi_context=1");
+  ASSERT_TRUE(mix.ok());
+  EXPECT_EQ(mix->at(QuestionType::kSimple), 2.0);
+  EXPECT_EQ(mix->at(QuestionType::kMultiContext), 1.0);
+  EXPECT_FALSE(mix->contains(QuestionType::kReasoning));
+  EXPECT_NE(parse_question_mix("simple=1,hard=2").status().message().find("'hard'"), std::string::npos);
+  EXPECT_NE(parse_question_mix("simple=x").status().message().find("'x'"), std::string::npos);
+  EXPECT_FALSE(parse_question_mix("simple=-1").ok());
+  EXPECT_FALSE(parse_question_mix("simple=0").ok());
+  EXPECT_FALSE(parse_question_mix("simple").ok());
+}
+
+TEST(TestsetRequestTest, GenerationAsksForExactlyNPairsOverLabelledPassages) {
+  llm::ChatRequest request =
+      testset_generation_request(QuestionType::kMultiContext, {"First.", "Second."}, 3, 512);
+  const std::string& user = request.messages[1].content;
+  EXPECT_EQ(user.find("PASSAGES:\n[P1]\nFirst.\n\n[P2]\nSecond.\n\n"), 0u);
+  EXPECT_NE(user.find("two different passages"), std::string::npos);  // the type's instruction
+  EXPECT_NE(user.find("Pairs to write: 3"), std::string::npos);
+  const Json& pairs = request.schema["properties"]["pairs"];
+  EXPECT_EQ(pairs["minItems"], 3);
+  EXPECT_EQ(pairs["maxItems"], 3);
+  EXPECT_EQ(pairs["items"]["properties"]["passages"]["items"]["enum"], Json::parse(R"(["P1","P2"])"));
+  llm::ChatRequest check = testset_critic_request({"First."}, "Q?", "A.", 512);
+  EXPECT_NE(check.messages[1].content.find("QUESTION:\nQ?\n\nANSWER:\nA.\n\n"), std::string::npos);
+  EXPECT_EQ(check.schema["required"].size(), 4u);
+}
+
+TEST_F(TestsetTest, EveryFilterCountsItsRejectionAndTheSetStopsAtItsSize) {
+  // One context at a time (concurrency 1), so the requests come in this order.
+  start(Json::array({
+      generated("What does json.dumps return for a Python dict?", "A JSON string."),  // 1
+      critic(true),                                                                    // accepted
+      generated("What does the passage say about tulips?", "They flower in spring."),  // 2: points
+      generated("When do tulips flower?", "In spring."),                               // 3
+      critic(false),                                                                   // not standalone
+      generated("What does json.dumps return for a Python dict?", "JSON text."),       // 4: duplicate
+      generated("Which sea does the Danube reach?", "The Black Sea."),                 // 5
+      critic(true),                                                                    // accepted
+  }));
+  const auto chunks = three_chunks();
+  const VectorIndex index = index_of(chunks);
+  TestsetOptions options;
+  options.size = 2;
+  options.mix = {{QuestionType::kSimple, 1.0}};
+  options.neighbours = 0;
+  options.concurrency = 1;
+  std::vector<std::size_t> progress;
+  auto report = generate_testset(chunks, index, *client_, hashed, options,
+                                 [&](std::size_t rows) { progress.push_back(rows); });
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  ASSERT_EQ(report->rows.size(), 2u);
+  EXPECT_EQ(report->rows[0].user_input, "What does json.dumps return for a Python dict?");
+  EXPECT_EQ(report->rows[1].reference, "The Black Sea.");
+  EXPECT_EQ(report->contexts_tried, 5u);
+  EXPECT_EQ(report->pairs_proposed, 5u);
+  const std::map<std::string, std::size_t> expected = {{"question points at its source", 1},
+                                                       {"critic: not standalone", 1},
+                                                       {"near-duplicate question", 1}};
+  EXPECT_EQ(report->rejected, expected);
+  EXPECT_EQ(client_->totals().requests, 8);  // 5 generation calls, 3 critic calls
+  EXPECT_EQ(report->usage_by_call["generate"]["calls"], 5);
+  EXPECT_EQ(report->usage_by_call["critic"]["calls"], 3);
+  EXPECT_EQ(progress.back(), 2u);
+  // Each row's reference context is the passage it named, with its source.
+  for (const TestsetRow& row : report->rows) {
+    ASSERT_EQ(row.reference_contexts.size(), 1u);
+    ASSERT_EQ(row.sources.size(), 1u);
+    const auto it = std::find_if(chunks.begin(), chunks.end(),
+                                 [&](const DocumentChunk& c) { return c.id == row.sources[0].chunk_id; });
+    ASSERT_NE(it, chunks.end());
+    EXPECT_EQ(row.reference_contexts[0], it->text);
+  }
+  const auto line = testset_row_json(report->rows[0]);
+  EXPECT_EQ(line["question_type"], "simple");
+  EXPECT_EQ(line["sources"][0]["path"], "doc.md");
+  EXPECT_FALSE(line["sources"][0].contains("page"));
+}
+
+TEST_F(TestsetTest, PairsNamingMissingPassagesOrTooFewForMultiContextAreRejected) {
+  start(Json::array({
+      generated("Which sea does the Danube reach in the end?", "The Black Sea.", {"P1"}),
+      generated("How do tulips and the Danube differ in season?", "They do not.", {"P1", "P2"}),
+      critic(true, true, false),  // not grounded
+  }));
+  const auto chunks = three_chunks();
+  const VectorIndex index = index_of(chunks);
+  TestsetOptions options;
+  options.size = 1;
+  options.mix = {{QuestionType::kMultiContext, 1.0}};
+  options.neighbours = 1;
+  options.min_neighbour_similarity = -1.0;  // unrelated chunks still join as neighbours
+  options.concurrency = 1;
+  options.max_contexts = 2;
+  auto report = generate_testset(chunks, index, *client_, hashed, options);
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  EXPECT_TRUE(report->rows.empty());  // fewer rows than asked is a report, not an error
+  const std::map<std::string, std::size_t> expected = {
+      {"multi_context: uses fewer than two passages", 1},
+      {"critic: answer not grounded in its passages", 1}};
+  EXPECT_EQ(report->rejected, expected);
+}
+
+TEST(TestsetInputTest, BadInputsAreErrors) {
+  const auto chunks = three_chunks();
+  const VectorIndex index = index_of(chunks);
+  llm::ClientOptions options;
+  options.endpoint.base_url = "http://127.0.0.1:9/v1";
+  options.endpoint.model = "m";
+  options.cache.mode = llm::CacheMode::kOff;
+  auto client = llm::make_client(options);
+  ASSERT_TRUE(client.ok());
+  TestsetOptions testset;
+  EXPECT_FALSE(generate_testset({}, index, **client, hashed, testset).ok());
+  EXPECT_FALSE(generate_testset({chunks[0]}, index, **client, hashed, testset).ok());  // 1 chunk, 3 vectors
+  testset.size = 0;
+  EXPECT_FALSE(generate_testset(chunks, index, **client, hashed, testset).ok());
+  testset.size = 1;
+  testset.mix = {{QuestionType::kSimple, 0.0}};
+  EXPECT_FALSE(generate_testset(chunks, index, **client, hashed, testset).ok());
+}
+
+}  // namespace
+}  // namespace ragmeter

@@ -1,0 +1,341 @@
+// `ragmeter gen`: a test set (questions, reference answers, reference contexts) from a
+// folder of documents, with an LLM judge.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <openssl/evp.h>
+
+#include "commands.h"
+#include "exit_codes.h"
+#include "judge_flags.h"
+#include "progress.h"
+#include "ragmeter/chunker.h"
+#include "ragmeter/documents.h"
+#include "ragmeter/hashed_embedding.h"
+#include "ragmeter/llm.h"
+#include "ragmeter/testset.h"
+#include "ragmeter/vector_index.h"
+
+namespace ragmeter::cli {
+namespace {
+
+struct GenArgs {
+  std::string documents;
+  std::string out;
+  std::string summary;
+  std::string chunks_out;
+  std::size_t size = 10;
+  std::uint64_t seed = 42;
+  std::string mix = "simple=0.5,reasoning=0.25,multi_context=0.15,conditional=0.1";
+  std::size_t pairs_per_context = 1;
+  std::size_t neighbours = 2;
+  double duplicate_similarity = 0.9;
+  std::size_t max_contexts = 0;
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  std::size_t chunk_size = 1000;
+  std::size_t chunk_overlap = 100;
+  std::string chunk_unit = "chars";
+  bool quiet = false;
+  JudgeFlags judge;
+};
+
+// Hex SHA-256 of `text`: names the chunk set an index was built for.
+std::string sha256_hex(const std::string& text) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EVP_Digest(text.data(), text.size(), digest, &length, EVP_sha256(), nullptr);
+  std::string hex;
+  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
+  return hex;
+}
+
+// Embeds texts with the offline hashed vectors or an embeddings endpoint (in batches).
+class Embedder {
+ public:
+  Embedder(std::shared_ptr<llm::Client> client, std::string identity)
+      : client_(std::move(client)), identity_(std::move(identity)) {}
+
+  const std::string& identity() const { return identity_; }
+
+  StatusOr<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) const {
+    std::vector<std::vector<float>> out;
+    if (!client_) {
+      for (const std::string& text : texts) out.push_back(hashed_embedding(text));
+      return out;
+    }
+    constexpr std::size_t kBatch = 64;
+    for (std::size_t start = 0; start < texts.size(); start += kBatch) {
+      llm::EmbeddingRequest request;
+      request.inputs.assign(texts.begin() + static_cast<std::ptrdiff_t>(start),
+                            texts.begin() + static_cast<std::ptrdiff_t>(std::min(texts.size(), start + kBatch)));
+      const std::size_t n = request.inputs.size();
+      auto reply = client_->embed(std::move(request)).get();
+      if (!reply.ok()) return reply.status();
+      if (reply->vectors.size() != n) {
+        return invalid_argument("the embedder returned " + std::to_string(reply->vectors.size()) +
+                                " vectors for " + std::to_string(n) + " texts");
+      }
+      for (auto& vector : reply->vectors) out.push_back(std::move(vector));
+    }
+    return out;
+  }
+
+ private:
+  std::shared_ptr<llm::Client> client_;
+  std::string identity_;
+};
+
+// The chunks' index: loaded from `path` when its manifest names the same embedder and
+// chunks, else built (every chunk embedded) and saved with its manifest.
+StatusOr<VectorIndex> chunk_index(const std::vector<DocumentChunk>& chunks, const Embedder& embedder,
+                                  const std::string& path, bool* reused) {
+  std::string ids;
+  for (const DocumentChunk& chunk : chunks) ids += chunk.id + "\n";
+  const std::string manifest_path = path + ".json";
+  const nlohmann::json want = {{"embedder", embedder.identity()}, {"chunks", chunks.size()},
+                               {"chunk_ids_sha256", sha256_hex(ids)}};
+  std::ifstream manifest_in(manifest_path);
+  if (manifest_in) {
+    nlohmann::json have = nlohmann::json::parse(manifest_in, nullptr, false);
+    if (!have.is_discarded() && have.contains("dimensions") && have["dimensions"].is_number_integer() &&
+        have["embedder"] == want["embedder"] && have["chunks"] == want["chunks"] &&
+        have["chunk_ids_sha256"] == want["chunk_ids_sha256"]) {
+      auto loaded = VectorIndex::load(path, have["dimensions"].get<int>());
+      if (loaded.ok() && loaded->size() == chunks.size()) {
+        *reused = true;
+        return std::move(loaded).value();
+      }
+    }
+  }
+  *reused = false;
+  std::vector<std::string> texts;
+  for (const DocumentChunk& chunk : chunks) texts.push_back(chunk.text);
+  RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, embedder.embed(texts));
+  if (vectors.empty() || vectors.front().empty()) return invalid_argument("the embedder returned no vector");
+  const int dimensions = static_cast<int>(vectors.front().size());
+  RAGMETER_ASSIGN_OR_RETURN(VectorIndex index, VectorIndex::create(dimensions));
+  for (const auto& vector : vectors) RAGMETER_RETURN_IF_ERROR(index.add(vector).status());
+  RAGMETER_RETURN_IF_ERROR(index.save(path));
+  nlohmann::json manifest = want;
+  manifest["dimensions"] = dimensions;
+  std::ofstream(manifest_path) << manifest.dump(2) << "\n";
+  return index;
+}
+
+int fail(const Status& status, int code = kExitUsage) {
+  std::cerr << "ragmeter gen: " << status.message() << "\n";
+  return code;
+}
+
+int run_gen(const GenArgs& args) {
+  auto settings = judge_settings(args.judge);
+  if (!settings.ok()) return fail(settings.status());
+  if (settings->judge == "offline") {
+    return fail(invalid_argument(
+        "generation needs an LLM judge: give --judge-url and --judge-model (or --config)"));
+  }
+  auto mix = parse_question_mix(args.mix);
+  if (!mix.ok()) return fail(mix.status());
+
+  // Documents.
+  LoadOptions load;
+  if (!args.include.empty()) load.include = args.include;
+  load.exclude = args.exclude;
+  LoadResult loaded = load_documents(args.documents, load);
+  for (const LoadProblem& problem : loaded.problems) {
+    std::cerr << "ragmeter gen: skipped " << problem.path << ": " << problem.reason << "\n";
+  }
+  if (loaded.documents.empty()) {
+    return fail(invalid_argument(fmt::format(
+        "no readable documents under {} ({} files seen, {} skipped; formats: .txt .md .html .pdf)",
+        args.documents, loaded.files_seen, loaded.problems.size())));
+  }
+  ChunkerOptions chunking;
+  chunking.size = args.chunk_size;
+  chunking.overlap = args.chunk_overlap;
+  chunking.unit = args.chunk_unit == "tokens" ? ChunkUnit::kTokens : ChunkUnit::kCharacters;
+  std::vector<DocumentChunk> chunks;
+  for (const Document& document : loaded.documents) {
+    auto pieces = chunk_document(document, chunking);
+    if (!pieces.ok()) return fail(pieces.status());
+    for (DocumentChunk& chunk : *pieces) chunks.push_back(std::move(chunk));
+  }
+  if (chunks.empty()) {
+    return fail(invalid_argument("the documents under " + args.documents +
+                                 " hold no chunk of at least the minimum size"));
+  }
+  if (!args.chunks_out.empty()) {
+    std::ofstream out(args.chunks_out);
+    for (const DocumentChunk& chunk : chunks) {
+      nlohmann::ordered_json line;
+      line["chunk_id"] = chunk.id;
+      line["path"] = chunk.source_path;
+      line["title"] = chunk.title;
+      if (chunk.page > 0) line["page"] = chunk.page;
+      line["headings"] = chunk.headings;
+      line["text"] = chunk.text;
+      out << line.dump() << "\n";
+    }
+    if (!out) return fail(unavailable("cannot write " + args.chunks_out));
+  }
+
+  // Judge and embedder clients.
+  auto chat_options = llm::to_client_options(*settings);
+  if (!chat_options.ok()) return fail(chat_options.status());
+  chat_options->keep_traces = false;
+  auto chat = llm::make_client(*chat_options);
+  if (!chat.ok()) return fail(chat.status());
+  std::shared_ptr<llm::Client> embed_client;
+  std::string embedder_identity = "offline hashed-" + std::to_string(kHashedEmbeddingDimensions);
+  if (settings->embedder != "offline") {
+    auto embed_options = llm::to_embedder_client_options(*settings);
+    if (!embed_options.ok()) return fail(embed_options.status());
+    embed_options->keep_traces = false;
+    auto made = llm::make_client(*embed_options);
+    if (!made.ok()) return fail(made.status());
+    embed_client = std::move(made).value();
+    embedder_identity = "openai " + embed_options->endpoint.base_url + " " + embed_options->endpoint.model;
+  }
+  const Embedder embedder(embed_client, embedder_identity);
+
+  // The index, beside the output.
+  const std::string index_path = args.out + ".index";
+  bool reused = false;
+  auto index = chunk_index(chunks, embedder, index_path, &reused);
+  if (!index.ok()) return fail(index.status());
+
+  TestsetOptions options;
+  options.size = args.size;
+  options.seed = args.seed;
+  options.mix = *mix;
+  options.pairs_per_context = args.pairs_per_context;
+  options.neighbours = args.neighbours;
+  options.duplicate_similarity = args.duplicate_similarity;
+  options.max_contexts = args.max_contexts;
+  options.concurrency = settings->concurrency > 0 ? std::min(settings->concurrency, 16) : 4;
+  Progress progress(args.quiet);
+  auto report = generate_testset(
+      chunks, *index, **chat,
+      [&embedder](const std::vector<std::string>& texts) { return embedder.embed(texts); }, options,
+      [&progress](std::size_t rows) { progress.update(static_cast<std::int64_t>(rows)); });
+  progress.finish();
+  if (!report.ok()) return fail(report.status());
+
+  std::ofstream out(args.out);
+  for (const TestsetRow& row : report->rows) out << testset_row_json(row).dump() << "\n";
+  out.close();
+  if (!out) return fail(unavailable("cannot write " + args.out));
+
+  const llm::UsageTotals chat_totals = (*chat)->totals();
+  std::int64_t requests = chat_totals.requests;
+  if (embed_client) requests += embed_client->totals().requests;
+  const std::size_t rows = report->rows.size();
+  nlohmann::ordered_json summary;
+  summary["rows"] = rows;
+  summary["requested"] = args.size;
+  summary["seed"] = args.seed;
+  summary["documents"] = {{"loaded", loaded.documents.size()},
+                          {"files_seen", loaded.files_seen},
+                          {"skipped", loaded.problems.size()}};
+  nlohmann::ordered_json problems = nlohmann::ordered_json::array();
+  for (const LoadProblem& problem : loaded.problems) {
+    problems.push_back({{"path", problem.path}, {"reason", problem.reason}});
+  }
+  summary["documents"]["problems"] = std::move(problems);
+  summary["chunks"] = chunks.size();
+  summary["index"] = {{"path", index_path}, {"reused", reused}, {"embedder", embedder_identity}};
+  summary["contexts_tried"] = report->contexts_tried;
+  summary["pairs_proposed"] = report->pairs_proposed;
+  summary["rejected"] = report->rejected;
+  nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
+  for (const TestsetRow& row : report->rows) {
+    auto& n = by_type[question_type_name(row.type)];
+    n = n.is_null() ? 1 : n.get<int>() + 1;
+  }
+  summary["by_type"] = std::move(by_type);
+  summary["usage"] = {{"requests", requests},
+                      {"cache_hits", chat_totals.cache_hits},
+                      {"failed", chat_totals.failed_calls},
+                      {"prompt_tokens", chat_totals.tokens.prompt_tokens},
+                      {"completion_tokens", chat_totals.tokens.completion_tokens},
+                      {"cost_usd", chat_totals.cost_usd},
+                      {"by_call", report->usage_by_call}};
+  summary["judge_calls_per_row"] =
+      rows ? static_cast<double>(chat_totals.requests) / static_cast<double>(rows) : 0.0;
+  if (!args.summary.empty()) {
+    std::ofstream(args.summary) << summary.dump(2) << "\n";
+  }
+  if (!args.quiet) {
+    std::cout << fmt::format("{} of {} rows written to {} ({} documents, {} chunks, index {})\n", rows,
+                             args.size, args.out, loaded.documents.size(), chunks.size(),
+                             reused ? "reused" : "built");
+    std::cout << fmt::format("contexts tried: {}; pairs proposed: {}\n", report->contexts_tried,
+                             report->pairs_proposed);
+    for (const auto& [reason, count] : report->rejected) {
+      std::cout << fmt::format("  rejected {:>4}  {}\n", count, reason);
+    }
+    std::cout << fmt::format("judge calls: {} requests ({} from the cache), {:.1f} per row\n",
+                             chat_totals.requests, chat_totals.cache_hits,
+                             summary["judge_calls_per_row"].get<double>());
+  }
+  if (rows < args.size) {
+    std::cerr << fmt::format("ragmeter gen: only {} of {} rows passed the filters after {} contexts "
+                             "(raise --max-contexts, or see the rejections)\n",
+                             rows, args.size, report->contexts_tried);
+    return kExitPartial;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRun add_gen_command(CLI::App& parent) {
+  auto args = std::make_shared<GenArgs>();
+  CLI::App* cmd = parent.add_subcommand(
+      "gen",
+      "Generate a test set from your documents: questions, reference answers and the\n"
+      "reference contexts they come from, ready for `ragmeter eval`. Needs an LLM judge.\n\n"
+      "  ragmeter gen docs/ --out testset.jsonl --size 50 \\\n"
+      "      --judge-url http://127.0.0.1:8080/v1 --judge-model qwen2.5\n\n"
+      "Reads .txt, .md, .html and .pdf files under DOCUMENTS (recursively), chunks them,\n"
+      "indexes the chunks (saved as OUT.index, reused when the chunks are unchanged), then\n"
+      "asks the judge for question and answer pairs over each chunk and its nearest\n"
+      "neighbours and keeps those that pass the filters (docs/testset.md).");
+  cmd->add_option("documents", args->documents, "Folder (or one file) of documents")->required();
+  cmd->add_option("--out,-o", args->out, "The test set, JSON lines")->required();
+  cmd->add_option("--size,-n", args->size, "Rows to generate")->capture_default_str()->check(CLI::Range(1, 1000000));
+  cmd->add_option("--seed", args->seed, "Seed of the chunk and type draws")->capture_default_str();
+  cmd->add_option("--types", args->mix, "Question types and weights")->capture_default_str();
+  cmd->add_option("--per-context", args->pairs_per_context, "Pairs asked per generation call")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 20));
+  cmd->add_option("--neighbours", args->neighbours, "Nearest chunks joined with each root chunk")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 10));
+  cmd->add_option("--duplicate-similarity", args->duplicate_similarity,
+                  "Questions at least this alike (embedding cosine) to a kept one are dropped")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--max-contexts", args->max_contexts, "Contexts to try at most (0: 4 x size + 10)")
+      ->capture_default_str();
+  cmd->add_option("--include", args->include, "Glob of files to read (repeatable; default: the known formats)");
+  cmd->add_option("--exclude", args->exclude, "Glob of files or folders to skip (repeatable)");
+  cmd->add_option("--chunk-size", args->chunk_size, "Chunk size")->capture_default_str()->check(CLI::Range(1, 1000000));
+  cmd->add_option("--chunk-overlap", args->chunk_overlap, "Overlap of consecutive chunks")->capture_default_str();
+  cmd->add_option("--chunk-unit", args->chunk_unit, "chars or tokens (words)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"chars", "tokens"}));
+  cmd->add_option("--summary", args->summary, "Summary JSON: counts, rejections by reason, usage");
+  cmd->add_option("--chunks-out", args->chunks_out, "Also write every chunk (id, source, text) as JSON lines");
+  cmd->add_flag("--quiet,-q", args->quiet, "No report and no progress display");
+  add_judge_flags(cmd, &args->judge,
+                  "openai (an OpenAI-compatible server: --judge-url, --judge-model); generation "
+                  "has no offline judge",
+                  "Embeddings of chunks and questions: offline (default: hashed word vectors) or openai");
+  return [args] { return run_gen(*args); };
+}
+
+}  // namespace ragmeter::cli
