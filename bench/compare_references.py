@@ -4,10 +4,13 @@ For each metric: 100,000 (response, reference) pairs built from HaluEval text
 (tests/data/halueval_qa_one_turn.jsonl, deterministic), scored
   - by the reference in this process (sacreBLEU, rouge-score, rapidfuzz), timing only the
     scoring loop (file reading and JSON parsing are not counted for the reference), and
+  - by ragmeter's scoring functions on the same pairs in memory (bench/scoring_loop_bench.cc),
+    timing only the scoring loop, as the reference is timed: the like-for-like ratio; and
   - by `ragmeter eval --threads 1` on a JSONL file of the same pairs, timing the whole
-    command (reading, parsing, scoring, summary).
-Prints pairs/s for both and the ratio. The ratio is conservative: ragmeter's time includes
-its I/O. pytrec_eval is compared with `ragmeter ir` on 10,000 generated queries: the
+    command (reading, parsing, scoring, summary): the end-to-end ratio, which is
+    conservative since the reference's I/O is not counted.
+Prints pairs/s for each and both ratios, and checks that both sides' scores sum to the same
+total (0..1 scale), so they scored the same thing. pytrec_eval is compared with `ragmeter ir` on 10,000 generated queries: the
 reference is timed on in-memory dicts, ragmeter on reading the files and printing -q lines.
 
 Run: RAGMETER_BUILD_DIR=build ~/.cache/ragmeter/venv/bin/python bench/compare_references.py [--pairs N]
@@ -49,8 +52,8 @@ def reference_scorers():
     rouge_l = rouge_scorer.RougeScorer(["rougeL"])
     rouge_2 = rouge_scorer.RougeScorer(["rouge2"])
     return {
-        "bleu": ("sacrebleu", lambda h, r: bleu.sentence_score(h, [r]).score),
-        "chrf": ("sacrebleu", lambda h, r: chrf.sentence_score(h, [r]).score),
+        "bleu": ("sacrebleu", lambda h, r: bleu.sentence_score(h, [r]).score / 100),
+        "chrf": ("sacrebleu", lambda h, r: chrf.sentence_score(h, [r]).score / 100),
         "rouge_l": ("rouge-score", lambda h, r: rouge_l.score(r, h)["rougeL"].fmeasure),
         "rouge2": ("rouge-score", lambda h, r: rouge_2.score(r, h)["rouge2"].fmeasure),
         "levenshtein_similarity": ("rapidfuzz", Levenshtein.normalized_similarity),
@@ -59,10 +62,17 @@ def reference_scorers():
 
 
 def time_reference(fn, pairs):
+    total = 0.0
     start = time.perf_counter()
     for h, r in pairs:
-        fn(h, r)
-    return time.perf_counter() - start
+        total += fn(h, r)
+    return time.perf_counter() - start, total
+
+
+def time_ragmeter_loop(metric, path):
+    out = subprocess.run([str(BUILD / "bench" / "scoring_loop_bench"), str(path), metric],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
 
 
 def time_ragmeter(metric, path):
@@ -116,13 +126,16 @@ def main():
         with open(path, "w", encoding="utf-8") as f:
             for h, r in pairs:
                 f.write(json.dumps({"response": h, "reference": r}) + "\n")
-        print(f"{'metric':<26} {'reference':<12} {'ref pairs/s':>12} {'ragmeter pairs/s':>17} {'ratio':>8}")
+        print(f"{'metric':<24} {'reference':<12} {'ref pairs/s':>11} {'loop pairs/s':>13} "
+              f"{'loop ratio':>10} {'eval pairs/s':>13} {'e2e ratio':>9}  sums (ref / ragmeter)")
         for metric in args.metrics.split(","):
             name, fn = scorers[metric]
-            ref_s = time_reference(fn, pairs)
+            ref_s, ref_sum = time_reference(fn, pairs)
+            loop = time_ragmeter_loop(metric, path)
             ours_s = time_ragmeter(metric, path)
-            print(f"{metric:<26} {name:<12} {len(pairs) / ref_s:>12.0f} {len(pairs) / ours_s:>17.0f} "
-                  f"{ref_s / ours_s:>7.1f}x", flush=True)
+            print(f"{metric:<24} {name:<12} {len(pairs) / ref_s:>11.0f} {len(pairs) / loop['seconds']:>13.0f} "
+                  f"{ref_s / loop['seconds']:>9.1f}x {len(pairs) / ours_s:>13.0f} {ref_s / ours_s:>8.1f}x  "
+                  f"{ref_sum:.4f} / {loop['sum']:.4f}", flush=True)
     compare_ir()
 
 
