@@ -60,9 +60,11 @@ class State:
         self.log = open(log_path, "a", encoding="utf-8") if log_path else None
 
     def set_phase(self, name):
+        """Starts phase `name` with its counters at zero (a phase name used again, as each
+        part of a benchmark does, counts that run alone)."""
         with self.lock:
             self.phase = name
-            self.phases.setdefault(name, new_counters())
+            self.phases[name] = new_counters()
 
     def record(self, path, status, usage, sent, received, t0, t1, error=None):
         with self.lock:

@@ -17,6 +17,7 @@ process, and the load average during the run. Nothing here is a test: figures on
 """
 
 import argparse
+import datetime
 import json
 import math
 import os
@@ -451,6 +452,52 @@ def aggregate_tool(parts, tool):
     return agg
 
 
+def cmd_recount(a):
+    """Recomputes every phase's proxy counters from the proxy's request log
+    (proxy_requests.jsonl), taking the requests of that phase's name made while it ran.
+    Needed for runs made before the proxy reset a phase's counters when it started again:
+    their later parts' counters included the earlier parts' requests."""
+    sys.path.insert(0, HERE)
+    from counting_proxy import new_counters
+    rows = [json.loads(line) for line in open(os.path.join(a.outdir, "proxy_requests.jsonl"), encoding="utf-8")]
+    for part in sorted(d for d in os.listdir(a.outdir) if d.startswith("part-")):
+        for name in ("ragas", "ragmeter"):
+            path = os.path.join(a.outdir, part, f"phase_{name}.json")
+            if not os.path.exists(path):
+                continue
+            phase = json.load(open(path, encoding="utf-8"))
+            start = datetime.datetime.strptime(phase["started"], "%Y-%m-%dT%H:%M:%S%z").timestamp()
+            end = start + phase["wall_seconds"] + 1
+            c = new_counters()
+            for r in rows:
+                if r["phase"] != name or not (start - 1 <= r["t0"] <= end):
+                    continue
+                c["requests"] += 1
+                c["by_path"][r["path"]] = c["by_path"].get(r["path"], 0) + 1
+                status = str(r["status"]) if r["status"] is not None else "no-reply"
+                c["by_status"][status] = c["by_status"].get(status, 0) + 1
+                c["errors"] += 1 if r["error"] is not None else 0
+                usage = r["usage"] or {}
+                for k in ("prompt_tokens", "completion_tokens", "total_tokens"):
+                    if isinstance(usage.get(k), int):
+                        c[k] += usage[k]
+                if not usage and r["status"] == 200:
+                    c["replies_without_usage"] += 1
+                c["bytes_sent"] += r["sent"]
+                c["bytes_received"] += r["received"]
+                c["request_seconds"] += r["seconds"]
+                if c["first_request_at"] is None or r["t0"] < c["first_request_at"]:
+                    c["first_request_at"] = r["t0"]
+                if c["last_reply_at"] is None or r["t0"] + r["seconds"] > c["last_reply_at"]:
+                    c["last_reply_at"] = r["t0"] + r["seconds"]
+            if phase.get("proxy") != c:
+                phase.setdefault("proxy_as_counted", phase.get("proxy"))
+                phase["proxy"] = c
+                write_json(path, phase)
+            print(f"{part} {name}: {c['requests']} requests, {c['prompt_tokens']} prompt tokens",
+                  file=sys.stderr)
+
+
 def cmd_report(a):
     d = a.outdir
     settings = load_json(os.path.join(d, "settings.json")) or {}
@@ -608,6 +655,10 @@ def main():
     r.add_argument("--out", required=True)
     r.add_argument("--meta", required=True)
     r.set_defaults(func=cmd_ragas)
+
+    q = sub.add_parser("recount")
+    q.add_argument("--outdir", required=True)
+    q.set_defaults(func=cmd_recount)
 
     p = sub.add_parser("report")
     p.add_argument("--outdir", required=True)
