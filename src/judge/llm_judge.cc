@@ -66,6 +66,11 @@ std::vector<std::string> normalised_entities(const Json& value) {
   std::vector<std::string> out;
   for (const std::string& entity : strings_of(value)) {
     std::string normal = offline_fold_case(normalize_content_text(entity));
+    // A placeholder copied from the prompt ("...") names nothing.
+    const bool names_something = std::any_of(normal.begin(), normal.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80);
+    });
+    if (!names_something) continue;
     if (std::find(out.begin(), out.end(), normal) == out.end()) out.push_back(std::move(normal));
   }
   return out;

@@ -2,6 +2,7 @@
 // needs (skipped, naming the field), ask the judgement for the ledger, similarity or
 // questions (each computed once per sample), and read the score off them.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "metrics/required_fields.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/ledger_metrics.h"
+#include "ragmeter/offline_judge.h"
 
 namespace ragmeter::adapters {
 namespace {
@@ -183,7 +185,10 @@ MetricResult answer_relevancy(Judgement& j, const MetricRequest&, const ScoringO
   return with_calls(std::move(result), calls);
 }
 
-// entities(R) found among entities(C) / entities(R), matched as normalised strings.
+// entities(R) found in the contexts / entities(R), matched as normalised strings: an
+// entity is found when the judge listed it among the contexts' entities, or when the
+// contexts' text holds it verbatim as whole words (case-folded, spaces normalised), since
+// then a context states it whatever the judge's list left out.
 MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require(j.sample(), false, false, true, true)) return *skip;
   CallLog calls;
@@ -195,11 +200,29 @@ MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const Sco
   if (reference_entities->empty()) {
     return MetricResult::skipped("the reference names no entity");
   }
+  std::string context_text;
+  for (const std::string& context : *j.sample().retrieved_contexts) {
+    context_text += " " + offline_fold_case(normalize_content_text(context));
+  }
+  auto stated_verbatim = [&context_text](const std::string& entity) {
+    const std::string needle = offline_fold_case(normalize_content_text(entity));
+    auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); };
+    for (std::size_t at = context_text.find(needle); !needle.empty() && at != std::string::npos;
+         at = context_text.find(needle, at + 1)) {
+      const std::size_t end = at + needle.size();
+      if ((at == 0 || !word_char(context_text[at - 1])) &&
+          (end == context_text.size() || !word_char(context_text[end]))) {
+        return true;
+      }
+    }
+    return false;
+  };
   nlohmann::ordered_json missing = nlohmann::ordered_json::array();
   std::size_t hits = 0;
   for (const std::string& entity : *reference_entities) {
     if (std::find(context_entities.begin(), context_entities.end(), entity) !=
-        context_entities.end()) {
+            context_entities.end() ||
+        stated_verbatim(entity)) {
       ++hits;
     } else {
       missing.push_back(entity);

@@ -182,6 +182,22 @@ TEST(JudgedMetricsTest, ContextEntityRecallMatchesNormalisedEntities) {
   EXPECT_EQ(r["context_entity_recall"].outcome, Outcome::kSkipped);
 }
 
+TEST(JudgedMetricsTest, AnEntityTheContextsStateVerbatimIsFoundWhateverTheJudgeListed) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  Sample sample = full_sample();
+  sample.retrieved_contexts =
+      std::vector<std::string>{"Mike Gibbons was murdered at a ranch in Conway,  MISSOURI.",
+                               "Kansas City has a martial arts school, far from Paris."};
+  judge->entity_lists["R"] = {"missouri", "conway", "art", "gibbons ranch"};
+  // The judge listed no entity of the contexts: "missouri" and "conway" are in their text
+  // (case and spacing aside); "art" is only inside words there ("martial", "arts"), and
+  // "gibbons ranch" is not a phrase of the text.
+  auto r = score(sample, "context_entity_recall", judge);
+  EXPECT_NEAR(r["context_entity_recall"].score, 2.0 / 4.0, 1e-15);
+  EXPECT_EQ(r["context_entity_recall"].evidence["missing"],
+            nlohmann::ordered_json({"art", "gibbons ranch"}));
+}
+
 TEST(JudgedMetricsTest, OfflineJudgeIsTheDefaultAndScoresAWorkedExample) {
   Sample s;
   s.user_input = "Which magazine was started first, Arthur's Magazine or First for Women?";
