@@ -467,6 +467,10 @@ def cmd_recount(a):
                 continue
             phase = json.load(open(path, encoding="utf-8"))
             start = datetime.datetime.strptime(phase["started"], "%Y-%m-%dT%H:%M:%S%z").timestamp()
+            counted = phase.get("proxy") or {}
+            first = counted.get("first_request_at")
+            if first is not None and first >= start - 1 and "proxy_as_counted" not in phase:
+                continue  # counted by a proxy that restarts a phase's counters: already right
             end = start + phase["wall_seconds"] + 1
             c = new_counters()
             for r in rows:
