@@ -13,13 +13,14 @@
 // several references, a segment keeps the statistics of the first reference with the
 // highest sentence score; a corpus sums segment statistics before scoring.
 #include "ragmeter/chrf.h"
-#include "metrics/sacrebleu_text.h"
 
 #include <algorithm>
 #include <array>
 #include <span>
+#include <string>
+#include <vector>
 
-#include "ragmeter/bleu.h"
+#include "metrics/ngram_matches.h"
 #include "metrics/sacrebleu_text.h"
 
 namespace ragmeter {
@@ -66,10 +67,10 @@ std::size_t utf8_unit_length(std::string_view text, std::size_t pos) {
 
 // The code points of `line` (without its whitespace unless `keep_whitespace`), as
 // extract_all_char_ngrams sees them. A character's key is its bytes (at most 4).
-NGramSequence char_sequence(std::string_view line, bool keep_whitespace) {
-  NGramSequence sequence;
-  sequence.keys.resize(line.size());
-  std::uint64_t* keys = sequence.keys.data();
+void char_sequence(std::string_view line, bool keep_whitespace, NGramSequence* sequence) {
+  sequence->clear();
+  sequence->keys.resize(line.size());
+  std::uint64_t* keys = sequence->keys.data();
   std::size_t count = 0;
   for (std::size_t i = 0; i < line.size();) {
     const auto c = static_cast<unsigned char>(line[i]);
@@ -90,21 +91,18 @@ NGramSequence char_sequence(std::string_view line, bool keep_whitespace) {
     keys[count++] = sacrebleu_internal::short_unit_key(std::string_view(&line[i], length));
     i += length;
   }
-  sequence.keys.resize(count);
-  return sequence;
+  sequence->keys.resize(count);
 }
 
 // CHRF._remove_punctuation: a word of two or more characters loses one punctuation
-// character from its end, or else from its start, to a word of its own.
-NGramSequence punctuation_separated_words(std::string_view sentence) {
-  NGramSequence words;
-  words.text.reserve(sentence.size());
-  words.keys.reserve(sentence.size() / 3 + 4);
-  words.starts.reserve(sentence.size() / 3 + 5);
-  const auto add = [&words](std::string_view word) {
-    sacrebleu_internal::append_word(word, &words);
-  };
-  for (std::string_view word : sacrebleu_internal::python_split(sentence)) {
+// character from its end, or else from its start, to a word of its own. The words are
+// views of `sentence`.
+void punctuation_separated_words(std::string_view sentence, NGramSequence* words) {
+  words->clear();
+  const auto add = [words](std::string_view word) { sacrebleu_internal::append_word(word, words); };
+  thread_local std::vector<std::string_view> split;
+  sacrebleu_internal::python_split(sentence, &split);
+  for (std::string_view word : split) {
     const std::size_t last = word.size() - 1;
     if (utf8_unit_length(word, 0) == word.size()) {
       add(word);
@@ -118,28 +116,37 @@ NGramSequence punctuation_separated_words(std::string_view sentence) {
       add(word);
     }
   }
-  return words;
 }
 
-// A preprocessed segment: its characters and, for chrF++, its words.
-struct ChrfSegment {
-  NGramSequence chars;
-  NGramSequence words;
+// The buffers of one thread's chrF statistics, reused from call to call: per segment
+// ([0] the hypothesis, [1 + r] reference r) its lowercased text, characters and words.
+// Only grown, so the word views into `lowered` stay valid while a call uses them.
+struct ChrfWorkspace {
+  std::vector<std::string> lowered;
+  std::vector<NGramSequence> chars;
+  std::vector<NGramSequence> words;
+  NGramMatches char_matches;
+  NGramMatches word_matches;
+  std::vector<double> stats;
+
+  void reserve(std::size_t segments) {
+    if (chars.size() >= segments) return;
+    lowered.resize(segments);
+    chars.resize(segments);
+    words.resize(segments);
+  }
+
+  // Segment k's characters and, for chrF++, words.
+  void prepare(std::size_t k, std::string_view text, const ChrfOptions& options) {
+    if (options.lowercase) {
+      sacrebleu_internal::python_lower(text, &lowered[k]);
+      text = lowered[k];
+    }
+    char_sequence(text, options.whitespace, &chars[k]);
+    words[k].clear();
+    if (options.word_order > 0) punctuation_separated_words(text, &words[k]);
+  }
 };
-
-ChrfSegment chrf_segment(std::string_view text, const ChrfOptions& options) {
-  std::string lowered;
-  if (options.lowercase) {
-    lowered = sacrebleu_internal::python_lower(text);
-    text = lowered;
-  }
-  ChrfSegment segment;
-  segment.chars = char_sequence(text, options.whitespace);
-  if (options.word_order > 0) {
-    segment.words = punctuation_separated_words(text);
-  }
-  return segment;
-}
 
 int order_count(const ChrfOptions& options) {
   return std::max(0, options.char_order) + std::max(0, options.word_order);
@@ -204,28 +211,28 @@ std::vector<double> chrf_statistics(std::string_view hypothesis,
                                     const ChrfOptions& options) {
   const int char_order = std::max(0, options.char_order);
   const int word_order = std::max(0, options.word_order);
-  const ChrfSegment hyp = chrf_segment(hypothesis, options);
-  std::vector<NGramSequence> ref_chars;
-  std::vector<NGramSequence> ref_words;
-  ref_chars.reserve(references.size());
-  ref_words.reserve(references.size());
-  for (const std::string& reference : references) {
-    ChrfSegment ref = chrf_segment(reference, options);
-    ref_chars.push_back(std::move(ref.chars));
-    ref_words.push_back(std::move(ref.words));
+  thread_local ChrfWorkspace workspace;
+  workspace.reserve(1 + references.size());
+  workspace.prepare(0, hypothesis, options);
+  for (std::size_t r = 0; r < references.size(); ++r) {
+    workspace.prepare(1 + r, references[r], options);
   }
-  const NGramMatches char_matches =
-      sacrebleu_internal::match_ngrams(hyp.chars, ref_chars, char_order);
-  const NGramMatches word_matches =
-      sacrebleu_internal::match_ngrams(hyp.words, ref_words, word_order);
+  const std::span<const NGramSequence> ref_chars(workspace.chars.data() + 1, references.size());
+  const std::span<const NGramSequence> ref_words(workspace.words.data() + 1, references.size());
+  sacrebleu_internal::match_ngrams(workspace.chars[0], ref_chars, char_order,
+                                   &workspace.char_matches);
+  sacrebleu_internal::match_ngrams(workspace.words[0], ref_words, word_order,
+                                   &workspace.word_matches);
 
   std::vector<double> best_stats(3 * static_cast<std::size_t>(char_order + word_order), 0.0);
   double best_f_score = -1.0;
-  std::vector<double> stats;
+  std::vector<double>& stats = workspace.stats;
   for (std::size_t r = 0; r < references.size(); ++r) {
     stats.clear();
-    append_match_statistics(hyp.chars.size(), ref_chars[r].size(), char_matches, r, &stats);
-    append_match_statistics(hyp.words.size(), ref_words[r].size(), word_matches, r, &stats);
+    append_match_statistics(workspace.chars[0].size(), ref_chars[r].size(),
+                            workspace.char_matches, r, &stats);
+    append_match_statistics(workspace.words[0].size(), ref_words[r].size(),
+                            workspace.word_matches, r, &stats);
     const double f_score = f_score_percent(stats, options);
     if (f_score > best_f_score) {
       best_f_score = f_score;

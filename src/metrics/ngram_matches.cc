@@ -1,0 +1,345 @@
+// match_ngrams: the n-gram matching of BLEU and chrF (see ngram_matches.h).
+#include "metrics/ngram_matches.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+
+namespace ragmeter::sacrebleu_internal {
+namespace {
+
+constexpr std::uint32_t kNoId = 0xFFFFFFFF;
+
+// A cheap 64-bit hash of a short byte string (8 bytes at a time).
+std::uint64_t hash_bytes(std::string_view bytes) {
+  std::uint64_t hash = bytes.size() * 0xFF51AFD7ED558CCDULL;
+  std::size_t i = 0;
+  for (; i + 8 <= bytes.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, bytes.data() + i, 8);
+    hash = (hash ^ word) * 0xC4CEB9FE1A85EC53ULL;
+    hash ^= hash >> 29;
+  }
+  std::uint64_t tail = 0;
+  for (std::size_t k = i; k < bytes.size(); ++k) {
+    tail |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[k])) << (8 * (k - i));
+  }
+  hash = (hash ^ tail) * 0xC4CEB9FE1A85EC53ULL;
+  return hash ^ (hash >> 32);
+}
+
+bool is_exact(std::uint64_t key) { return (key & NGramSequence::kHashedKey) == 0; }
+
+// Units are short: a plain loop beats a call to memcmp.
+bool same_bytes(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (a[k] != b[k]) return false;
+  }
+  return true;
+}
+
+// Open-addressing map from 64-bit keys to ids. A key may stand for several values (a
+// hash): `same(id)` then tells the true match.
+class IdTable {
+ public:
+  void reset(std::size_t expected) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * expected) capacity *= 2;
+    ids_.assign(capacity, kNoId);  // keys_ of empty slots are never read
+    if (keys_.size() < capacity) keys_.resize(capacity);
+    shift_ = 64 - std::countr_zero(capacity);
+  }
+
+  template <typename Same>
+  std::uint32_t find(std::uint64_t key, Same same) const {
+    for (std::size_t s = slot_of(key);; s = next(s)) {
+      if (ids_[s] == kNoId) return kNoId;
+      if (keys_[s] == key && same(ids_[s])) return ids_[s];
+    }
+  }
+
+  // The id of `key`; `new_id`, which it then gets, if it was absent.
+  template <typename Same>
+  std::uint32_t insert(std::uint64_t key, Same same, std::uint32_t new_id) {
+    std::size_t s = slot_of(key);
+    for (; ids_[s] != kNoId; s = next(s)) {
+      if (keys_[s] == key && same(ids_[s])) return ids_[s];
+    }
+    keys_[s] = key;
+    ids_[s] = new_id;
+    return new_id;
+  }
+
+ private:
+  std::size_t slot_of(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_);
+  }
+  std::size_t next(std::size_t s) const { return (s + 1) & (ids_.size() - 1); }
+
+  std::vector<std::uint32_t> ids_;
+  std::vector<std::uint64_t> keys_;
+  int shift_ = 60;
+};
+
+// match_ngrams, one order at a time. The n-grams of the hypothesis get dense ids per
+// order; an n-gram's key is then exact: (id of its first n-1 units, id of its last
+// unit). Positions whose n-gram no reference (or, for a reference, the hypothesis)
+// contains are dropped, since no longer n-gram starting there can match either.
+// One matcher per thread is reused, so its buffers stop growing after a few calls.
+class LevelMatcher {
+ public:
+  void run(const NGramSequence& hypothesis, std::span<const NGramSequence> references,
+           NGramMatches* result) {
+    hyp_ = &hypothesis;
+    refs_ = references;
+    result_ = result;
+    counts_.clear();
+    first_position_.clear();
+    hyp_side_.alive.clear();
+    if (ref_sides_.size() < references.size()) ref_sides_.resize(references.size());
+    for (std::size_t r = 0; r < references.size(); ++r) ref_sides_[r].alive.clear();
+    match_units();
+    for (int n = 2; n <= result_->max_order && !hyp_side_.alive.empty(); ++n) match_order(n);
+  }
+
+ private:
+  struct Counts {
+    int hyp = 0;
+    int ref = 0;      // in reference `ref_id`
+    int ref_max = 0;  // the highest `ref` over references
+    int ref_id = -1;
+  };
+  // Per position of a sequence: the id of its unit and of its current n-gram, and
+  // the positions still worth extending.
+  struct Side {
+    std::vector<std::uint32_t> unit_ids;
+    std::vector<std::uint32_t> ids;
+    std::vector<std::uint32_t> alive;
+  };
+
+  // Order 1: units compared by content. Afterwards a hypothesis unit that no
+  // reference has gets kNoId, like a reference unit that the hypothesis lacks: no
+  // longer n-gram can contain either.
+  void match_units() {
+    count_hypothesis_units();
+    for (std::size_t r = 0; r < refs_.size(); ++r) match_reference_units(r);
+    finish_order(1);
+    unit_count_ = counts_.size();
+    for (std::size_t i = 0; i < hyp_->size(); ++i) {
+      std::uint32_t& unit = hyp_side_.unit_ids[i];
+      if (counts_[unit].ref_max == 0) {
+        unit = kNoId;
+      } else {
+        hyp_side_.alive.push_back(static_cast<std::uint32_t>(i));
+      }
+    }
+    hyp_side_.ids = hyp_side_.unit_ids;
+  }
+
+  // Gives each distinct unit of the hypothesis an id and counts it.
+  void count_hypothesis_units() {
+    const std::size_t m = hyp_->size();
+    table_.reset(m);
+    ascii_ids_.fill(kNoId);
+    counts_.reserve(m);
+    first_position_.reserve(m);
+    hyp_side_.unit_ids.resize(m);
+    hyp_side_.alive.reserve(m);
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::uint32_t id = insert_unit(i);
+      if (id == counts_.size()) {
+        counts_.emplace_back();
+        first_position_.push_back(static_cast<std::uint32_t>(i));
+      }
+      ++counts_[id].hyp;
+      hyp_side_.unit_ids[i] = id;
+    }
+  }
+
+  // Finds the units of reference r in the hypothesis.
+  void match_reference_units(std::size_t r) {
+    const NGramSequence& ref = refs_[r];
+    Side& side = ref_sides_[r];
+    side.unit_ids.resize(ref.size());
+    side.alive.reserve(ref.size());
+    int matches = 0;
+    for (std::size_t j = 0; j < ref.size(); ++j) {
+      const std::uint32_t id = find_unit(ref, j);
+      side.unit_ids[j] = id;
+      if (id == kNoId) continue;
+      matches += count_reference_match(id, r);
+      side.alive.push_back(static_cast<std::uint32_t>(j));
+    }
+    side.ids = side.unit_ids;
+    per_reference(r, 1) = matches;
+  }
+
+  // The id of the hypothesis' unit i, a new one if it is the first of its kind.
+  std::uint32_t insert_unit(std::size_t i) {
+    const std::uint64_t key = hyp_->keys[i];
+    if (std::uint32_t* id = ascii_id(key)) {
+      if (*id == kNoId) *id = static_cast<std::uint32_t>(counts_.size());
+      return *id;
+    }
+    return table_.insert(
+        key,
+        [&](std::uint32_t other) {
+          return is_exact(key) || same_bytes(hyp_->unit(first_position_[other]), hyp_->unit(i));
+        },
+        static_cast<std::uint32_t>(counts_.size()));
+  }
+
+  // The id of unit j of `sequence` if the hypothesis has that unit, else kNoId.
+  std::uint32_t find_unit(const NGramSequence& sequence, std::size_t j) {
+    const std::uint64_t key = sequence.keys[j];
+    if (const std::uint32_t* id = ascii_id(key)) return *id;
+    return table_.find(key, [&](std::uint32_t other) {
+      return is_exact(key) || same_bytes(hyp_->unit(first_position_[other]), sequence.unit(j));
+    });
+  }
+
+  // Single ASCII bytes, most characters, skip the hash table: their ids are in a small
+  // array. Returns the entry for `key`, or nullptr for any other unit.
+  std::uint32_t* ascii_id(std::uint64_t key) {
+    const std::uint64_t byte = key - short_unit_key(std::string_view("\0", 1));
+    return byte < ascii_ids_.size() ? &ascii_ids_[byte] : nullptr;
+  }
+
+  // Order n > 1: an n-gram is its (n-1)-gram (the parent) and its last unit, so its
+  // key (parent, unit) is exact. While parents times units is small, the ids sit in a
+  // direct table (entries of an earlier order are told apart by a stamp, so the table
+  // is never cleared); beyond that, in the hash table.
+  void match_order(int n) {
+    const std::size_t parents = counts_.size();
+    counts_.clear();
+    const bool direct = parents * unit_count_ <= kMaxDirectCells;
+    if (direct) {
+      if (direct_ids_.size() < parents * unit_count_) direct_ids_.resize(parents * unit_count_, 0);
+      if (++stamp_ == 0) {  // wrapped: forget every entry
+        std::fill(direct_ids_.begin(), direct_ids_.end(), 0);
+        stamp_ = 1;
+      }
+    } else {
+      table_.reset(hyp_side_.alive.size());
+    }
+    const auto exact = [](std::uint32_t) { return true; };
+    const auto key = [](std::uint32_t parent, std::uint32_t unit) {
+      return (static_cast<std::uint64_t>(parent) << 32) | unit;
+    };
+    extend(hyp_->size(), n, &hyp_side_, [&](std::uint32_t parent, std::uint32_t unit) {
+      const auto new_id = static_cast<std::uint32_t>(counts_.size());
+      std::uint32_t id;
+      if (direct) {
+        std::uint64_t& entry = direct_ids_[parent * unit_count_ + unit];
+        if ((entry >> 32) != stamp_) entry = (std::uint64_t{stamp_} << 32) | new_id;
+        id = static_cast<std::uint32_t>(entry);
+      } else {
+        id = table_.insert(key(parent, unit), exact, new_id);
+      }
+      if (id == new_id) counts_.emplace_back();
+      ++counts_[id].hyp;
+      return id;
+    });
+    for (std::size_t r = 0; r < refs_.size(); ++r) {
+      int matches = 0;
+      extend(refs_[r].size(), n, &ref_sides_[r], [&](std::uint32_t parent, std::uint32_t unit) {
+        std::uint32_t id;
+        if (direct) {
+          const std::uint64_t entry = direct_ids_[parent * unit_count_ + unit];
+          id = (entry >> 32) == stamp_ ? static_cast<std::uint32_t>(entry) : kNoId;
+        } else {
+          id = table_.find(key(parent, unit), exact);
+        }
+        if (id != kNoId) matches += count_reference_match(id, r);
+        return id;
+      });
+      per_reference(r, n) = matches;
+    }
+    finish_order(n);
+  }
+
+  // Moves each alive position of `side` from its (n-1)-gram to its n-gram, whose id
+  // `lookup(parent, unit)` gives; drops the position when there is none.
+  template <typename Lookup>
+  void extend(std::size_t length, int n, Side* side, Lookup lookup) {
+    std::size_t kept = 0;
+    for (std::uint32_t i : side->alive) {
+      if (i + n > length) continue;
+      const std::uint32_t unit = side->unit_ids[i + n - 1];
+      if (unit == kNoId) continue;
+      const std::uint32_t id = lookup(side->ids[i], unit);
+      if (id == kNoId) continue;
+      side->ids[i] = id;
+      side->alive[kept++] = i;
+    }
+    side->alive.resize(kept);
+  }
+
+  // Counts one occurrence of n-gram `id` in reference `r`; returns 1 while the
+  // reference has no more of them than the hypothesis (a clipped match), else 0.
+  int count_reference_match(std::uint32_t id, std::size_t r) {
+    Counts& counts = counts_[id];
+    if (counts.ref_id != static_cast<int>(r)) {
+      counts.ref_id = static_cast<int>(r);
+      counts.ref = 0;
+    }
+    const int clipped = counts.ref < counts.hyp ? 1 : 0;
+    ++counts.ref;
+    counts.ref_max = std::max(counts.ref_max, counts.ref);
+    return clipped;
+  }
+
+  int& per_reference(std::size_t r, int n) {
+    return result_->per_reference[r * result_->max_order + n - 1];
+  }
+
+  // Adds the BLEU matches of order n; keeps the hypothesis positions some reference
+  // matched.
+  void finish_order(int n) {
+    int matches = 0;
+    for (const Counts& counts : counts_) matches += std::min(counts.hyp, counts.ref_max);
+    result_->max_reference[n - 1] = matches;
+    if (n == 1) return;  // match_units filters by unit instead
+    std::size_t kept = 0;
+    for (std::uint32_t i : hyp_side_.alive) {
+      if (counts_[hyp_side_.ids[i]].ref_max > 0) hyp_side_.alive[kept++] = i;
+    }
+    hyp_side_.alive.resize(kept);
+  }
+
+  const NGramSequence* hyp_ = nullptr;
+  std::span<const NGramSequence> refs_;
+  NGramMatches* result_ = nullptr;
+  IdTable table_;
+  std::vector<Counts> counts_;                 // by id of the current order
+  std::vector<std::uint32_t> first_position_;  // in the hypothesis, by unit id
+  std::array<std::uint32_t, 128> ascii_ids_;   // by byte
+  std::size_t unit_count_ = 0;                 // distinct units of the hypothesis
+  // Order n > 1: (stamp << 32 | id) by parent * unit_count_ + unit, up to 512 KiB.
+  static constexpr std::size_t kMaxDirectCells = std::size_t{1} << 16;
+  std::vector<std::uint64_t> direct_ids_;
+  std::uint32_t stamp_ = 0;
+  Side hyp_side_;
+  std::vector<Side> ref_sides_;
+};
+
+}  // namespace
+
+std::uint64_t unit_key(std::string_view unit) {
+  return unit.size() <= 7 ? short_unit_key(unit) : hash_bytes(unit) | NGramSequence::kHashedKey;
+}
+
+void match_ngrams(const NGramSequence& hypothesis, std::span<const NGramSequence> references,
+                  int max_order, NGramMatches* matches) {
+  matches->max_order = std::max(0, max_order);
+  matches->per_reference.assign(references.size() * matches->max_order, 0);
+  matches->max_reference.assign(matches->max_order, 0);
+  if (matches->max_order > 0 && hypothesis.size() > 0) {
+    thread_local LevelMatcher matcher;
+    matcher.run(hypothesis, references, matches);
+  }
+}
+
+}  // namespace ragmeter::sacrebleu_internal
