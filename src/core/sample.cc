@@ -36,24 +36,31 @@ Status field_error(std::string_view name, std::string_view message) {
 
 // Finds the value of canonical `field`: first a user column mapped onto it, then the
 // canonical name, then the legacy names. Null values count as absent.
+// The value of column `name` if present and not null. A row has few columns: a scan
+// with no key string built is cheaper than find().
+const Json* column_value(const Json& fields, std::string_view name) {
+  for (auto it = fields.begin(); it != fields.end(); ++it) {
+    if (it.key() == name) return it->is_null() ? nullptr : &*it;
+  }
+  return nullptr;
+}
+
+// `*found_name` views the column map or the alias table, which outlive the call.
 const Json* lookup(const Json& fields, std::string_view field, const ColumnMap& column_map,
-                   std::string* found_name) {
+                   std::string_view* found_name) {
   for (const auto& [column, target] : column_map) {
-    if (target == field) {
-      auto it = fields.find(column);
-      if (it != fields.end() && !it->is_null()) {
-        *found_name = column;
-        return &*it;
-      }
+    if (target != field) continue;
+    if (const Json* value = column_value(fields, column)) {
+      *found_name = column;
+      return value;
     }
   }
   for (const auto& aliases : field_aliases()) {
     if (aliases.field != field) continue;
-    for (auto name : aliases.names) {
-      auto it = fields.find(std::string(name));
-      if (it != fields.end() && !it->is_null()) {
-        *found_name = std::string(name);
-        return &*it;
+    for (std::string_view name : aliases.names) {
+      if (const Json* value = column_value(fields, name)) {
+        *found_name = name;
+        return value;
       }
     }
   }
@@ -113,7 +120,7 @@ StatusOr<std::map<std::string, std::string>> as_rubrics(const Json& value, std::
 
 Status fill_string(const Json& fields, std::string_view field, const ColumnMap& map,
                    std::optional<std::string>* out) {
-  std::string name;
+  std::string_view name;
   if (const Json* value = lookup(fields, field, map, &name)) {
     RAGMETER_ASSIGN_OR_RETURN(*out, as_string(*value, name));
   }
@@ -122,7 +129,7 @@ Status fill_string(const Json& fields, std::string_view field, const ColumnMap& 
 
 Status fill_list(const Json& fields, std::string_view field, const ColumnMap& map,
                  std::optional<std::vector<std::string>>* out) {
-  std::string name;
+  std::string_view name;
   if (const Json* value = lookup(fields, field, map, &name)) {
     RAGMETER_ASSIGN_OR_RETURN(*out, as_string_list(*value, name));
   }
@@ -131,7 +138,7 @@ Status fill_list(const Json& fields, std::string_view field, const ColumnMap& ma
 
 // `reference` may be a string or (as `ground_truths`) a list of references.
 Status fill_references(const Json& fields, const ColumnMap& map, Sample* sample) {
-  std::string name;
+  std::string_view name;
   const Json* value = lookup(fields, "reference", map, &name);
   if (value == nullptr) return ok_status();
   bool is_list = value->is_array() || (name == "ground_truths" && value->is_string() &&
@@ -185,7 +192,7 @@ StatusOr<Sample> sample_from_json(const nlohmann::ordered_json& fields, const Co
       fill_list(fields, "retrieved_context_ids", column_map, &sample.retrieved_context_ids));
   RAGMETER_RETURN_IF_ERROR(
       fill_list(fields, "reference_context_ids", column_map, &sample.reference_context_ids));
-  std::string name;
+  std::string_view name;
   if (const Json* value = lookup(fields, "rubrics", column_map, &name)) {
     RAGMETER_ASSIGN_OR_RETURN(sample.rubrics, as_rubrics(*value, name));
   }

@@ -116,7 +116,7 @@ class SequenceWords {
     in_word_ = true;
   }
   void end_word() {
-    if (in_word_) sacrebleu_internal::append_word(text_.substr(start_, end_ - start_), sequence_);
+    if (in_word_) sacrebleu_internal::append_word_in(text_, start_, end_ - start_, sequence_);
     in_word_ = false;
   }
 
@@ -185,15 +185,23 @@ void write_13a_tokens(std::string_view text, Words* words) {
     bool after_non_digit = false;
     bool before_non_digit = false;
     bool alone = false;
-    switch (role(j)) {
-      case Byte13a::kPlain: {  // most bytes: take the whole run at once
-        std::size_t end = j + 1;
-        while (end < text.size() && role(end) == Byte13a::kPlain) ++end;
-        words->append(j, end);
+    const Byte13a this_role = role(j);
+    if (this_role == Byte13a::kPlain) [[likely]] {  // most bytes: the whole run at once
+      std::size_t end = j + 1;
+      while (end < text.size() && role(end) == Byte13a::kPlain) ++end;
+      words->append(j, end);
+      prev_after_non_digit = prev_before_non_digit = false;
+      if (end < text.size() && role(end) == Byte13a::kSpace) {  // and the usual space after it
+        words->end_word();
+        j = end;
+      } else {
         j = end - 1;
-        prev_after_non_digit = prev_before_non_digit = false;
-        continue;
       }
+      continue;
+    }
+    switch (this_role) {
+      case Byte13a::kPlain:
+        break;
       case Byte13a::kMaybeSpace:
         if (const std::size_t space = sacrebleu_internal::non_ascii_space_length(text, j)) {
           words->end_word();

@@ -3,7 +3,9 @@
 // part of the public API.
 #pragma once
 
+#include <bit>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -45,11 +47,33 @@ inline std::uint64_t short_unit_key(std::string_view unit) {
 // The key of any unit: short_unit_key up to 7 bytes, else a hash with kHashedKey set.
 std::uint64_t unit_key(std::string_view unit);
 
+// unit_key of the unit text[start, start + length) (length > 0). A short unit with 8
+// bytes of `text` from its start is read in one load instead of byte by byte.
+inline std::uint64_t unit_key_in(std::string_view text, std::size_t start, std::size_t length) {
+  if constexpr (std::endian::native == std::endian::little) {
+    if (length <= 7 && start + 8 <= text.size()) {
+      std::uint64_t bytes;
+      std::memcpy(&bytes, text.data() + start, 8);
+      const std::uint64_t mask = (std::uint64_t{1} << (8 * length)) - 1;
+      return (bytes & mask) | (static_cast<std::uint64_t>(length) << 56);
+    }
+  }
+  return unit_key(std::string_view(text.data() + start, length));
+}
+
 // Appends `word` (non-empty; a view that must outlive the matching) to a sequence of
 // words.
 inline void append_word(std::string_view word, NGramSequence* sequence) {
   sequence->keys.push_back(unit_key(word));
   sequence->units.push_back(word);
+}
+
+// Appends the word text[start, start + length) (length > 0); `text` must outlive the
+// matching.
+inline void append_word_in(std::string_view text, std::size_t start, std::size_t length,
+                           NGramSequence* sequence) {
+  sequence->keys.push_back(unit_key_in(text, start, length));
+  sequence->units.emplace_back(text.data() + start, length);
 }
 
 // How many n-grams of a hypothesis (orders 1..max_order) its references contain.
