@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -52,10 +53,31 @@ void replace_all(std::string* text, std::string_view from, std::string_view to) 
   *text = std::move(out);
 }
 
+// Whether `text` holds '<', '&' or '\n', the bytes every pattern of unescape_13a
+// contains: eight bytes at a time (a zero byte of x ^ v marks a byte equal to v).
+bool has_unescape_byte(std::string_view text) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+  const auto has_zero_byte = [](std::uint64_t x) { return (x - kOnes) & ~x & kHighs; };
+  std::uint64_t found = 0;
+  std::size_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 8 <= text.size(); i += 8) {
+      std::uint64_t bytes;
+      std::memcpy(&bytes, text.data() + i, 8);
+      found |= has_zero_byte(bytes ^ (kOnes * '<')) | has_zero_byte(bytes ^ (kOnes * '&')) |
+               has_zero_byte(bytes ^ (kOnes * '\n'));
+    }
+  }
+  for (; i < text.size(); ++i) found |= text[i] == '<' || text[i] == '&' || text[i] == '\n';
+  return found != 0;
+}
+
 // Whether unescape_13a can change how `line` tokenizes. A '\n' that is not part of
 // "-\n" only becomes ' ', which the tokenizer treats alike, so a text without these
 // patterns is tokenized as it is (each find is a memchr scan).
 bool needs_unescape_13a(std::string_view line) {
+  if (!has_unescape_byte(line)) return false;  // the usual case, without a branch per byte
   if (line.find("<skipped>") != std::string_view::npos) return true;
   if (line.find("-\n") != std::string_view::npos) return true;
   if (line.find('&') == std::string_view::npos) return false;
@@ -158,6 +180,47 @@ constexpr std::array<Byte13a, 256> kBytes13a = [] {
   return table;
 }();
 
+// The high bit of each byte of `bytes` that is not an ASCII letter or digit: the bytes
+// that may end a run of kPlain bytes (the others are all kPlain). Exact per byte: with
+// the high bits cleared first, no addition carries into the next byte.
+std::uint64_t maybe_not_plain(std::uint64_t bytes) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+  const std::uint64_t low = bytes & ~kHighs;
+  // High bit set where the byte is in [lo, hi), for bytes below 0x80.
+  const auto in_range = [](std::uint64_t b, std::uint64_t lo, std::uint64_t hi) {
+    return (b + kOnes * (0x80 - lo)) & ~(b + kOnes * (0x80 - hi)) & kHighs;
+  };
+  const std::uint64_t letters = in_range(low | (kOnes * 0x20), 'a', 'z' + 1);
+  const std::uint64_t digits = in_range(low, '0', '9' + 1);
+  return ~((letters | digits) & ~bytes) & kHighs;
+}
+
+// The end of the run of kPlain bytes that starts at `start` (itself kPlain). Eight bytes
+// at a time: words end at unpredictable places, and a byte-by-byte loop pays a
+// mispredicted branch for each.
+std::size_t plain_run_end(std::string_view text, std::size_t start) {
+  std::size_t end = start + 1;
+  if constexpr (std::endian::native == std::endian::little) {
+    while (end + 8 <= text.size()) {
+      std::uint64_t bytes;
+      std::memcpy(&bytes, text.data() + end, 8);
+      const std::uint64_t candidates = maybe_not_plain(bytes);
+      if (candidates == 0) {
+        end += 8;
+        continue;
+      }
+      end += static_cast<std::size_t>(std::countr_zero(candidates)) / 8;
+      if (kBytes13a[static_cast<unsigned char>(text[end])] != Byte13a::kPlain) return end;
+      ++end;  // an apostrophe, a control or a non-ASCII byte that is plain after all
+    }
+  }
+  while (end < text.size() && kBytes13a[static_cast<unsigned char>(text[end])] == Byte13a::kPlain) {
+    ++end;
+  }
+  return end;
+}
+
 // TokenizerRegexp on " " + text + " ", then ' '.join(line.split()), in one scan.
 //
 // Each of the four re.sub calls of sacreBLEU puts spaces on both sides of one
@@ -187,8 +250,7 @@ void write_13a_tokens(std::string_view text, Words* words) {
     bool alone = false;
     const Byte13a this_role = role(j);
     if (this_role == Byte13a::kPlain) [[likely]] {  // most bytes: the whole run at once
-      std::size_t end = j + 1;
-      while (end < text.size() && role(end) == Byte13a::kPlain) ++end;
+      const std::size_t end = plain_run_end(text, j);
       words->append(j, end);
       prev_after_non_digit = prev_before_non_digit = false;
       if (end < text.size() && role(end) == Byte13a::kSpace) {  // and the usual space after it
@@ -269,6 +331,7 @@ void bleu_tokens(std::string_view segment, const BleuOptions& options, std::stri
   segment = python_rstrip(segment);
   if (options.tokenizer == BleuTokenizer::k13a) {
     const std::string_view text = unescape_13a(segment, unescaped);
+    tokens->reserve(text.size());  // at most one token per byte
     SequenceWords words(text, tokens);
     write_13a_tokens(text, &words);
   } else {

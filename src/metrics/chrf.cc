@@ -68,16 +68,13 @@ std::size_t utf8_unit_length(std::string_view text, std::size_t pos) {
 // The code points of `line` (without its whitespace unless `keep_whitespace`), as
 // extract_all_char_ngrams sees them. A character's key is its bytes (at most 4).
 void char_sequence(std::string_view line, bool keep_whitespace, NGramSequence* sequence) {
-  sequence->clear();
-  sequence->keys.resize(line.size());
-  std::uint64_t* keys = sequence->keys.data();
+  std::uint64_t* keys = sequence->keys_for(line.size());
   std::size_t count = 0;
   for (std::size_t i = 0; i < line.size();) {
     const auto c = static_cast<unsigned char>(line[i]);
-    if (c < 0x80) {  // ASCII: no decoding
-      if (keep_whitespace || sacrebleu_internal::python_space_length(line, i) == 0) {
-        keys[count++] = sacrebleu_internal::short_unit_key(std::string_view(&line[i], 1));
-      }
+    if (c < 0x80) {  // ASCII: no decoding, and no branch on whether it is a space
+      keys[count] = sacrebleu_internal::short_unit_key(std::string_view(&line[i], 1));
+      count += keep_whitespace || sacrebleu_internal::python_space_length(line, i) == 0 ? 1 : 0;
       ++i;
       continue;
     }
@@ -91,7 +88,7 @@ void char_sequence(std::string_view line, bool keep_whitespace, NGramSequence* s
     keys[count++] = sacrebleu_internal::short_unit_key(std::string_view(&line[i], length));
     i += length;
   }
-  sequence->keys.resize(count);
+  sequence->set_size(count);
 }
 
 // CHRF._remove_punctuation: a word of two or more characters loses one punctuation

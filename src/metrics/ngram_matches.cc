@@ -11,52 +11,63 @@ namespace {
 
 constexpr std::uint32_t kNoId = 0xFFFFFFFF;
 
-// A cheap 64-bit hash of a short byte string (8 bytes at a time).
+// A cheap 64-bit hash of a unit of 8 bytes or more (8 bytes at a time; the last 8
+// overlap the ones before, so no byte-by-byte tail).
 std::uint64_t hash_bytes(std::string_view bytes) {
-  std::uint64_t hash = bytes.size() * 0xFF51AFD7ED558CCDULL;
-  std::size_t i = 0;
-  for (; i + 8 <= bytes.size(); i += 8) {
+  const auto load = [&bytes](std::size_t at) {
     std::uint64_t word;
-    std::memcpy(&word, bytes.data() + i, 8);
-    hash = (hash ^ word) * 0xC4CEB9FE1A85EC53ULL;
+    std::memcpy(&word, bytes.data() + at, 8);
+    return word;
+  };
+  std::uint64_t hash = bytes.size() * 0xFF51AFD7ED558CCDULL;
+  for (std::size_t i = 0; i + 8 < bytes.size(); i += 8) {
+    hash = (hash ^ load(i)) * 0xC4CEB9FE1A85EC53ULL;
     hash ^= hash >> 29;
   }
-  std::uint64_t tail = 0;
-  for (std::size_t k = i; k < bytes.size(); ++k) {
-    tail |= static_cast<std::uint64_t>(static_cast<unsigned char>(bytes[k])) << (8 * (k - i));
-  }
-  hash = (hash ^ tail) * 0xC4CEB9FE1A85EC53ULL;
+  hash = (hash ^ load(bytes.size() - 8)) * 0xC4CEB9FE1A85EC53ULL;
   return hash ^ (hash >> 32);
 }
 
 bool is_exact(std::uint64_t key) { return (key & NGramSequence::kHashedKey) == 0; }
 
-// Units are short: a plain loop beats a call to memcmp.
-bool same_bytes(std::string_view a, std::string_view b) {
+// Whether two units of more than 7 bytes (the ones with hashed keys) are equal: eight
+// bytes at a time, the last eight overlapping the ones before.
+bool same_long_unit(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    if (a[k] != b[k]) return false;
+  const auto load = [](const char* p) {
+    std::uint64_t word;
+    std::memcpy(&word, p, 8);
+    return word;
+  };
+  for (std::size_t k = 0; k + 8 < a.size(); k += 8) {
+    if (load(a.data() + k) != load(b.data() + k)) return false;
   }
-  return true;
+  return load(a.data() + a.size() - 8) == load(b.data() + b.size() - 8);
 }
 
 // Open-addressing map from 64-bit keys to ids. A key may stand for several values (a
-// hash): `same(id)` then tells the true match.
+// hash): `same(id)` then tells the true match. A slot is in use only if it carries the
+// current stamp, so reset() clears nothing.
 class IdTable {
  public:
   void reset(std::size_t expected) {
     std::size_t capacity = 16;
     while (capacity < 2 * expected) capacity *= 2;
-    ids_.assign(capacity, kNoId);  // keys_ of empty slots are never read
-    if (keys_.size() < capacity) keys_.resize(capacity);
+    if (slots_.size() < capacity) slots_.resize(capacity);
+    mask_ = capacity - 1;
     shift_ = 64 - std::countr_zero(capacity);
+    if (++stamp_ == 0) {  // wrapped: forget every slot
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+      stamp_ = 1;
+    }
   }
 
   template <typename Same>
   std::uint32_t find(std::uint64_t key, Same same) const {
-    for (std::size_t s = slot_of(key);; s = next(s)) {
-      if (ids_[s] == kNoId) return kNoId;
-      if (keys_[s] == key && same(ids_[s])) return ids_[s];
+    for (std::size_t s = slot_of(key);; s = (s + 1) & mask_) {
+      const Slot& slot = slots_[s];
+      if (slot.stamp != stamp_) return kNoId;
+      if (slot.key == key && same(slot.id)) return slot.id;
     }
   }
 
@@ -64,23 +75,56 @@ class IdTable {
   template <typename Same>
   std::uint32_t insert(std::uint64_t key, Same same, std::uint32_t new_id) {
     std::size_t s = slot_of(key);
-    for (; ids_[s] != kNoId; s = next(s)) {
-      if (keys_[s] == key && same(ids_[s])) return ids_[s];
+    for (; slots_[s].stamp == stamp_; s = (s + 1) & mask_) {
+      if (slots_[s].key == key && same(slots_[s].id)) return slots_[s].id;
     }
-    keys_[s] = key;
-    ids_[s] = new_id;
+    slots_[s] = Slot{key, new_id, stamp_};
     return new_id;
   }
 
  private:
+  struct Slot {
+    std::uint64_t key = 0;
+    std::uint32_t id = 0;
+    std::uint32_t stamp = 0;
+  };
   std::size_t slot_of(std::uint64_t key) const {
     return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_);
   }
-  std::size_t next(std::size_t s) const { return (s + 1) & (ids_.size() - 1); }
 
-  std::vector<std::uint32_t> ids_;
-  std::vector<std::uint64_t> keys_;
+  std::vector<Slot> slots_;
+  std::size_t mask_ = 15;
   int shift_ = 60;
+  std::uint32_t stamp_ = 0;
+};
+
+// Ids of single ASCII bytes (most characters), without hashing: one entry per byte,
+// stamped like IdTable's slots. Used for character sequences only: in a sequence of
+// words, one-byte words among longer ones would make the choice of table an
+// unpredictable branch.
+class AsciiIds {
+ public:
+  static bool covers(std::uint64_t key) { return key - kOneByte < 128; }
+  void reset() {
+    if (++stamp_ == 0) {
+      entries_.fill(0);
+      stamp_ = 1;
+    }
+  }
+  std::uint32_t find(std::uint64_t key) const {
+    const std::uint64_t entry = entries_[key - kOneByte];
+    return (entry >> 32) == stamp_ ? static_cast<std::uint32_t>(entry) : kNoId;
+  }
+  std::uint32_t insert(std::uint64_t key, std::uint32_t new_id) {
+    std::uint64_t& entry = entries_[key - kOneByte];
+    if ((entry >> 32) != stamp_) entry = (std::uint64_t{stamp_} << 32) | new_id;
+    return static_cast<std::uint32_t>(entry);
+  }
+
+ private:
+  static constexpr std::uint64_t kOneByte = std::uint64_t{1} << 56;  // short_unit_key of "\0"
+  std::array<std::uint64_t, 128> entries_{};
+  std::uint32_t stamp_ = 0;
 };
 
 // match_ngrams, one order at a time. The n-grams of the hypothesis get dense ids per
@@ -101,7 +145,10 @@ class LevelMatcher {
     if (ref_sides_.size() < references.size()) ref_sides_.resize(references.size());
     for (std::size_t r = 0; r < references.size(); ++r) ref_sides_[r].alive.clear();
     match_units();
-    for (int n = 2; n <= result_->max_order && !hyp_side_.alive.empty(); ++n) match_order(n);
+    // Matches of order n - 1 are needed for any of order n.
+    for (int n = 2; n <= result_->max_order && result_->max_reference[n - 2] > 0; ++n) {
+      match_order(n);
+    }
   }
 
  private:
@@ -135,14 +182,14 @@ class LevelMatcher {
         hyp_side_.alive.push_back(static_cast<std::uint32_t>(i));
       }
     }
-    hyp_side_.ids = hyp_side_.unit_ids;
+    hyp_side_.ids.resize(hyp_->size());  // order 2 reads its parents from unit_ids
   }
 
   // Gives each distinct unit of the hypothesis an id and counts it.
   void count_hypothesis_units() {
     const std::size_t m = hyp_->size();
     table_.reset(m);
-    ascii_ids_.fill(kNoId);
+    ascii_ids_.reset();
     counts_.reserve(m);
     first_position_.reserve(m);
     hyp_side_.unit_ids.resize(m);
@@ -172,39 +219,31 @@ class LevelMatcher {
       matches += count_reference_match(id, r);
       side.alive.push_back(static_cast<std::uint32_t>(j));
     }
-    side.ids = side.unit_ids;
+    side.ids.resize(ref.size());
     per_reference(r, 1) = matches;
   }
 
   // The id of the hypothesis' unit i, a new one if it is the first of its kind.
   std::uint32_t insert_unit(std::size_t i) {
-    const std::uint64_t key = hyp_->keys[i];
-    if (std::uint32_t* id = ascii_id(key)) {
-      if (*id == kNoId) *id = static_cast<std::uint32_t>(counts_.size());
-      return *id;
+    const std::uint64_t key = hyp_->key(i);
+    if (!hyp_->has_units() && AsciiIds::covers(key)) {
+      return ascii_ids_.insert(key, static_cast<std::uint32_t>(counts_.size()));
     }
     return table_.insert(
         key,
         [&](std::uint32_t other) {
-          return is_exact(key) || same_bytes(hyp_->unit(first_position_[other]), hyp_->unit(i));
+          return is_exact(key) || same_long_unit(hyp_->unit(first_position_[other]), hyp_->unit(i));
         },
         static_cast<std::uint32_t>(counts_.size()));
   }
 
   // The id of unit j of `sequence` if the hypothesis has that unit, else kNoId.
   std::uint32_t find_unit(const NGramSequence& sequence, std::size_t j) {
-    const std::uint64_t key = sequence.keys[j];
-    if (const std::uint32_t* id = ascii_id(key)) return *id;
+    const std::uint64_t key = sequence.key(j);
+    if (!hyp_->has_units() && AsciiIds::covers(key)) return ascii_ids_.find(key);
     return table_.find(key, [&](std::uint32_t other) {
-      return is_exact(key) || same_bytes(hyp_->unit(first_position_[other]), sequence.unit(j));
+      return is_exact(key) || same_long_unit(hyp_->unit(first_position_[other]), sequence.unit(j));
     });
-  }
-
-  // Single ASCII bytes, most characters, skip the hash table: their ids are in a small
-  // array. Returns the entry for `key`, or nullptr for any other unit.
-  std::uint32_t* ascii_id(std::uint64_t key) {
-    const std::uint64_t byte = key - short_unit_key(std::string_view("\0", 1));
-    return byte < ascii_ids_.size() ? &ascii_ids_[byte] : nullptr;
   }
 
   // Order n > 1: an n-gram is its (n-1)-gram (the parent) and its last unit, so its
@@ -212,8 +251,9 @@ class LevelMatcher {
   // direct table (entries of an earlier order are told apart by a stamp, so the table
   // is never cleared); beyond that, in the hash table.
   void match_order(int n) {
-    const std::size_t parents = counts_.size();
+    std::swap(counts_, parent_counts_);
     counts_.clear();
+    const std::size_t parents = parent_counts_.size();
     const bool direct = parents * unit_count_ <= kMaxDirectCells;
     if (direct) {
       if (direct_ids_.size() < parents * unit_count_) direct_ids_.resize(parents * unit_count_, 0);
@@ -229,6 +269,8 @@ class LevelMatcher {
       return (static_cast<std::uint64_t>(parent) << 32) | unit;
     };
     extend(hyp_->size(), n, &hyp_side_, [&](std::uint32_t parent, std::uint32_t unit) {
+      // An (n-1)-gram no reference has cannot start a matching n-gram.
+      if (parent_counts_[parent].ref_max == 0) return kNoId;
       const auto new_id = static_cast<std::uint32_t>(counts_.size());
       std::uint32_t id;
       if (direct) {
@@ -266,10 +308,11 @@ class LevelMatcher {
   void extend(std::size_t length, int n, Side* side, Lookup lookup) {
     std::size_t kept = 0;
     for (std::uint32_t i : side->alive) {
-      if (i + n > length) continue;
+      if (i + n > length) break;  // positions ascend: the rest are too close to the end
       const std::uint32_t unit = side->unit_ids[i + n - 1];
       if (unit == kNoId) continue;
-      const std::uint32_t id = lookup(side->ids[i], unit);
+      const std::uint32_t parent = n == 2 ? side->unit_ids[i] : side->ids[i];
+      const std::uint32_t id = lookup(parent, unit);
       if (id == kNoId) continue;
       side->ids[i] = id;
       side->alive[kept++] = i;
@@ -281,6 +324,11 @@ class LevelMatcher {
   // reference has no more of them than the hypothesis (a clipped match), else 0.
   int count_reference_match(std::uint32_t id, std::size_t r) {
     Counts& counts = counts_[id];
+    if (refs_.size() == 1) {  // the usual case: no reference to switch between
+      const int clipped = counts.ref < counts.hyp ? 1 : 0;
+      counts.ref_max = ++counts.ref;
+      return clipped;
+    }
     if (counts.ref_id != static_cast<int>(r)) {
       counts.ref_id = static_cast<int>(r);
       counts.ref = 0;
@@ -295,18 +343,12 @@ class LevelMatcher {
     return result_->per_reference[r * result_->max_order + n - 1];
   }
 
-  // Adds the BLEU matches of order n; keeps the hypothesis positions some reference
-  // matched.
+  // Adds the BLEU matches of order n. (The next order drops the hypothesis positions
+  // whose n-gram no reference has.)
   void finish_order(int n) {
     int matches = 0;
     for (const Counts& counts : counts_) matches += std::min(counts.hyp, counts.ref_max);
     result_->max_reference[n - 1] = matches;
-    if (n == 1) return;  // match_units filters by unit instead
-    std::size_t kept = 0;
-    for (std::uint32_t i : hyp_side_.alive) {
-      if (counts_[hyp_side_.ids[i]].ref_max > 0) hyp_side_.alive[kept++] = i;
-    }
-    hyp_side_.alive.resize(kept);
   }
 
   const NGramSequence* hyp_ = nullptr;
@@ -314,8 +356,9 @@ class LevelMatcher {
   NGramMatches* result_ = nullptr;
   IdTable table_;
   std::vector<Counts> counts_;                 // by id of the current order
+  std::vector<Counts> parent_counts_;          // by id of the order before
   std::vector<std::uint32_t> first_position_;  // in the hypothesis, by unit id
-  std::array<std::uint32_t, 128> ascii_ids_;   // by byte
+  AsciiIds ascii_ids_;
   std::size_t unit_count_ = 0;                 // distinct units of the hypothesis
   // Order n > 1: (stamp << 32 | id) by parent * unit_count_ + unit, up to 512 KiB.
   static constexpr std::size_t kMaxDirectCells = std::size_t{1} << 16;

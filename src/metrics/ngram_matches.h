@@ -14,25 +14,55 @@
 namespace ragmeter::sacrebleu_internal {
 
 // A sequence of units (tokens or characters) whose n-grams are compared by content.
-// clear() keeps the buffers, so a sequence reused across calls stops allocating.
-struct NGramSequence {
+// The buffers only grow: clear() and reserve() keep them, so a sequence reused across
+// calls stops allocating, and appending a unit is two stores.
+class NGramSequence {
+ public:
   // Equal units have equal keys. A unit of up to 7 bytes has short_unit_key(unit), so
   // equal keys mean equal units; a longer one has a hash with this bit set, and its
   // bytes must be compared.
   static constexpr std::uint64_t kHashedKey = std::uint64_t{1} << 63;
 
-  std::vector<std::uint64_t> keys;  // one per unit
-  // The units' bytes, one per key, needed for hashed keys only (character sequences,
-  // whose units are at most 4 bytes, leave it empty). Views: the text they point into
-  // must outlive the matching.
-  std::vector<std::string_view> units;
+  std::size_t size() const { return size_; }
+  std::uint64_t key(std::size_t i) const { return keys_[i]; }
+  // The unit's bytes: only sequences built with append() have them (character
+  // sequences, whose units are at most 4 bytes, are built with keys_for()). A view:
+  // the text it points into must outlive the matching.
+  std::string_view unit(std::size_t i) const { return units_[i]; }
 
-  std::size_t size() const { return keys.size(); }
-  std::string_view unit(std::size_t i) const { return units[i]; }
-  void clear() {
-    keys.clear();
-    units.clear();
+  // Whether unit() is available (append() was used, not keys_for()).
+  bool has_units() const { return has_units_; }
+
+  void clear() { size_ = 0; }
+  // Room for `count` more units.
+  void reserve(std::size_t count) {
+    if (keys_.size() < size_ + count) {
+      keys_.resize(size_ + count);
+      units_.resize(size_ + count);
+    }
   }
+  // Appends a unit; reserve() must have made room.
+  void append(std::uint64_t key, std::string_view unit) {
+    keys_[size_] = key;
+    units_[size_] = unit;
+    ++size_;
+    has_units_ = true;
+  }
+  // For a sequence of keys only: clears it and returns room for `count` keys, of which
+  // the caller fills the first n and then calls set_size(n).
+  std::uint64_t* keys_for(std::size_t count) {
+    if (keys_.size() < count) keys_.resize(count);
+    size_ = 0;
+    has_units_ = false;
+    return keys_.data();
+  }
+  void set_size(std::size_t count) { size_ = count; }
+
+ private:
+  std::vector<std::uint64_t> keys_;
+  std::vector<std::string_view> units_;
+  std::size_t size_ = 0;
+  bool has_units_ = false;
 };
 
 // The key of a unit of up to 7 bytes: its bytes and its length.
@@ -64,16 +94,15 @@ inline std::uint64_t unit_key_in(std::string_view text, std::size_t start, std::
 // Appends `word` (non-empty; a view that must outlive the matching) to a sequence of
 // words.
 inline void append_word(std::string_view word, NGramSequence* sequence) {
-  sequence->keys.push_back(unit_key(word));
-  sequence->units.push_back(word);
+  sequence->reserve(1);
+  sequence->append(unit_key(word), word);
 }
 
 // Appends the word text[start, start + length) (length > 0); `text` must outlive the
-// matching.
+// matching, and reserve() must have made room.
 inline void append_word_in(std::string_view text, std::size_t start, std::size_t length,
                            NGramSequence* sequence) {
-  sequence->keys.push_back(unit_key_in(text, start, length));
-  sequence->units.emplace_back(text.data() + start, length);
+  sequence->append(unit_key_in(text, start, length), std::string_view(text.data() + start, length));
 }
 
 // How many n-grams of a hypothesis (orders 1..max_order) its references contain.
