@@ -59,18 +59,18 @@ bool has_unescape_byte(std::string_view text) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
   constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
   const auto has_zero_byte = [](std::uint64_t x) { return (x - kOnes) & ~x & kHighs; };
-  std::uint64_t found = 0;
-  std::size_t i = 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    for (; i + 8 <= text.size(); i += 8) {
-      std::uint64_t bytes;
-      std::memcpy(&bytes, text.data() + i, 8);
-      found |= has_zero_byte(bytes ^ (kOnes * '<')) | has_zero_byte(bytes ^ (kOnes * '&')) |
-               has_zero_byte(bytes ^ (kOnes * '\n'));
-    }
+  const auto marks = [&](std::size_t at) {
+    std::uint64_t bytes;
+    std::memcpy(&bytes, text.data() + at, 8);
+    return has_zero_byte(bytes ^ (kOnes * '<')) | has_zero_byte(bytes ^ (kOnes * '&')) |
+           has_zero_byte(bytes ^ (kOnes * '\n'));
+  };
+  if (text.size() < 8) {
+    return text.find_first_of("<&\n") != std::string_view::npos;
   }
-  for (; i < text.size(); ++i) found |= text[i] == '<' || text[i] == '&' || text[i] == '\n';
-  return found != 0;
+  std::uint64_t found = 0;
+  for (std::size_t i = 0; i + 8 < text.size(); i += 8) found |= marks(i);
+  return (found | marks(text.size() - 8)) != 0;  // the last 8 bytes overlap the ones before
 }
 
 // Whether unescape_13a can change how `line` tokenizes. A '\n' that is not part of

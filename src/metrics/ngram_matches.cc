@@ -307,12 +307,12 @@ class LevelMatcher {
   template <typename Lookup>
   void extend(std::size_t length, int n, Side* side, Lookup lookup) {
     std::size_t kept = 0;
+    const std::uint32_t* parents = n == 2 ? side->unit_ids.data() : side->ids.data();
     for (std::uint32_t i : side->alive) {
       if (i + n > length) break;  // positions ascend: the rest are too close to the end
       const std::uint32_t unit = side->unit_ids[i + n - 1];
       if (unit == kNoId) continue;
-      const std::uint32_t parent = n == 2 ? side->unit_ids[i] : side->ids[i];
-      const std::uint32_t id = lookup(parent, unit);
+      const std::uint32_t id = lookup(parents[i], unit);
       if (id == kNoId) continue;
       side->ids[i] = id;
       side->alive[kept++] = i;
