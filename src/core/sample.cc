@@ -76,15 +76,18 @@ StatusOr<std::string> as_string(const Json& value, std::string_view name) {
 // A list field: a JSON array, or a string holding a JSON array / Python list literal
 // (as CSV cells do). Items are strings; integer items (ids) become their decimal text.
 StatusOr<std::vector<std::string>> as_string_list(const Json& value, std::string_view name) {
-  Json array = value;
+  const Json* list = &value;  // no copy of a JSON array: contexts can be long
+  Json parsed_list;
   if (value.is_string()) {
     auto parsed = parse_list_literal(value.get_ref<const std::string&>());
     if (!parsed.ok()) {
       return field_error(name, "expected a list (JSON array or Python list literal): " +
                                    parsed.status().message());
     }
-    array = std::move(parsed).value();
+    parsed_list = std::move(parsed).value();
+    list = &parsed_list;
   }
+  const Json& array = *list;
   if (!array.is_array()) {
     return field_error(name, std::string("expected a list, got ") + value.type_name());
   }
@@ -105,10 +108,13 @@ StatusOr<std::vector<std::string>> as_string_list(const Json& value, std::string
 }
 
 StatusOr<std::map<std::string, std::string>> as_rubrics(const Json& value, std::string_view name) {
-  Json object = value;
+  const Json* parsed_or_value = &value;
+  Json parsed;
   if (value.is_string()) {
-    object = Json::parse(value.get_ref<const std::string&>(), nullptr, /*allow_exceptions=*/false);
+    parsed = Json::parse(value.get_ref<const std::string&>(), nullptr, /*allow_exceptions=*/false);
+    parsed_or_value = &parsed;
   }
+  const Json& object = *parsed_or_value;
   if (!object.is_object()) return field_error(name, "expected an object of name -> description");
   std::map<std::string, std::string> out;
   for (const auto& [key, description] : object.items()) {
