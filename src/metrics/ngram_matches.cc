@@ -51,8 +51,9 @@ bool same_long_unit(std::string_view a, std::string_view b) {
 class IdTable {
  public:
   void reset(std::size_t expected) {
-    std::size_t capacity = 16;
-    while (capacity < 2 * expected) capacity *= 2;
+    // At most a quarter full: a probe past the first slot is a mispredicted branch.
+    std::size_t capacity = 256;
+    while (capacity < 4 * expected) capacity *= 2;
     if (slots_.size() < capacity) slots_.resize(capacity);
     mask_ = capacity - 1;
     shift_ = 64 - std::countr_zero(capacity);
