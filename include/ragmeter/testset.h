@@ -119,6 +119,13 @@ llm::ChatRequest testset_critic_request(const std::vector<std::string>& passages
                                         std::string_view question, std::string_view answer,
                                         int max_tokens);
 
+// Where a chunk came from, as a row's sources list it.
+TestsetSource testset_source_of(const DocumentChunk& chunk);
+
+// {"chunk_id", "path", "title", "page" (when > 0), "headings"}: one entry of a row's
+// "sources", and the start of each line of `ragmeter gen --chunks-out`.
+nlohmann::ordered_json testset_source_json(const TestsetSource& source);
+
 // The row as a dataset line for `ragmeter eval`: {"user_input", "reference",
 // "reference_contexts", "question_type", "sources": [{"chunk_id", "path", "title",
 // "page" (when > 0), "headings"}]}.

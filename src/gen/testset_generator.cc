@@ -351,7 +351,7 @@ class Generator {
     for (std::size_t c : p.chunks) {
       const DocumentChunk& chunk = chunks_[c];
       row.reference_contexts.push_back(chunk.text);
-      row.sources.push_back({chunk.id, chunk.source_path, chunk.title, chunk.page, chunk.headings});
+      row.sources.push_back(testset_source_of(chunk));
     }
     report_.rows.push_back(std::move(row));
   }
@@ -463,6 +463,20 @@ llm::ChatRequest testset_critic_request(const std::vector<std::string>& passages
                       schema, "check", max_tokens);
 }
 
+TestsetSource testset_source_of(const DocumentChunk& chunk) {
+  return {chunk.id, chunk.source_path, chunk.title, chunk.page, chunk.headings};
+}
+
+nlohmann::ordered_json testset_source_json(const TestsetSource& source) {
+  nlohmann::ordered_json out;
+  out["chunk_id"] = source.chunk_id;
+  out["path"] = source.path;
+  out["title"] = source.title;
+  if (source.page > 0) out["page"] = source.page;
+  out["headings"] = source.headings;
+  return out;
+}
+
 nlohmann::ordered_json testset_row_json(const TestsetRow& row) {
   nlohmann::ordered_json out;
   out["user_input"] = row.user_input;
@@ -470,15 +484,7 @@ nlohmann::ordered_json testset_row_json(const TestsetRow& row) {
   out["reference_contexts"] = row.reference_contexts;
   out["question_type"] = question_type_name(row.type);
   nlohmann::ordered_json sources = nlohmann::ordered_json::array();
-  for (const TestsetSource& source : row.sources) {
-    nlohmann::ordered_json s;
-    s["chunk_id"] = source.chunk_id;
-    s["path"] = source.path;
-    s["title"] = source.title;
-    if (source.page > 0) s["page"] = source.page;
-    s["headings"] = source.headings;
-    sources.push_back(std::move(s));
-  }
+  for (const TestsetSource& source : row.sources) sources.push_back(testset_source_json(source));
   out["sources"] = std::move(sources);
   return out;
 }

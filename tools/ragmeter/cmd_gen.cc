@@ -170,12 +170,7 @@ int run_gen(const GenArgs& args) {
   if (!args.chunks_out.empty()) {
     std::ofstream out(args.chunks_out);
     for (const DocumentChunk& chunk : chunks) {
-      nlohmann::ordered_json line;
-      line["chunk_id"] = chunk.id;
-      line["path"] = chunk.source_path;
-      line["title"] = chunk.title;
-      if (chunk.page > 0) line["page"] = chunk.page;
-      line["headings"] = chunk.headings;
+      nlohmann::ordered_json line = testset_source_json(testset_source_of(chunk));
       line["text"] = chunk.text;
       out << line.dump() << "\n";
     }
