@@ -28,6 +28,10 @@
 #include "metrics/ngram_matches.h"
 #include "metrics/sacrebleu_text.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace ragmeter {
 namespace {
 
@@ -301,6 +305,148 @@ void write_13a_tokens(std::string_view text, Words* words) {
   words->end_word();
 }
 
+#if defined(__SSE2__)
+// The 13a roles of the bytes of one 64-byte block of a text, a bit per byte (byte i of
+// the block is bit i), bytes past the end of the text in none.
+struct Block13a {
+  std::uint64_t space;         // kSpace
+  std::uint64_t symbol;        // kSymbol
+  std::uint64_t digit;         // [0-9]
+  std::uint64_t period_comma;  // kPeriodComma
+  std::uint64_t dash;          // kDash
+  std::uint64_t high;          // >= 0x80
+};
+
+// Adds the roles of the 16 bytes at `p` to `*block` at bit `shift`. Signed comparisons:
+// bytes >= 0x80 are negative, so no ASCII range test picks them, as kBytes13a has them
+// all plain but for the kMaybeSpace leads. Always inlined: as a call it took about a
+// third of the fast path's time, and BLEU was 3% slower.
+[[gnu::always_inline]] inline void add_roles_13a(const char* p, unsigned shift, Block13a* block) {
+  const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const auto set = [](char c) { return _mm_set1_epi8(c); };
+  // Bytes in [lo, hi].
+  const auto in = [&](__m128i v, char lo, char hi) {
+    return _mm_and_si128(_mm_cmpgt_epi8(v, set(static_cast<char>(lo - 1))),
+                         _mm_cmplt_epi8(v, set(static_cast<char>(hi + 1))));
+  };
+  const __m128i digit = in(x, '0', '9');
+  const __m128i space = _mm_or_si128(in(x, 0x09, 0x0D), in(x, 0x1C, 0x20));
+  const __m128i dash = _mm_cmpeq_epi8(x, set('-'));
+  const __m128i period_comma =
+      _mm_or_si128(_mm_cmpeq_epi8(x, set('.')), _mm_cmpeq_epi8(x, set(',')));
+  // Setting 0x20 maps A-Z onto a-z and nothing else onto a-z.
+  const __m128i letter = in(_mm_or_si128(x, set(0x20)), 'a', 'z');
+  // Every printable ASCII byte but letters, digits, the apostrophe, [.,] and '-' is a
+  // symbol of mteval's list.
+  const __m128i not_symbol =
+      _mm_or_si128(_mm_or_si128(letter, digit),
+                   _mm_or_si128(_mm_or_si128(period_comma, dash), _mm_cmpeq_epi8(x, set('\''))));
+  const __m128i symbol = _mm_andnot_si128(not_symbol, in(x, 0x21, 0x7E));
+  const auto bits = [shift](__m128i marks) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(marks)))
+           << shift;
+  };
+  block->space |= bits(space);
+  block->symbol |= bits(symbol);
+  block->digit |= bits(digit);
+  block->period_comma |= bits(period_comma);
+  block->dash |= bits(dash);
+  block->high |= bits(x);
+}
+
+// write_13a_tokens into `*tokens` from a bit per byte: the token starts and ends come
+// from bit operations on the role masks instead of a byte loop, whose mispredicted
+// branch at each word end was most of the tokenizer's time. Only for texts where the
+// rules of write_13a_tokens are local: returns false, having appended nothing, when
+// `text` has two adjacent [.,] (the sequential "consumed" rule) or a non-ASCII space,
+// or is longer than the blocks on the stack hold (2 KiB). Then, with no [.,] next to another:
+//   a symbol is alone;
+//   a [.,] is alone unless digits are on both sides (after_non_digit = !digit before,
+//     before_non_digit = !digit after, nothing consumed);
+//   a '-' is alone after a digit;
+// and every other non-space byte extends the word.
+bool write_13a_tokens_by_bits(std::string_view text, NGramSequence* tokens) {
+  constexpr std::size_t kMaxBlocks = 32;
+  const std::size_t count = (text.size() + 63) / 64;
+  if (count > kMaxBlocks) return false;
+  // And an empty block after the last. Only the first count + 1 are cleared.
+  std::array<Block13a, kMaxBlocks + 1> blocks;
+  for (std::size_t b = 0; b <= count; ++b) blocks[b] = Block13a{};
+  const std::size_t whole = text.size() / 16 * 16;
+  for (std::size_t i = 0; i < whole; i += 16) {
+    add_roles_13a(text.data() + i, i % 64, &blocks[i / 64]);
+  }
+  if (whole < text.size()) {  // the tail, padded with zero bytes: no role but plain
+    char tail[16] = {};
+    std::memcpy(tail, text.data() + whole, text.size() - whole);
+    add_roles_13a(tail, whole % 64, &blocks[whole / 64]);
+  }
+  std::uint64_t previous_top = 0;  // bit 63 of the previous block's [.,] mask
+  for (std::size_t b = 0; b < count; ++b) {
+    const std::uint64_t pc = blocks[b].period_comma;
+    if ((pc & ((pc << 1) | previous_top)) != 0) return false;  // two adjacent [.,]
+    previous_top = pc >> 63;
+    for (std::uint64_t high = blocks[b].high; high != 0; high &= high - 1) {
+      const std::size_t j = b * 64 + static_cast<std::size_t>(std::countr_zero(high));
+      if (kBytes13a[static_cast<unsigned char>(text[j])] == Byte13a::kMaybeSpace &&
+          sacrebleu_internal::non_ascii_space_length(text, j) != 0) {
+        return false;
+      }
+    }
+  }
+  // The alone bytes and the word bytes of block b; the digit bits of the neighbouring
+  // blocks give the neighbours of bits 0 and 63.
+  const auto alone_of = [&blocks](std::size_t b) {
+    const Block13a& block = blocks[b];
+    const std::uint64_t digit_before = (block.digit << 1) | (b > 0 ? blocks[b - 1].digit >> 63 : 0);
+    const std::uint64_t digit_after = (block.digit >> 1) | (blocks[b + 1].digit << 63);
+    return block.symbol | (block.period_comma & ~(digit_before & digit_after)) |
+           (block.dash & digit_before);
+  };
+  const std::size_t tail_bits = text.size() % 64;
+  const auto word_of = [&](std::size_t b, std::uint64_t alone) {
+    // The zero padding is plain: not part of the last word.
+    const std::uint64_t valid =
+        b + 1 < count || tail_bits == 0 ? ~std::uint64_t{0} : (std::uint64_t{1} << tail_bits) - 1;
+    return valid & ~blocks[b].space & ~alone;
+  };
+  // Each token is an alone byte or a run of word bytes: its start and last byte are
+  // bits of `starts` and `ends`, in order, start_k <= end_k < start_k+1. Only a word
+  // can span blocks: its start is kept in `open` until a block has its end.
+  std::size_t open = 0;
+  bool is_open = false;
+  std::uint64_t previous_word = 0;
+  std::uint64_t alone = count > 0 ? alone_of(0) : 0;
+  std::uint64_t word = count > 0 ? word_of(0, alone) : 0;
+  for (std::size_t b = 0; b < count; ++b) {
+    const std::uint64_t next_alone = b + 1 < count ? alone_of(b + 1) : 0;
+    const std::uint64_t next_word = b + 1 < count ? word_of(b + 1, next_alone) : 0;
+    std::uint64_t starts = alone | (word & ~((word << 1) | (previous_word >> 63)));
+    std::uint64_t ends = alone | (word & ~((word >> 1) | (next_word << 63)));
+    const std::size_t base = b * 64;
+    if (is_open && ends != 0) {
+      const std::size_t end = base + static_cast<std::size_t>(std::countr_zero(ends)) + 1;
+      sacrebleu_internal::append_word_in(text, open, end - open, tokens);
+      ends &= ends - 1;
+      is_open = false;
+    }
+    for (; ends != 0; ends &= ends - 1, starts &= starts - 1) {
+      const auto start = static_cast<std::size_t>(std::countr_zero(starts));
+      const auto last = static_cast<std::size_t>(std::countr_zero(ends));
+      sacrebleu_internal::append_word_in(text, base + start, last + 1 - start, tokens);
+    }
+    if (starts != 0) {  // a word that goes on into the next block
+      open = base + static_cast<std::size_t>(std::countr_zero(starts));
+      is_open = true;
+    }
+    previous_word = word;
+    alone = next_alone;
+    word = next_word;
+  }
+  return true;
+}
+#endif
+
 // Python's str.rstrip(). A multi-byte space ends in a continuation byte: look back for
 // its lead byte.
 std::string_view python_rstrip(std::string_view text) {
@@ -332,6 +478,9 @@ void bleu_tokens(std::string_view segment, const BleuOptions& options, std::stri
   if (options.tokenizer == BleuTokenizer::k13a) {
     const std::string_view text = unescape_13a(segment, unescaped);
     tokens->reserve(text.size());  // at most one token per byte
+#if defined(__SSE2__)
+    if (write_13a_tokens_by_bits(text, tokens)) return;
+#endif
     SequenceWords words(text, tokens);
     write_13a_tokens(text, &words);
   } else {
