@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/byte_masks.h"
 #include "metrics/ngram_matches.h"
 #include "metrics/sacrebleu_text.h"
 
@@ -60,14 +61,13 @@ void replace_all(std::string* text, std::string_view from, std::string_view to) 
 // Whether `text` holds '<', '&' or '\n', the bytes every pattern of unescape_13a
 // contains: eight bytes at a time (a zero byte of x ^ v marks a byte equal to v).
 bool has_unescape_byte(std::string_view text) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
-  const auto has_zero_byte = [](std::uint64_t x) { return (x - kOnes) & ~x & kHighs; };
+  using byte_masks::kOnes;
+  using byte_masks::zero_bytes;
   const auto marks = [&](std::size_t at) {
     std::uint64_t bytes;
     std::memcpy(&bytes, text.data() + at, 8);
-    return has_zero_byte(bytes ^ (kOnes * '<')) | has_zero_byte(bytes ^ (kOnes * '&')) |
-           has_zero_byte(bytes ^ (kOnes * '\n'));
+    return zero_bytes(bytes ^ (kOnes * '<')) | zero_bytes(bytes ^ (kOnes * '&')) |
+           zero_bytes(bytes ^ (kOnes * '\n'));
   };
   if (text.size() < 8) {
     return text.find_first_of("<&\n") != std::string_view::npos;
@@ -185,19 +185,9 @@ constexpr std::array<Byte13a, 256> kBytes13a = [] {
 }();
 
 // The high bit of each byte of `bytes` that is not an ASCII letter or digit: the bytes
-// that may end a run of kPlain bytes (the others are all kPlain). Exact per byte: with
-// the high bits cleared first, no addition carries into the next byte.
+// that may end a run of kPlain bytes (the others are all kPlain).
 std::uint64_t maybe_not_plain(std::uint64_t bytes) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
-  const std::uint64_t low = bytes & ~kHighs;
-  // High bit set where the byte is in [lo, hi), for bytes below 0x80.
-  const auto in_range = [](std::uint64_t b, std::uint64_t lo, std::uint64_t hi) {
-    return (b + kOnes * (0x80 - lo)) & ~(b + kOnes * (0x80 - hi)) & kHighs;
-  };
-  const std::uint64_t letters = in_range(low | (kOnes * 0x20), 'a', 'z' + 1);
-  const std::uint64_t digits = in_range(low, '0', '9' + 1);
-  return ~((letters | digits) & ~bytes) & kHighs;
+  return ~byte_masks::ascii_alnum(bytes) & byte_masks::kHighs;
 }
 
 // The end of the run of kPlain bytes that starts at `start` (itself kPlain). Eight bytes

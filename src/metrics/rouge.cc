@@ -39,6 +39,8 @@
 
 #include "ragmeter/rouge.h"
 
+#include "metrics/byte_masks.h"
+
 namespace ragmeter {
 namespace {
 
@@ -438,24 +440,6 @@ class ScopedWorkspace {
   Workspace& workspace_;
 };
 
-constexpr std::uint64_t kByteOnes = 0x0101010101010101u;
-constexpr std::uint64_t kByteHighs = 0x8080808080808080u;
-
-// The high bit of each byte of `bytes` (eight bytes of text, the first in the low byte)
-// that is in [A-Za-z0-9]. Exact per byte: with the high bits cleared first, no addition
-// carries into the next byte.
-std::uint64_t token_byte_marks(std::uint64_t bytes) {
-  const std::uint64_t low = bytes & ~kByteHighs;
-  // High bit set where a byte below 0x80 is in [lo, hi).
-  const auto in_range = [](std::uint64_t b, std::uint64_t lo, std::uint64_t hi) {
-    return (b + kByteOnes * (0x80 - lo)) & ~(b + kByteOnes * (0x80 - hi)) & kByteHighs;
-  };
-  // Setting 0x20 maps A-Z onto a-z and nothing else onto a-z.
-  const std::uint64_t letters = in_range(low | (kByteOnes * 0x20), 'a', 'z' + 1);
-  const std::uint64_t digits = in_range(low, '0', '9' + 1);
-  return (letters | digits) & ~bytes;
-}
-
 // The high bits of the eight bytes of `marks` as eight bits, byte k's as bit k: the
 // multiplication moves bit 8k to bit 56 + k, and its other products land below bit 56
 // or above bit 63 without carries.
@@ -472,7 +456,7 @@ void mark_token_bytes(std::string_view text, std::vector<std::uint64_t>& bits,
   std::uint64_t seen = 0;
   auto add = [&](std::size_t i, std::uint64_t bytes) {
     seen |= bytes;
-    bits[i / 64] |= gather_high_bits(token_byte_marks(bytes)) << (i % 64);
+    bits[i / 64] |= gather_high_bits(byte_masks::ascii_alnum(bytes)) << (i % 64);
   };
   for (std::size_t i = 0; i < whole; i += 8) {
     std::uint64_t bytes;
@@ -498,11 +482,11 @@ bool append_ascii_token_ids(std::string_view text, bool use_stemmer, Workspace& 
   std::vector<std::uint64_t>& bits = ws.token_bits;
   std::uint64_t any_byte = 0;
   mark_token_bytes(text, bits, any_byte);
-  if ((any_byte & kByteHighs) != 0 &&
+  if ((any_byte & byte_masks::kHighs) != 0 &&
       (text.find("\xC4\xB0") != text.npos || text.find("\xE2\x84\xAA") != text.npos)) {
     return false;
   }
-  const std::uint64_t lowercase = kByteOnes * static_cast<unsigned char>(kLowercaseBit);
+  const std::uint64_t lowercase = byte_masks::kOnes * static_cast<unsigned char>(kLowercaseBit);
   std::uint64_t previous_last = 0;  // the bit of the byte before word w
   for (std::size_t w = 0; w + 1 < bits.size(); ++w) {
     std::uint64_t starts = bits[w] & ~((bits[w] << 1) | previous_last);

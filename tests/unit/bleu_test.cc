@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,35 @@ TEST(Tokenize13aTest, HandlesLineBreaksAndSkippedMarker) {
 TEST(Tokenize13aTest, KeepsMultibyteCharactersInsideTokens) {
   EXPECT_EQ(tokenize_13a("naïve café, 東京!"), "naïve café , 東京 !");
   EXPECT_EQ(tokenize_13a("  spaced\u3000out\t"), "spaced out");
+}
+
+// BLEU's statistics come from a bit-parallel 13a tokenizer where the rules are local and
+// from the byte-by-byte one elsewhere; tokenize_13a always uses the byte-by-byte one.
+// Splitting its output on spaces must give the same n-grams, so the same statistics.
+// Random texts over the characters the 13a rules treat specially, 1 to 600 bytes (up to
+// ten 64-byte blocks) and a few over 2 KiB; each ends with a letter, since BLEU strips
+// trailing space before tokenizing and tokenize_13a does not.
+TEST(Tokenize13aTest, BleuTokensEqualTokenize13aOnRandomTexts) {
+  const std::vector<std::string> pieces = {
+      "a", "Zq", "word", "longerword", "0", "42", "3.14", "1,000", ".", ",", "-", "--",
+      " ", " ", " ", "\t", "\n", "'", "\"", "$", "(", ")", "/", "&", ";", "<", ">",
+      "&amp;", "&lt;", "<skipped>", "-\n", "\u00e9", "\u6771", "\u00a0", "\u2009",
+      "\u3000", "\xc2", "\x1f"};
+  std::mt19937 rng(13);
+  BleuOptions none;
+  none.tokenizer = BleuTokenizer::kNone;
+  for (int c = 0; c < 4000; ++c) {
+    const std::size_t target = c % 400 == 0 ? 2200 : 1 + rng() % 600;
+    std::string texts[2];
+    for (std::string& text : texts) {
+      while (text.size() < target) text += pieces[rng() % pieces.size()];
+      text += "x";
+    }
+    const std::vector<double> fast = bleu_statistics(texts[0], {texts[1]});
+    const std::vector<double> scalar =
+        bleu_statistics(tokenize_13a(texts[0]), {tokenize_13a(texts[1])}, none);
+    ASSERT_EQ(fast, scalar) << "hypothesis: " << texts[0] << "\nreference: " << texts[1];
+  }
 }
 
 }  // namespace
