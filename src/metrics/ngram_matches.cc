@@ -11,23 +11,6 @@ namespace {
 
 constexpr std::uint32_t kNoId = 0xFFFFFFFF;
 
-// A cheap 64-bit hash of a unit of 8 bytes or more (8 bytes at a time; the last 8
-// overlap the ones before, so no byte-by-byte tail).
-std::uint64_t hash_bytes(std::string_view bytes) {
-  const auto load = [&bytes](std::size_t at) {
-    std::uint64_t word;
-    std::memcpy(&word, bytes.data() + at, 8);
-    return word;
-  };
-  std::uint64_t hash = bytes.size() * 0xFF51AFD7ED558CCDULL;
-  for (std::size_t i = 0; i + 8 < bytes.size(); i += 8) {
-    hash = (hash ^ load(i)) * 0xC4CEB9FE1A85EC53ULL;
-    hash ^= hash >> 29;
-  }
-  hash = (hash ^ load(bytes.size() - 8)) * 0xC4CEB9FE1A85EC53ULL;
-  return hash ^ (hash >> 32);
-}
-
 bool is_exact(std::uint64_t key) { return (key & NGramSequence::kHashedKey) == 0; }
 
 // Whether two units of more than 7 bytes (the ones with hashed keys) are equal: eight
@@ -146,6 +129,10 @@ class LevelMatcher {
     if (ref_sides_.size() < references.size()) ref_sides_.resize(references.size());
     for (std::size_t r = 0; r < references.size(); ++r) ref_sides_[r].alive.clear();
     match_units();
+    if (refs_.size() == 1 && hyp_->size() <= kMaxBitPositions) {
+      match_orders_by_bits();
+      return;
+    }
     // Matches of order n - 1 are needed for any of order n.
     for (int n = 2; n <= result_->max_order && result_->max_reference[n - 2] > 0; ++n) {
       match_order(n);
@@ -245,6 +232,50 @@ class LevelMatcher {
     return table_.find(key, [&](std::uint32_t other) {
       return is_exact(key) || same_long_unit(hyp_->unit(first_position_[other]), sequence.unit(j));
     });
+  }
+
+  // Orders n > 1 for one reference and a hypothesis of at most 64 units, a bit per
+  // hypothesis position. For each reference position j still alive, sets_[j] holds
+  // the hypothesis positions i whose n-gram equals the reference's n-gram at j: its
+  // order n - 1 set, less the i where unit i + n - 1 differs from unit j + n - 1. A
+  // non-empty set names its n-gram, since n-grams that differ occur at different
+  // positions; its lowest position is the n-gram's slot. The t-th occurrence of an
+  // n-gram in the reference is a clipped match while t is at most the size of the
+  // set (the n-gram's count in the hypothesis). No branch depends on the data but the
+  // rare repeat of an n-gram in the reference.
+  void match_orders_by_bits() {
+    const Side& ref = ref_sides_[0];
+    const std::size_t k = ref.unit_ids.size();
+    unit_positions_.assign(unit_count_, 0);
+    for (std::uint32_t i : hyp_side_.alive) {
+      unit_positions_[hyp_side_.unit_ids[i]] |= std::uint64_t{1} << i;
+    }
+    unit_sets_.resize(k);
+    sets_.resize(k);
+    bit_alive_.assign(ref.alive.begin(), ref.alive.end());
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::uint32_t unit = ref.unit_ids[j];
+      unit_sets_[j] = unit == kNoId ? 0 : unit_positions_[unit];
+    }
+    for (std::uint32_t j : bit_alive_) sets_[j] = unit_sets_[j];
+    for (int n = 2; n <= result_->max_order && result_->max_reference[n - 2] > 0; ++n) {
+      std::array<std::uint32_t, kMaxBitPositions> seen{};
+      int matches = 0;
+      std::size_t kept = 0;
+      for (std::uint32_t j : bit_alive_) {
+        if (j + n > k) break;  // positions ascend: the rest are too close to the end
+        const std::uint64_t set = sets_[j] & (unit_sets_[j + n - 1] >> (n - 1));
+        sets_[j] = set;
+        bit_alive_[kept] = j;
+        kept += set != 0 ? 1 : 0;
+        if (set == 0) continue;
+        const std::uint32_t occurrence = ++seen[std::countr_zero(set)];
+        if (occurrence == 1 || occurrence <= static_cast<std::uint32_t>(std::popcount(set))) ++matches;
+      }
+      bit_alive_.resize(kept);
+      per_reference(0, n) = matches;
+      result_->max_reference[n - 1] = matches;
+    }
   }
 
   // Order n > 1: an n-gram is its (n-1)-gram (the parent) and its last unit, so its
@@ -367,12 +398,25 @@ class LevelMatcher {
   std::uint32_t stamp_ = 0;
   Side hyp_side_;
   std::vector<Side> ref_sides_;
+  // match_orders_by_bits: the hypothesis positions of each unit id; by reference
+  // position, those of its unit and of its current n-gram; the reference positions
+  // still alive.
+  static constexpr int kMaxBitPositions = 64;
+  std::vector<std::uint64_t> unit_positions_;
+  std::vector<std::uint64_t> unit_sets_;
+  std::vector<std::uint64_t> sets_;
+  std::vector<std::uint32_t> bit_alive_;
 };
 
 }  // namespace
 
 std::uint64_t unit_key(std::string_view unit) {
-  return unit.size() <= 7 ? short_unit_key(unit) : hash_bytes(unit) | NGramSequence::kHashedKey;
+  if (unit.size() <= 7) return short_unit_key(unit);
+  std::uint64_t first8;
+  std::uint64_t last8;
+  std::memcpy(&first8, unit.data(), 8);
+  std::memcpy(&last8, unit.data() + unit.size() - 8, 8);
+  return long_unit_key(first8, last8, unit.size());
 }
 
 void match_ngrams(const NGramSequence& hypothesis, std::span<const NGramSequence> references,

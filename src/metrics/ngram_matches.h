@@ -19,8 +19,8 @@ namespace ragmeter::sacrebleu_internal {
 class NGramSequence {
  public:
   // Equal units have equal keys. A unit of up to 7 bytes has short_unit_key(unit), so
-  // equal keys mean equal units; a longer one has a hash with this bit set, and its
-  // bytes must be compared.
+  // equal keys mean equal units; a longer one has a hash with this bit set
+  // (long_unit_key), and its bytes must be compared.
   static constexpr std::uint64_t kHashedKey = std::uint64_t{1} << 63;
 
   std::size_t size() const { return size_; }
@@ -74,18 +74,37 @@ inline std::uint64_t short_unit_key(std::string_view unit) {
   return key;
 }
 
-// The key of any unit: short_unit_key up to 7 bytes, else a hash with kHashedKey set.
+// The key of a unit of 8 bytes or more, from its first and its last 8 bytes (which
+// overlap below 16 bytes) and its length: a hash, with kHashedKey set, that needs no
+// loop over the bytes. Units that differ only in between have equal keys; their
+// bytes are compared then.
+inline std::uint64_t long_unit_key(std::uint64_t first8, std::uint64_t last8, std::size_t length) {
+  const std::uint64_t mixed = (first8 * 0x9E3779B97F4A7C15ULL) ^ (last8 * 0xC2B2AE3D27D4EB4FULL);
+  const std::uint64_t clamped_length = length < 127 ? length : 127;
+  return (mixed >> 8) | (clamped_length << 56) | NGramSequence::kHashedKey;
+}
+
+// The key of any unit: short_unit_key up to 7 bytes, else long_unit_key.
 std::uint64_t unit_key(std::string_view unit);
 
-// unit_key of the unit text[start, start + length) (length > 0). A short unit with 8
-// bytes of `text` from its start is read in one load instead of byte by byte.
+// unit_key of the unit text[start, start + length) (length > 0). With 8 bytes of `text`
+// from the unit's start, both keys come from two 8-byte loads and the shorter unit's
+// key is picked without a branch (whether a word has more than 7 bytes is a coin toss
+// for the branch predictor).
 inline std::uint64_t unit_key_in(std::string_view text, std::size_t start, std::size_t length) {
   if constexpr (std::endian::native == std::endian::little) {
-    if (length <= 7 && start + 8 <= text.size()) {
-      std::uint64_t bytes;
-      std::memcpy(&bytes, text.data() + start, 8);
-      const std::uint64_t mask = (std::uint64_t{1} << (8 * length)) - 1;
-      return (bytes & mask) | (static_cast<std::uint64_t>(length) << 56);
+    if (start + 8 <= text.size()) {
+      std::uint64_t first8;
+      std::uint64_t last8;
+      std::memcpy(&first8, text.data() + start, 8);
+      // A short unit's last 8 bytes may begin before the text; it does not use them.
+      const std::size_t last_at = start + length >= 8 ? start + length - 8 : 0;
+      std::memcpy(&last8, text.data() + last_at, 8);
+      const std::size_t kept = length < 7 ? length : 7;
+      const std::uint64_t mask = (std::uint64_t{1} << (8 * kept)) - 1;
+      const std::uint64_t short_key = (first8 & mask) | (static_cast<std::uint64_t>(length) << 56);
+      const std::uint64_t long_key = long_unit_key(first8, last8, length);
+      return length <= 7 ? short_key : long_key;
     }
   }
   return unit_key(std::string_view(text.data() + start, length));
