@@ -128,11 +128,11 @@ class LevelMatcher {
     hyp_side_.alive.clear();
     if (ref_sides_.size() < references.size()) ref_sides_.resize(references.size());
     for (std::size_t r = 0; r < references.size(); ++r) ref_sides_[r].alive.clear();
-    match_units();
     if (refs_.size() == 1 && hyp_->size() <= kMaxBitPositions) {
-      match_orders_by_bits();
+      match_by_bits();
       return;
     }
+    match_units();
     // Matches of order n - 1 are needed for any of order n.
     for (int n = 2; n <= result_->max_order && result_->max_reference[n - 2] > 0; ++n) {
       match_order(n);
@@ -183,7 +183,7 @@ class LevelMatcher {
     hyp_side_.unit_ids.resize(m);
     hyp_side_.alive.reserve(m);
     for (std::size_t i = 0; i < m; ++i) {
-      const std::uint32_t id = insert_unit(i);
+      const std::uint32_t id = insert_unit(i, static_cast<std::uint32_t>(counts_.size()));
       if (id == counts_.size()) {
         counts_.emplace_back();
         first_position_.push_back(static_cast<std::uint32_t>(i));
@@ -211,18 +211,16 @@ class LevelMatcher {
     per_reference(r, 1) = matches;
   }
 
-  // The id of the hypothesis' unit i, a new one if it is the first of its kind.
-  std::uint32_t insert_unit(std::size_t i) {
+  // The id of the hypothesis' unit i; `new_id` if it is the first of its kind.
+  std::uint32_t insert_unit(std::size_t i, std::uint32_t new_id) {
     const std::uint64_t key = hyp_->key(i);
-    if (!hyp_->has_units() && AsciiIds::covers(key)) {
-      return ascii_ids_.insert(key, static_cast<std::uint32_t>(counts_.size()));
-    }
+    if (!hyp_->has_units() && AsciiIds::covers(key)) return ascii_ids_.insert(key, new_id);
     return table_.insert(
         key,
         [&](std::uint32_t other) {
           return is_exact(key) || same_long_unit(hyp_->unit(first_position_[other]), hyp_->unit(i));
         },
-        static_cast<std::uint32_t>(counts_.size()));
+        new_id);
   }
 
   // The id of unit j of `sequence` if the hypothesis has that unit, else kNoId.
@@ -234,48 +232,79 @@ class LevelMatcher {
     });
   }
 
-  // Orders n > 1 for one reference and a hypothesis of at most 64 units, a bit per
+  // All orders for one reference and a hypothesis of at most 64 units, a bit per
   // hypothesis position. For each reference position j still alive, sets_[j] holds
-  // the hypothesis positions i whose n-gram equals the reference's n-gram at j: its
-  // order n - 1 set, less the i where unit i + n - 1 differs from unit j + n - 1. A
-  // non-empty set names its n-gram, since n-grams that differ occur at different
-  // positions; its lowest position is the n-gram's slot. The t-th occurrence of an
-  // n-gram in the reference is a clipped match while t is at most the size of the
-  // set (the n-gram's count in the hypothesis). No branch depends on the data but the
-  // rare repeat of an n-gram in the reference.
-  void match_orders_by_bits() {
-    const Side& ref = ref_sides_[0];
-    const std::size_t k = ref.unit_ids.size();
-    unit_positions_.assign(unit_count_, 0);
-    for (std::uint32_t i : hyp_side_.alive) {
-      unit_positions_[hyp_side_.unit_ids[i]] |= std::uint64_t{1} << i;
+  // the hypothesis positions i whose n-gram equals the reference's n-gram at j: for
+  // n = 1, the positions of its unit; then its order n - 1 set, less the i where unit
+  // i + n - 1 differs from unit j + n - 1. A non-empty set names its n-gram, since
+  // n-grams that differ occur at different positions; its lowest position is the
+  // n-gram's slot. The t-th occurrence of an n-gram in the reference is a clipped
+  // match while t is at most the size of the set (the n-gram's count in the
+  // hypothesis). With one reference, BLEU's and chrF's counts are the same.
+  void match_by_bits() {
+    const std::size_t m = hyp_->size();
+    table_.reset(m);
+    ascii_ids_.reset();
+    unit_positions_.clear();
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::uint32_t id = insert_unit(i, static_cast<std::uint32_t>(unit_positions_.size()));
+      if (id == unit_positions_.size()) {
+        unit_positions_.push_back(0);
+        first_position_.push_back(static_cast<std::uint32_t>(i));
+      }
+      unit_positions_[id] |= std::uint64_t{1} << i;
     }
+    const NGramSequence& ref = refs_[0];
+    const std::size_t k = ref.size();
     unit_sets_.resize(k);
     sets_.resize(k);
-    bit_alive_.assign(ref.alive.begin(), ref.alive.end());
+    bit_alive_.resize(k);
+    std::size_t alive = 0;
     for (std::size_t j = 0; j < k; ++j) {
-      const std::uint32_t unit = ref.unit_ids[j];
-      unit_sets_[j] = unit == kNoId ? 0 : unit_positions_[unit];
+      const std::uint32_t id = find_unit(ref, j);
+      const std::uint64_t set = id == kNoId ? 0 : unit_positions_[id];
+      unit_sets_[j] = set;
+      sets_[j] = set;
+      bit_alive_[alive] = static_cast<std::uint32_t>(j);
+      alive += set != 0 ? 1 : 0;
     }
-    for (std::uint32_t j : bit_alive_) sets_[j] = unit_sets_[j];
-    for (int n = 2; n <= result_->max_order && result_->max_reference[n - 2] > 0; ++n) {
-      std::array<std::uint32_t, kMaxBitPositions> seen{};
-      int matches = 0;
-      std::size_t kept = 0;
-      for (std::uint32_t j : bit_alive_) {
-        if (j + n > k) break;  // positions ascend: the rest are too close to the end
-        const std::uint64_t set = sets_[j] & (unit_sets_[j + n - 1] >> (n - 1));
-        sets_[j] = set;
-        bit_alive_[kept] = j;
-        kept += set != 0 ? 1 : 0;
-        if (set == 0) continue;
-        const std::uint32_t occurrence = ++seen[std::countr_zero(set)];
-        if (occurrence == 1 || occurrence <= static_cast<std::uint32_t>(std::popcount(set))) ++matches;
-      }
-      bit_alive_.resize(kept);
+    bit_alive_.resize(alive);
+    for (int n = 1; n <= result_->max_order; ++n) {
+      const int matches = n == 1 ? count_bit_matches() : extend_bit_sets(n);
       per_reference(0, n) = matches;
       result_->max_reference[n - 1] = matches;
+      if (matches == 0) break;  // no n-gram matches, so no longer one either
     }
+  }
+
+  // Narrows the sets of the alive reference positions from order n - 1 to order n,
+  // drops the positions left empty, and returns count_bit_matches().
+  int extend_bit_sets(int n) {
+    const std::size_t k = unit_sets_.size();
+    std::size_t kept = 0;
+    for (std::uint32_t j : bit_alive_) {
+      if (j + n > k) break;  // positions ascend: the rest are too close to the end
+      const std::uint64_t set = sets_[j] & (unit_sets_[j + n - 1] >> (n - 1));
+      sets_[j] = set;
+      bit_alive_[kept] = j;
+      kept += set != 0 ? 1 : 0;
+    }
+    bit_alive_.resize(kept);
+    return count_bit_matches();
+  }
+
+  // The clipped matches of the alive reference positions' (non-empty) sets.
+  int count_bit_matches() {
+    std::array<std::uint32_t, kMaxBitPositions> seen{};
+    int matches = 0;
+    for (std::uint32_t j : bit_alive_) {
+      const std::uint64_t set = sets_[j];
+      const std::uint32_t occurrence = ++seen[std::countr_zero(set)];
+      // The first occurrence always matches: skip the popcount, which is a loop of
+      // its own where the CPU has no instruction for it.
+      if (occurrence == 1 || occurrence <= static_cast<std::uint32_t>(std::popcount(set))) ++matches;
+    }
+    return matches;
   }
 
   // Order n > 1: an n-gram is its (n-1)-gram (the parent) and its last unit, so its
@@ -398,7 +427,7 @@ class LevelMatcher {
   std::uint32_t stamp_ = 0;
   Side hyp_side_;
   std::vector<Side> ref_sides_;
-  // match_orders_by_bits: the hypothesis positions of each unit id; by reference
+  // match_by_bits: the hypothesis positions of each unit id; by reference
   // position, those of its unit and of its current n-gram; the reference positions
   // still alive.
   static constexpr int kMaxBitPositions = 64;
