@@ -128,9 +128,14 @@ class LevelMatcher {
     hyp_side_.alive.clear();
     if (ref_sides_.size() < references.size()) ref_sides_.resize(references.size());
     for (std::size_t r = 0; r < references.size(); ++r) ref_sides_[r].alive.clear();
-    if (refs_.size() == 1 && hyp_->size() <= kMaxBitPositions) {
-      match_by_bits();
-      return;
+    if (refs_.size() == 1 && result_->max_order <= 64) {
+      switch ((hyp_->size() + 63) / 64) {  // words of 64 bits per set
+        case 1: match_by_bits<1>(); return;
+        case 2: match_by_bits<2>(); return;
+        case 3: match_by_bits<3>(); return;
+        case 4: match_by_bits<4>(); return;
+        default: break;
+      }
     }
     match_units();
     // Matches of order n - 1 are needed for any of order n.
@@ -232,79 +237,120 @@ class LevelMatcher {
     });
   }
 
-  // All orders for one reference and a hypothesis of at most 64 units, a bit per
-  // hypothesis position. For each reference position j still alive, sets_[j] holds
-  // the hypothesis positions i whose n-gram equals the reference's n-gram at j: for
-  // n = 1, the positions of its unit; then its order n - 1 set, less the i where unit
-  // i + n - 1 differs from unit j + n - 1. A non-empty set names its n-gram, since
-  // n-grams that differ occur at different positions; its lowest position is the
-  // n-gram's slot. The t-th occurrence of an n-gram in the reference is a clipped
-  // match while t is at most the size of the set (the n-gram's count in the
-  // hypothesis). With one reference, BLEU's and chrF's counts are the same.
+  // All orders for one reference and a hypothesis of at most 64 * W units, a bit per
+  // hypothesis position (W words of 64 bits per set). For each reference position j
+  // still alive, set j holds the hypothesis positions i whose n-gram equals the
+  // reference's n-gram at j: for n = 1, the positions of its unit; then its order
+  // n - 1 set, less the i where unit i + n - 1 differs from unit j + n - 1. A non-empty
+  // set names its n-gram, since n-grams that differ occur at different positions; its
+  // lowest position is the n-gram's slot. The t-th occurrence of an n-gram in the
+  // reference is a clipped match while t is at most the size of the set (the
+  // n-gram's count in the hypothesis). With one reference, BLEU's and chrF's counts
+  // are the same.
+  template <std::size_t W>
   void match_by_bits() {
     const std::size_t m = hyp_->size();
     table_.reset(m);
     ascii_ids_.reset();
     unit_positions_.clear();
+    std::uint32_t units = 0;
     for (std::size_t i = 0; i < m; ++i) {
-      const std::uint32_t id = insert_unit(i, static_cast<std::uint32_t>(unit_positions_.size()));
-      if (id == unit_positions_.size()) {
-        unit_positions_.push_back(0);
+      const std::uint32_t id = insert_unit(i, units);
+      if (id == units) {
+        unit_positions_.resize(unit_positions_.size() + W, 0);
         first_position_.push_back(static_cast<std::uint32_t>(i));
+        ++units;
       }
-      unit_positions_[id] |= std::uint64_t{1} << i;
+      unit_positions_[id * W + i / 64] |= std::uint64_t{1} << (i % 64);
     }
     const NGramSequence& ref = refs_[0];
     const std::size_t k = ref.size();
-    unit_sets_.resize(k);
-    sets_.resize(k);
+    unit_sets_.resize(k * W);
+    sets_.resize(k * W);
     bit_alive_.resize(k);
     std::size_t alive = 0;
     for (std::size_t j = 0; j < k; ++j) {
       const std::uint32_t id = find_unit(ref, j);
-      const std::uint64_t set = id == kNoId ? 0 : unit_positions_[id];
-      unit_sets_[j] = set;
-      sets_[j] = set;
+      std::uint64_t any = 0;
+      for (std::size_t w = 0; w < W; ++w) {
+        const std::uint64_t bits = id == kNoId ? 0 : unit_positions_[id * W + w];
+        unit_sets_[j * W + w] = bits;
+        sets_[j * W + w] = bits;
+        any |= bits;
+      }
       bit_alive_[alive] = static_cast<std::uint32_t>(j);
-      alive += set != 0 ? 1 : 0;
+      alive += any != 0 ? 1 : 0;
     }
     bit_alive_.resize(alive);
+    if (seen_.size() < 64 * W) seen_.resize(64 * W, 0);
     for (int n = 1; n <= result_->max_order; ++n) {
-      const int matches = n == 1 ? count_bit_matches() : extend_bit_sets(n);
+      if (n > 1) extend_bit_sets<W>(n);
+      const int matches = count_bit_matches<W>();
       per_reference(0, n) = matches;
       result_->max_reference[n - 1] = matches;
       if (matches == 0) break;  // no n-gram matches, so no longer one either
     }
   }
 
-  // Narrows the sets of the alive reference positions from order n - 1 to order n,
-  // drops the positions left empty, and returns count_bit_matches().
-  int extend_bit_sets(int n) {
-    const std::size_t k = unit_sets_.size();
+  // Narrows the sets of the alive reference positions from order n - 1 to order n
+  // (n <= 64) and drops the positions left empty.
+  template <std::size_t W>
+  void extend_bit_sets(int n) {
+    const std::size_t k = unit_sets_.size() / W;
+    const unsigned shift = static_cast<unsigned>(n - 1);
     std::size_t kept = 0;
     for (std::uint32_t j : bit_alive_) {
       if (j + n > k) break;  // positions ascend: the rest are too close to the end
-      const std::uint64_t set = sets_[j] & (unit_sets_[j + n - 1] >> (n - 1));
-      sets_[j] = set;
+      // The unit sets of position j + n - 1, shifted down by n - 1 positions.
+      const std::uint64_t* next = &unit_sets_[(j + n - 1) * W];
+      std::uint64_t* set = &sets_[j * W];
+      std::uint64_t any = 0;
+      for (std::size_t w = 0; w < W; ++w) {
+        std::uint64_t shifted = next[w] >> shift;
+        if (w + 1 < W) shifted |= next[w + 1] << (64 - shift);  // 1 <= shift <= 63
+        set[w] &= shifted;
+        any |= set[w];
+      }
       bit_alive_[kept] = j;
-      kept += set != 0 ? 1 : 0;
+      kept += any != 0 ? 1 : 0;
     }
     bit_alive_.resize(kept);
-    return count_bit_matches();
   }
 
-  // The clipped matches of the alive reference positions' (non-empty) sets.
+  // The clipped matches of the alive reference positions' (non-empty) sets: for each
+  // n-gram, the smaller of its count in the reference (occurrences of its slot) and
+  // in the hypothesis (its set's size, needed only when the reference has it more
+  // than once). Leaves seen_ all zero, as it finds it.
+  template <std::size_t W>
   int count_bit_matches() {
-    std::array<std::uint32_t, kMaxBitPositions> seen{};
-    int matches = 0;
+    distinct_.resize(bit_alive_.size());
+    std::size_t distinct = 0;
     for (std::uint32_t j : bit_alive_) {
-      const std::uint64_t set = sets_[j];
-      const std::uint32_t occurrence = ++seen[std::countr_zero(set)];
-      // The first occurrence always matches: skip the popcount, which is a loop of
-      // its own where the CPU has no instruction for it.
-      if (occurrence == 1 || occurrence <= static_cast<std::uint32_t>(std::popcount(set))) ++matches;
+      distinct_[distinct] = j;
+      distinct += seen_[lowest_bit<W>(&sets_[j * W])]++ == 0 ? 1 : 0;
+    }
+    int matches = 0;
+    for (std::size_t d = 0; d < distinct; ++d) {
+      const std::uint64_t* set = &sets_[distinct_[d] * W];
+      std::uint32_t& in_reference = seen_[lowest_bit<W>(set)];
+      matches += static_cast<int>(in_reference == 1 ? 1 : std::min(in_reference, bit_count<W>(set)));
+      in_reference = 0;
     }
     return matches;
+  }
+
+  // The lowest position in a non-empty set, and the size of a set.
+  template <std::size_t W>
+  static std::size_t lowest_bit(const std::uint64_t* set) {
+    std::size_t w = 0;
+    while (w + 1 < W && set[w] == 0) ++w;
+    return 64 * w + static_cast<std::size_t>(std::countr_zero(set[w]));
+  }
+  template <std::size_t W>
+  static std::uint32_t bit_count(const std::uint64_t* set) {
+    std::uint32_t count = 0;
+    for (std::size_t w = 0; w < W; ++w) count += static_cast<std::uint32_t>(std::popcount(set[w]));
+    return count;
   }
 
   // Order n > 1: an n-gram is its (n-1)-gram (the parent) and its last unit, so its
@@ -430,11 +476,12 @@ class LevelMatcher {
   // match_by_bits: the hypothesis positions of each unit id; by reference
   // position, those of its unit and of its current n-gram; the reference positions
   // still alive.
-  static constexpr int kMaxBitPositions = 64;
   std::vector<std::uint64_t> unit_positions_;
   std::vector<std::uint64_t> unit_sets_;
   std::vector<std::uint64_t> sets_;
   std::vector<std::uint32_t> bit_alive_;
+  std::vector<std::uint32_t> seen_;  // occurrences in the reference, by slot; kept zero
+  std::vector<std::uint32_t> distinct_;  // the first reference position of each n-gram
 };
 
 }  // namespace

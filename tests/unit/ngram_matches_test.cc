@@ -1,7 +1,8 @@
 // match_ngrams against a brute-force count: every n-gram of every sequence in a
 // std::map keyed by its words, clipped counts summed as sacreBLEU sums them. Random
-// sequences from a small vocabulary (so n-grams repeat), around the 64-unit limit of the
-// bit-parallel path, with one to three references, and with long words whose keys are
+// sequences from a small vocabulary (so n-grams repeat), around the 64-unit steps of the
+// bit-parallel path (one reference, up to 256 hypothesis units), with one to three
+// references, and with long words whose keys are
 // equal though the words differ (same length, first and last 8 bytes).
 #include <algorithm>
 #include <map>
@@ -91,17 +92,22 @@ TEST(NGramMatchesTest, LongWordsWithEqualKeysAreStillDifferentWords) {
 
 TEST(NGramMatchesTest, EqualsBruteForceCountsOnRandomSequences) {
   std::mt19937 rng(20261122);
-  std::uniform_int_distribution<std::size_t> length(0, 80);
+  std::uniform_int_distribution<std::size_t> short_length(0, 80);
+  std::uniform_int_distribution<std::size_t> long_length(0, 300);
   std::uniform_int_distribution<std::size_t> ref_count(1, 3);
   std::uniform_int_distribution<std::size_t> vocabulary(2, kVocabulary.size());
   int bit_path_cases = 0;
+  int wide_bit_path_cases = 0;
   for (int trial = 0; trial < 3000; ++trial) {
+    auto& length = trial % 4 == 0 ? long_length : short_length;
     const std::size_t words = vocabulary(rng);
     const Words hyp = random_words(rng, length(rng), words);
     std::vector<Words> refs(ref_count(rng));
     for (Words& ref : refs) ref = random_words(rng, length(rng), words);
     const int max_order = 1 + trial % 6;
-    bit_path_cases += refs.size() == 1 && hyp.size() <= 64 ? 1 : 0;
+    const bool bit_path = refs.size() == 1 && hyp.size() <= 256;
+    bit_path_cases += bit_path ? 1 : 0;
+    wide_bit_path_cases += bit_path && hyp.size() > 128 ? 1 : 0;
 
     const NGramSequence hyp_sequence = sequence_of(hyp);
     std::vector<NGramSequence> ref_sequences;
@@ -113,7 +119,9 @@ TEST(NGramMatchesTest, EqualsBruteForceCountsOnRandomSequences) {
     ASSERT_EQ(matches.max_reference, expected.max_reference) << "trial " << trial;
     ASSERT_EQ(matches.per_reference, expected.per_reference) << "trial " << trial;
   }
-  EXPECT_GT(bit_path_cases, 500);  // both paths are exercised
+  // Both paths are exercised, the bit path also with sets of 3 and 4 words.
+  EXPECT_GT(bit_path_cases, 500);
+  EXPECT_GT(wide_bit_path_cases, 50);
 }
 
 }  // namespace
