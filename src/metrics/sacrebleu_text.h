@@ -1,4 +1,4 @@
-// Text handling shared by BLEU and chrF, reproducing sacreBLEU's Python string
+// Text handling shared by BLEU, chrF and the SQuAD token metrics, reproducing Python's string
 // semantics (str.lower, str.split, str.isspace) on UTF-8 text. Internal to
 // src/metrics: not part of the public API.
 #pragma once

@@ -8,117 +8,199 @@
 #include "ragmeter/text_overlap.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <array>
+#include <span>
+#include <string>
+#include <vector>
 
 #include <unicode/uchar.h>
-#include <unicode/unistr.h>
+#include <unicode/utf8.h>
+
+#include "metrics/ngram_matches.h"
+#include "metrics/sacrebleu_text.h"
 
 namespace ragmeter {
 namespace {
 
-bool is_ascii_punctuation(char32_t c) {
-  return c < 128 && std::ispunct(static_cast<int>(c));
+// string.punctuation: the ASCII bytes that C's ispunct() accepts. ASCII bytes never
+// occur inside a multi-byte UTF-8 character, so they can be dropped byte by byte.
+constexpr bool is_ascii_punctuation(unsigned char c) {
+  return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
+         (c >= 0x7B && c <= 0x7E);
 }
 
-// Python's \w under re.UNICODE: letters, digits and underscore.
-bool is_word_char(char32_t c) { return c == U'_' || u_isalnum(static_cast<UChar32>(c)); }
-
-std::u32string to_lower_code_points(std::string_view text) {
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(
-      icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
-  u.toLower();
-  std::u32string out;
-  out.reserve(static_cast<std::size_t>(u.length()));
-  for (int32_t i = 0; i < u.length();) {
-    UChar32 c = u.char32At(i);
-    out.push_back(static_cast<char32_t>(c));
-    i += U16_LENGTH(c);
+// Python's \w under re.UNICODE: '_' and str.isalnum() (letters, and characters with a
+// numeric value: digits, but also '²', '½', 'Ⅻ').
+bool is_word_char(UChar32 c) {
+  if (c < 0x80) {
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
   }
-  return out;
+  return u_isalpha(c) || u_getIntPropertyValue(c, UCHAR_NUMERIC_TYPE) != U_NT_NONE;
 }
 
-// Replaces \b(a|an|the)\b by a space, as the SQuAD script's regex does.
-std::u32string remove_articles(const std::u32string& s) {
-  static const std::u32string kArticles[] = {U"the", U"an", U"a"};
-  std::u32string out;
-  out.reserve(s.size());
-  std::size_t i = 0;
-  while (i < s.size()) {
-    bool at_boundary = i == 0 || !is_word_char(s[i - 1]);
-    bool replaced = false;
-    if (at_boundary) {
-      for (const auto& article : kArticles) {
-        std::size_t end = i + article.size();
-        if (s.compare(i, article.size(), article) == 0 &&
-            (end == s.size() || !is_word_char(s[end]))) {
-          out.push_back(U' ');
-          i = end;
-          replaced = true;
-          break;
-        }
+// Whether the character at text[pos] is a word character; false at the end.
+bool word_char_at(std::string_view text, std::size_t pos) {
+  if (pos >= text.size()) return false;
+  const auto byte = static_cast<unsigned char>(text[pos]);
+  if (byte < 0x80) return is_word_char(byte);
+  UChar32 c;
+  auto i = static_cast<int32_t>(pos);
+  U8_NEXT(text.data(), i, static_cast<int32_t>(text.size()), c);
+  return c >= 0 && is_word_char(c);
+}
+
+// The length of the article ("a", "an" or "the") that starts at text[pos] and ends
+// before a non-word character or the end, else 0.
+std::size_t article_at(std::string_view text, std::size_t pos) {
+  const std::string_view rest = text.substr(pos);
+  if (rest.starts_with('a')) {
+    if (!word_char_at(text, pos + 1)) return 1;
+    if (rest.starts_with("an") && !word_char_at(text, pos + 2)) return 2;
+    return 0;
+  }
+  if (rest.starts_with("the") && !word_char_at(text, pos + 3)) return 3;
+  return 0;
+}
+
+// SQuAD's normalize_answer(text).split(): views into `text`, which it owns, and the
+// same tokens as units for counting matches.
+struct SquadTokens {
+  std::string text;
+  std::vector<std::string_view> tokens;
+  sacrebleu_internal::NGramSequence units;
+};
+
+// What the ASCII fast path does with each byte: drops it (kDrop), makes it a space
+// (kSpace), or gives up (kGiveUp: a control character, around which \b can split a
+// token, or a non-ASCII byte); any other value is the byte to keep, lowercased.
+constexpr unsigned char kDrop = 0;
+constexpr unsigned char kSpace = ' ';
+constexpr unsigned char kGiveUp = 0xFF;
+
+constexpr std::array<unsigned char, 256> kAsciiActions = [] {
+  std::array<unsigned char, 256> actions{};
+  for (int c = 0; c < 256; ++c) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c >= 0x80 || c < 0x09 || (c > 0x0D && c < 0x1C) || c == 0x7F) {
+      actions[c] = kGiveUp;
+    } else if ((c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20)) {
+      actions[c] = kSpace;  // Python's str.split() separators
+    } else if (is_ascii_punctuation(byte)) {
+      actions[c] = kDrop;
+    } else {
+      actions[c] = (c >= 'A' && c <= 'Z') ? static_cast<unsigned char>(c - 'A' + 'a') : byte;
+    }
+  }
+  return actions;
+}();
+
+// normalize_into for ASCII text without control characters, in two passes: lowercase
+// without punctuation and with one kind of space, then the words but for the
+// articles. Without control characters every character left is a word character or a
+// space, so \b(a|an|the)\b can only match a whole word. Returns false, having
+// changed nothing in `out` but its text, for any other text.
+bool normalize_ascii_into(std::string_view text, SquadTokens* out) {
+  std::string& s = out->text;
+  s.resize(text.size());
+  std::size_t write = 0;
+  unsigned char give_up = 0;
+  for (char c : text) {
+    const unsigned char action = kAsciiActions[static_cast<unsigned char>(c)];
+    give_up |= action == kGiveUp ? 1 : 0;
+    s[write] = static_cast<char>(action);
+    write += action != kDrop ? 1 : 0;
+  }
+  if (give_up != 0) return false;
+  s.resize(write);
+  out->tokens.clear();
+  out->units.clear();
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] == ' ') {
+      ++i;
+      continue;
+    }
+    const std::size_t end = std::min(s.find(' ', i), s.size());
+    const std::string_view word(s.data() + i, end - i);
+    if (word != "a" && word != "an" && word != "the") {
+      out->tokens.push_back(word);
+      sacrebleu_internal::append_word(word, &out->units);
+    }
+    i = end;
+  }
+  return true;
+}
+
+// normalize_answer: lower(), then every ASCII punctuation character removed, then
+// \b(a|an|the)\b replaced by a space, then split on Python's whitespace. In place in
+// out->text: each step only shortens the text.
+void normalize_into(std::string_view text, SquadTokens* out) {
+  if (normalize_ascii_into(text, out)) return;
+  std::string& s = out->text;
+  sacrebleu_internal::python_lower(text, &s);
+  s.erase(std::remove_if(s.begin(), s.end(),
+                         [](char c) { return is_ascii_punctuation(static_cast<unsigned char>(c)); }),
+          s.end());
+  // The \b before an article depends on the character before it in the text being
+  // rewritten, so that character's kind is carried along instead of read back.
+  std::size_t read = 0;
+  std::size_t write = 0;
+  bool after_word_char = false;
+  while (read < s.size()) {
+    if (!after_word_char) {
+      if (const std::size_t length = article_at(s, read)) {
+        s[write++] = ' ';
+        read += length;
+        after_word_char = true;  // the article's last letter
+        continue;
       }
     }
-    if (!replaced) out.push_back(s[i++]);
-  }
-  return out;
-}
-
-std::string to_utf8(const std::u32string& s) {
-  icu::UnicodeString u = icu::UnicodeString::fromUTF32(
-      reinterpret_cast<const UChar32*>(s.data()), static_cast<int32_t>(s.size()));
-  std::string out;
-  u.toUTF8String(out);
-  return out;
-}
-
-// Python's str.split(): runs of Unicode whitespace separate tokens.
-std::vector<std::u32string> split_whitespace(const std::u32string& s) {
-  std::vector<std::u32string> tokens;
-  std::u32string current;
-  for (char32_t c : s) {
-    if (u_isUWhiteSpace(static_cast<UChar32>(c))) {
-      if (!current.empty()) tokens.push_back(std::move(current));
-      current.clear();
-    } else {
-      current.push_back(c);
+    const auto byte = static_cast<unsigned char>(s[read]);
+    if (byte < 0x80) {
+      after_word_char = is_word_char(byte);
+      s[write++] = s[read++];
+      continue;
     }
+    UChar32 c;
+    auto next = static_cast<int32_t>(read);
+    U8_NEXT(s.data(), next, static_cast<int32_t>(s.size()), c);
+    after_word_char = c >= 0 && is_word_char(c);
+    while (read < static_cast<std::size_t>(next)) s[write++] = s[read++];
   }
-  if (!current.empty()) tokens.push_back(std::move(current));
-  return tokens;
+  s.resize(write);
+  sacrebleu_internal::python_split(s, &out->tokens);
+  out->units.clear();
+  for (std::string_view token : out->tokens) sacrebleu_internal::append_word(token, &out->units);
 }
 
-std::vector<std::u32string> normalized_tokens(std::string_view text) {
-  std::u32string lowered = to_lower_code_points(text);
-  std::u32string no_punct;
-  no_punct.reserve(lowered.size());
-  for (char32_t c : lowered) {
-    if (!is_ascii_punctuation(c)) no_punct.push_back(c);
-  }
-  return split_whitespace(remove_articles(no_punct));
+// Per-thread buffers: the response's and a reference's tokens, reused from call to call.
+struct SquadWorkspace {
+  SquadTokens first;
+  SquadTokens second;
+  sacrebleu_internal::NGramMatches matches;
+};
+
+SquadWorkspace& workspace() {
+  thread_local SquadWorkspace buffers;
+  return buffers;
 }
 
-// Number of tokens of `a` matched in `b`, counting multiplicity (Counter & Counter).
-std::size_t multiset_overlap(const std::vector<std::u32string>& a,
-                             const std::vector<std::u32string>& b) {
-  std::unordered_map<std::u32string, std::size_t> counts;
-  for (const auto& t : b) ++counts[t];
-  std::size_t common = 0;
-  for (const auto& t : a) {
-    auto it = counts.find(t);
-    if (it != counts.end() && it->second > 0) {
-      --it->second;
-      ++common;
-    }
-  }
-  return common;
+// Number of tokens of `a` matched in `b`, counting multiplicity (Counter & Counter):
+// the unigram matches of BLEU's matcher.
+std::size_t multiset_overlap(const SquadTokens& a, const SquadTokens& b) {
+  SquadWorkspace& buffers = workspace();
+  sacrebleu_internal::match_ngrams(a.units, std::span<const sacrebleu_internal::NGramSequence>(&b.units, 1), 1,
+                                   &buffers.matches);
+  return static_cast<std::size_t>(buffers.matches.max_reference[0]);
 }
 
-double token_f1(const std::vector<std::u32string>& pred, const std::vector<std::u32string>& gold) {
-  if (pred.empty() || gold.empty()) return pred.empty() && gold.empty() ? 1.0 : 0.0;
+double token_f1(const SquadTokens& pred, const SquadTokens& gold) {
+  if (pred.tokens.empty() || gold.tokens.empty()) {
+    return pred.tokens.empty() && gold.tokens.empty() ? 1.0 : 0.0;
+  }
   std::size_t common = multiset_overlap(pred, gold);
   if (common == 0) return 0.0;
-  double precision = static_cast<double>(common) / static_cast<double>(pred.size());
-  double recall = static_cast<double>(common) / static_cast<double>(gold.size());
+  double precision = static_cast<double>(common) / static_cast<double>(pred.tokens.size());
+  double recall = static_cast<double>(common) / static_cast<double>(gold.tokens.size());
   return 2.0 * precision * recall / (precision + recall);
 }
 
@@ -133,54 +215,66 @@ double string_presence(std::string_view response, std::string_view reference) {
 }
 
 std::string squad_normalize(std::string_view text) {
-  std::u32string joined;
-  for (const auto& token : normalized_tokens(text)) {
-    if (!joined.empty()) joined.push_back(U' ');
+  SquadTokens normalized;
+  normalize_into(text, &normalized);
+  std::string joined;
+  for (std::string_view token : normalized.tokens) {
+    if (!joined.empty()) joined.push_back(' ');
     joined += token;
   }
-  return to_utf8(joined);
+  return joined;
 }
 
 std::vector<std::string> squad_tokens(std::string_view text) {
-  std::vector<std::string> out;
-  for (const auto& token : normalized_tokens(text)) out.push_back(to_utf8(token));
-  return out;
+  SquadTokens normalized;
+  normalize_into(text, &normalized);
+  return std::vector<std::string>(normalized.tokens.begin(), normalized.tokens.end());
 }
 
 double squad_exact_match(std::string_view response, const std::vector<std::string>& references) {
-  const auto pred = normalized_tokens(response);
-  double best = 0.0;
+  SquadWorkspace& buffers = workspace();
+  normalize_into(response, &buffers.first);
   for (const auto& reference : references) {
-    if (normalized_tokens(reference) == pred) best = 1.0;
+    normalize_into(reference, &buffers.second);
+    if (buffers.second.tokens == buffers.first.tokens) return 1.0;
   }
-  return best;
+  return 0.0;
 }
 
 double squad_token_f1(std::string_view response, const std::vector<std::string>& references) {
-  const auto pred = normalized_tokens(response);
+  SquadWorkspace& buffers = workspace();
+  normalize_into(response, &buffers.first);
   double best = 0.0;
   for (const auto& reference : references) {
-    best = std::max(best, token_f1(pred, normalized_tokens(reference)));
+    normalize_into(reference, &buffers.second);
+    best = std::max(best, token_f1(buffers.first, buffers.second));
   }
   return best;
 }
 
 double k_precision(std::string_view response, const std::vector<std::string>& contexts) {
-  const auto pred = normalized_tokens(response);
-  if (pred.empty()) return 0.0;
-  std::vector<std::u32string> knowledge;
+  SquadWorkspace& buffers = workspace();
+  normalize_into(response, &buffers.first);
+  if (buffers.first.tokens.empty()) return 0.0;
+  // Every context's tokens at once: the contexts joined by a space (a separator, so
+  // no token spans two contexts; normalization never joins across whitespace).
+  std::string knowledge;
   for (const auto& context : contexts) {
-    auto tokens = normalized_tokens(context);
-    knowledge.insert(knowledge.end(), tokens.begin(), tokens.end());
+    knowledge += context;
+    knowledge += ' ';
   }
-  return static_cast<double>(multiset_overlap(pred, knowledge)) / static_cast<double>(pred.size());
+  normalize_into(knowledge, &buffers.second);
+  return static_cast<double>(multiset_overlap(buffers.first, buffers.second)) /
+         static_cast<double>(buffers.first.tokens.size());
 }
 
 double answer_token_recall(std::string_view response, std::string_view reference) {
-  const auto gold = normalized_tokens(reference);
-  if (gold.empty()) return 0.0;
-  return static_cast<double>(multiset_overlap(gold, normalized_tokens(response))) /
-         static_cast<double>(gold.size());
+  SquadWorkspace& buffers = workspace();
+  normalize_into(reference, &buffers.first);
+  if (buffers.first.tokens.empty()) return 0.0;
+  normalize_into(response, &buffers.second);
+  return static_cast<double>(multiset_overlap(buffers.first, buffers.second)) /
+         static_cast<double>(buffers.first.tokens.size());
 }
 
 }  // namespace ragmeter
