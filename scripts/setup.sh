@@ -13,7 +13,7 @@ debian_packages=(
   build-essential cmake ninja-build pkg-config git
   nlohmann-json3-dev libcli11-dev libfmt-dev libicu-dev libstemmer-dev
   libsqlite3-dev libcurl4-openssl-dev libssl-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libsimdjson-dev
+  libsimdjson-dev libmimalloc-dev
   libpoppler-cpp-dev libgumbo-dev libhnswlib-dev libcmark-dev  # ragmeter gen: PDF, HTML, vector index, Markdown
   python3-doc poppler-utils  # ragmeter gen tests: a real HTML document set; pdftotext cross-check
   libtasn1-doc  # ragmeter gen tests: a real PDF (the libtasn1 manual, 36 pages)
