@@ -23,10 +23,14 @@ std::string squad_normalize(std::string_view text);
 // SQuAD-normalised tokens.
 std::vector<std::string> squad_tokens(std::string_view text);
 
-// 1 when the normalised response equals some normalised reference; max over references.
+// Both SQuAD scores take the max over the references that keep some token after
+// normalisation, as the official v2.0 script does; when none does (or there is none),
+// over one empty reference.
+//
+// 1 when the normalised response equals some normalised reference.
 double squad_exact_match(std::string_view response, const std::vector<std::string>& references);
-// Token F1 (multiset overlap) of the normalised texts, max over references. When either
-// side has no tokens, 1 if both have none, else 0 (the official v2.0 rule).
+// Token F1 (multiset overlap) of the normalised texts. When either side has no tokens,
+// 1 if both have none, else 0 (the official v2.0 rule).
 double squad_token_f1(std::string_view response, const std::vector<std::string>& references);
 
 // Share of the response's tokens (with multiplicity) found among the contexts' tokens;

@@ -234,21 +234,30 @@ std::vector<std::string> squad_tokens(std::string_view text) {
 double squad_exact_match(std::string_view response, const std::vector<std::string>& references) {
   SquadWorkspace& buffers = workspace();
   normalize_into(response, &buffers.first);
+  bool any_reference = false;  // with a token, that is
   for (const auto& reference : references) {
     normalize_into(reference, &buffers.second);
+    if (buffers.second.tokens.empty()) continue;
+    any_reference = true;
     if (buffers.second.tokens == buffers.first.tokens) return 1.0;
   }
-  return 0.0;
+  // Against the empty reference that stands in for none.
+  return !any_reference && buffers.first.tokens.empty() ? 1.0 : 0.0;
 }
 
 double squad_token_f1(std::string_view response, const std::vector<std::string>& references) {
   SquadWorkspace& buffers = workspace();
   normalize_into(response, &buffers.first);
   double best = 0.0;
+  bool any_reference = false;  // with a token, that is
   for (const auto& reference : references) {
     normalize_into(reference, &buffers.second);
+    if (buffers.second.tokens.empty()) continue;
+    any_reference = true;
     best = std::max(best, token_f1(buffers.first, buffers.second));
   }
+  // Against the empty reference that stands in for none.
+  if (!any_reference) return buffers.first.tokens.empty() ? 1.0 : 0.0;
   return best;
 }
 

@@ -42,6 +42,20 @@ TEST(SquadTokenF1Test, EmptySidesFollowTheV2Rule) {
   EXPECT_EQ(squad_token_f1("", {"Paris"}), 0.0);
 }
 
+// The official script drops the references that normalise to nothing before taking the
+// max; only when none is left does an empty reference count.
+TEST(SquadTokenF1Test, ReferencesWithoutTokensAreDroppedUnlessAllAre) {
+  EXPECT_EQ(squad_token_f1("...", {"...", "songs"}), 0.0);
+  EXPECT_EQ(squad_exact_match("...", {"...", "songs"}), 0.0);
+  EXPECT_EQ(squad_token_f1("!", {"The.", "suburbs"}), 0.0);
+  EXPECT_EQ(squad_token_f1("songs", {"...", "songs"}), 1.0);
+  EXPECT_EQ(squad_exact_match("The songs", {"a", "songs"}), 1.0);
+  EXPECT_EQ(squad_token_f1("!", {"The.", "«»"}), 0.0);  // "«»" keeps a token
+  EXPECT_EQ(squad_token_f1("!", {"The.", "..."}), 1.0);  // none keeps one
+  EXPECT_EQ(squad_exact_match("!", {"The.", "..."}), 1.0);
+  EXPECT_EQ(squad_exact_match("x", {"The.", "..."}), 0.0);
+}
+
 TEST(SquadTokenF1Test, MaxOverReferences) {
   EXPECT_DOUBLE_EQ(squad_token_f1("Barack Obama", {"Trump", "Obama"}), 2.0 / 3.0);
 }
