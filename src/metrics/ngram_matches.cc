@@ -111,9 +111,11 @@ class AsciiIds {
   std::uint32_t stamp_ = 0;
 };
 
-// match_ngrams, one order at a time. The n-grams of the hypothesis get dense ids per
-// order; an n-gram's key is then exact: (id of its first n-1 units, id of its last
-// unit). Positions whose n-gram no reference (or, for a reference, the hypothesis)
+// match_ngrams, one order at a time, two ways. With one reference and at most 256
+// hypothesis units (the usual sentence), match_by_bits: sets of hypothesis positions,
+// a bit each. Otherwise the n-grams of the hypothesis get dense ids per order; an
+// n-gram's key is then exact: (id of its first n-1 units, id of its last unit). Either
+// way, positions whose n-gram no reference (or, for a reference, the hypothesis)
 // contains are dropped, since no longer n-gram starting there can match either.
 // One matcher per thread is reused, so its buffers stop growing after a few calls.
 class LevelMatcher {
