@@ -2,8 +2,8 @@
 // (rouge_score/rouge_scorer.py, tokenize.py), after C.-Y. Lin, "ROUGE: A Package for
 // Automatic Evaluation of Summaries", ACL workshop Text Summarization Branches Out, 2004.
 //
-// Tokens: Python's str.lower(), every run outside [a-z0-9] becomes a separator, tokens
-// longer than 3 characters Porter-stemmed (NLTK) when asked.
+// Tokens (rouge_tokens.h): Python's str.lower(), every run outside [a-z0-9] becomes a
+// separator, tokens longer than 3 characters Porter-stemmed (NLTK) when asked.
 // With C = candidate (prediction) tokens and R = reference (target) tokens:
 //   ROUGE-N:    hits = sum over n-grams g of min(count_C(g), count_R(g));
 //               P = hits / max(#n-grams of C, 1), R = hits / max(#n-grams of R, 1).
@@ -21,330 +21,23 @@
 // text, without a branch per byte; bigrams of few distinct tokens are counted in a
 // direct table; ROUGE-L of texts up to 64 tokens is the single-word bit-parallel LCS.
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cstdint>
-#include <cstring>
-#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
-
-#include <unicode/brkiter.h>
-#include <unicode/locid.h>
-#include <unicode/uchar.h>
-#include <unicode/unistr.h>
 
 #include "ragmeter/rouge.h"
 
-#include "metrics/byte_masks.h"
+#include "metrics/rouge_tokens.h"
 
 namespace ragmeter {
 namespace {
 
-using TokenIds = std::vector<int>;
-
-// Tokens longer than 3 characters are stemmed, as rouge-score's tokenize.tokenize.
-void push_token(std::string token, bool use_stemmer, std::vector<std::string>& out) {
-  if (token.empty()) return;
-  if (use_stemmer && token.size() > 3) token = porter_stem(token);
-  out.push_back(std::move(token));
-}
-
-constexpr std::array<bool, 256> kIsTokenByte = [] {
-  std::array<bool, 256> table{};
-  for (int c = 'a'; c <= 'z'; ++c) table[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) table[c] = true;
-  for (int c = '0'; c <= '9'; ++c) table[c] = true;
-  return table;
-}();
-
-// Lowercases a byte of [A-Za-z0-9]: setting bit 0x20 maps A-Z to a-z and keeps a-z and 0-9.
-constexpr char kLowercaseBit = 0x20;
-
-std::string lowercase_token(std::string_view raw) {
-  std::string token(raw);
-  for (char& c : token) c |= kLowercaseBit;
-  return token;
-}
-
-// rouge-score's tokenizer without the stemmer: calls emit(raw) for each token in order,
-// `raw` a view of bytes of [A-Za-z0-9] (of `text` or of `scratch`, valid during the call)
-// that lowercased are the token. Python's str.lower() maps exactly two non-ASCII
-// characters to [a-z]: U+0130 (I with dot above) to "i" + U+0307 (a separator), and U+212A
-// (Kelvin sign) to "k"; every other non-ASCII character only separates tokens.
-template <typename Emit>
-void scan_default_tokens(std::string_view text, std::string& scratch, Emit&& emit) {
-  // `scratch` holds a token only when it has a character from outside [A-Za-z0-9].
-  scratch.clear();
-  // One pass per run of [A-Za-z0-9] and the separator after it; i == text.size() is one
-  // more pass, to emit a token that ends the text.
-  std::size_t i = 0;
-  while (i <= text.size()) {
-    std::size_t end = i;
-    while (end < text.size() && kIsTokenByte[static_cast<unsigned char>(text[end])]) ++end;
-    std::string_view token = text.substr(i, end - i);
-    const bool non_ascii = end < text.size() && static_cast<unsigned char>(text[end]) >= 0x80;
-    if (non_ascii && text.substr(end, 3) == "\xE2\x84\xAA") {
-      scratch += token;
-      scratch += 'k';
-      i = end + 3;
-      continue;
-    }
-    if (non_ascii && text.substr(end, 2) == "\xC4\xB0") {
-      scratch += token;
-      scratch += 'i';
-      i = end + 2;
-    } else {
-      if (!scratch.empty()) scratch += token;
-      i = end + 1;
-    }
-    if (!scratch.empty()) token = scratch;
-    if (!token.empty()) emit(token);
-    scratch.clear();
-  }
-}
-
-std::vector<std::string> default_tokens(std::string_view text, bool use_stemmer) {
-  std::vector<std::string> tokens;
-  std::string scratch;
-  scan_default_tokens(text, scratch, [&](std::string_view raw) {
-    push_token(lowercase_token(raw), use_stemmer, tokens);
-  });
-  return tokens;
-}
-
-icu::BreakIterator& word_breaker() {
-  // Creating a break iterator loads rules; one per thread keeps the call thread-safe.
-  thread_local std::unique_ptr<icu::BreakIterator> breaker = [] {
-    UErrorCode status = U_ZERO_ERROR;
-    std::unique_ptr<icu::BreakIterator> created(
-        icu::BreakIterator::createWordInstance(icu::Locale::getRoot(), status));
-    if (U_FAILURE(status) || !created) {
-      throw std::runtime_error(std::string("ICU word break iterator: ") + u_errorName(status));
-    }
-    return created;
-  }();
-  return *breaker;
-}
-
-bool is_plain_ascii_word(std::string_view token) {
-  return std::all_of(token.begin(), token.end(),
-                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); });
-}
-
-// Keeps a piece of a word only if it has a letter or digit; only ASCII words are stemmed
-// (the Porter stemmer is for English).
-void push_unicode_token(const icu::UnicodeString& piece, bool use_stemmer,
-                        std::vector<std::string>& out) {
-  bool has_alnum = false;
-  for (int32_t i = 0; i < piece.length() && !has_alnum; i += U16_LENGTH(piece.char32At(i))) {
-    UChar32 c = piece.char32At(i);
-    has_alnum = u_isalnum(c) || u_hasBinaryProperty(c, UCHAR_ALPHABETIC);
-  }
-  if (!has_alnum) return;
-  std::string token;
-  piece.toUTF8String(token);
-  bool stem = use_stemmer && is_plain_ascii_word(token);
-  push_token(std::move(token), stem, out);
-}
-
-// Splits one ICU word into tokens: each ideograph alone (ICU's dictionary words for
-// Chinese and Japanese vary between ICU versions), the rest in runs.
-void push_word_pieces(const icu::UnicodeString& text, int32_t start, int32_t end,
-                      bool use_stemmer, std::vector<std::string>& out) {
-  icu::UnicodeString run;
-  for (int32_t i = start; i < end;) {
-    UChar32 c = text.char32At(i);
-    int32_t next = i + U16_LENGTH(c);
-    if (u_hasBinaryProperty(c, UCHAR_IDEOGRAPHIC)) {
-      push_unicode_token(run, use_stemmer, out);
-      run.remove();
-      push_unicode_token(icu::UnicodeString(text, i, next - i), use_stemmer, out);
-    } else {
-      run.append(c);
-    }
-    i = next;
-  }
-  push_unicode_token(run, use_stemmer, out);
-}
-
-std::vector<std::string> unicode_tokens(std::string_view text, bool use_stemmer) {
-  icu::UnicodeString folded = icu::UnicodeString::fromUTF8(
-      icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
-  folded.foldCase();
-  icu::BreakIterator& breaker = word_breaker();
-  breaker.setText(folded);
-  std::vector<std::string> tokens;
-  int32_t start = breaker.first();
-  for (int32_t end = breaker.next(); end != icu::BreakIterator::DONE; end = breaker.next()) {
-    push_word_pieces(folded, start, end, use_stemmer, tokens);
-    start = end;
-  }
-  return tokens;
-}
-
-std::uint64_t hash_bytes(std::string_view bytes) {
-  constexpr std::uint64_t kOdd = 0x9E3779B97F4A7C15u;
-  std::uint64_t hash = bytes.size();
-  std::size_t i = 0;
-  for (; i + 8 <= bytes.size(); i += 8) {
-    std::uint64_t chunk;
-    std::memcpy(&chunk, bytes.data() + i, 8);
-    hash = std::rotl((hash ^ chunk) * kOdd, 31);
-  }
-  std::uint64_t rest = 0;
-  std::memcpy(&rest, bytes.data() + i, bytes.size() - i);
-  return (hash ^ rest) * kOdd;
-}
-
-// Dense ids 0, 1, 2, ... for distinct (key, tag) pairs: open addressing with linear
-// probing, at most a quarter full. A slot is in use only while it carries the current
-// generation, so clear() is O(1) and the table is reused without being wiped.
-class IdTable {
- public:
-  // Forgets every key; keeps the memory.
-  void clear() {
-    size_ = 0;
-    if (++generation_ == 0) {  // wrapped around: wipe so that no old slot looks current
-      for (Slot& slot : slots_) slot.generation = 0;
-      generation_ = 1;
-    }
-  }
-  int size() const { return size_; }
-  std::size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot); }
-
-  // The id of (key, tag); a new one, size() before the call, if it has none. `same(id)`
-  // confirms a match of key and tag (for keys that are hashes).
-  template <typename Same>
-  int id_of(std::uint64_t key, std::uint32_t tag, Same&& same) {
-    if (kMaxLoad * (static_cast<std::size_t>(size_) + 1) > slots_.size()) grow();
-    for (std::size_t i = home(key);; i = (i + 1) & mask_) {
-      Slot& slot = slots_[i];
-      if (slot.generation != generation_) {
-        slot = Slot{key, tag, generation_, size_};
-        return size_++;
-      }
-      if (slot.key == key && slot.tag == tag && same(slot.id)) return slot.id;
-    }
-  }
-
-  // id_of(key, tag) for keys that are the keys themselves, not hashes.
-  int id_of(std::uint64_t key, std::uint32_t tag = 0) {
-    return id_of(key, tag, [](int) { return true; });
-  }
-
-  // The id of (key, tag 0), or -1 if it has none.
-  int find(std::uint64_t key) const {
-    if (slots_.empty()) return -1;
-    for (std::size_t i = home(key);; i = (i + 1) & mask_) {
-      const Slot& slot = slots_[i];
-      if (slot.generation != generation_) return -1;
-      if (slot.key == key && slot.tag == 0) return slot.id;
-    }
-  }
-
- private:
-  struct Slot {
-    std::uint64_t key = 0;
-    std::uint32_t tag = 0;
-    std::uint32_t generation = 0;  // 0: never used
-    int id = 0;
-  };
-
-  // At most one slot in kMaxLoad in use: fewer collisions than half full, and the larger
-  // table costs nothing per call, since clear() does not wipe it.
-  static constexpr std::size_t kMaxLoad = 4;
-
-  // Fibonacci hashing: the top bits of key times 2^64 / golden ratio.
-  std::size_t home(std::uint64_t key) const {
-    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15u) >> shift_);
-  }
-
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    const std::size_t capacity = std::max<std::size_t>(256, 2 * old.size());
-    slots_.assign(capacity, Slot{});
-    mask_ = capacity - 1;
-    shift_ = 64 - std::countr_zero(capacity);
-    for (const Slot& slot : old) {
-      if (slot.generation != generation_) continue;
-      std::size_t i = home(slot.key);
-      while (slots_[i].generation == generation_) i = (i + 1) & mask_;
-      slots_[i] = slot;
-    }
-  }
-
-  std::vector<Slot> slots_;
-  std::size_t mask_ = 0;
-  int shift_ = 64;
-  std::uint32_t generation_ = 1;
-  int size_ = 0;
-};
-
-// Dense ids for token strings, equal tokens equal ids. A token of up to 8 bytes is its own
-// key, packed into an integer and told apart by its length; a longer one is keyed by a
-// hash and compared byte by byte with a copy kept here.
-class TokenTable {
- public:
-  void clear() {
-    ids_.clear();
-    starts_.clear();
-    long_tokens_.clear();
-  }
-  int size() const { return ids_.size(); }
-  std::size_t memory_bytes() const {
-    return ids_.memory_bytes() + starts_.capacity() * sizeof(std::size_t) + long_tokens_.capacity();
-  }
-
-  int id_of(std::string_view token) {
-    if (token.size() <= kMaxPackedBytes) return id_of_packed(pack(token), token.size());
-    auto same = [&](int known) {
-      const std::size_t start = starts_[static_cast<std::size_t>(known)];
-      return std::string_view(long_tokens_).substr(start, token.size()) == token;
-    };
-    const int known = ids_.size();
-    const int id = ids_.id_of(hash_bytes(token), static_cast<std::uint32_t>(token.size()), same);
-    if (id == known) {  // new token
-      starts_.resize(static_cast<std::size_t>(id) + 1);
-      starts_[static_cast<std::size_t>(id)] = long_tokens_.size();
-      long_tokens_ += token;
-    }
-    return id;
-  }
-
-  // id_of(token) for a token of `length` <= kMaxPackedBytes bytes given as pack(token).
-  // Its tag, the length, tells it from a long token's hash.
-  int id_of_packed(std::uint64_t key, std::size_t length) {
-    return ids_.id_of(key, static_cast<std::uint32_t>(length));
-  }
-
-  static constexpr std::size_t kMaxPackedBytes = 8;
-
-  // The bytes of a token of at most 8 bytes in one integer, the first in the low byte.
-  // Two overlapping loads: a memcpy of variable length would be a library call.
-  static std::uint64_t pack(std::string_view token) {
-    const char* p = token.data();
-    const std::size_t n = token.size();
-    if (n >= 4) {
-      std::uint32_t low;
-      std::uint32_t high;
-      std::memcpy(&low, p, 4);
-      std::memcpy(&high, p + n - 4, 4);
-      return (std::uint64_t{high} << (8 * (n - 4))) | low;
-    }
-    if (n == 0) return 0;
-    auto byte = [&](std::size_t i) { return std::uint64_t{static_cast<unsigned char>(p[i])}; };
-    return byte(0) | (byte(n / 2) << (8 * (n / 2))) | (byte(n - 1) << (8 * (n - 1)));
-  }
-
- private:
-  IdTable ids_;
-  std::vector<std::size_t> starts_;  // per id of a long token: where it is in long_tokens_
-  std::string long_tokens_;          // the tokens longer than 8 bytes, one after another
-};
+using rouge_internal::IdTable;
+using rouge_internal::TokenIdReader;
+using rouge_internal::TokenIds;
 
 // A text's sentences as token ids: all of them in one list, sentence s at
 // ids[starts[s], starts[s + 1]).
@@ -361,12 +54,7 @@ struct Sentences {
 // Buffers reused between the calls of one thread, so that scoring a pair of texts
 // allocates nothing once they have grown to the texts' size.
 struct Workspace {
-  TokenTable tokens;          // token -> id, shared by both texts of a call
-  TokenTable unstemmed;       // with the stemmer: token before stemming -> index in stem_ids
-  std::vector<int> stem_ids;  // the id of each stem, so a token is stemmed once per call
-  std::string scratch;        // the token being read, when it spans a Kelvin sign
-  std::string lowered;        // a token lowercased
-  std::vector<std::uint64_t> token_bits;  // the text being tokenized, a bit per byte
+  TokenIdReader tokens;  // token -> id, shared by both texts of a call
   TokenIds cand, ref;
   IdTable grams;
   TokenIds cand_grams, ref_grams;
@@ -378,37 +66,11 @@ struct Workspace {
   std::vector<int> lcs_table;
   std::vector<char> in_union;
 
-  void start_call() {
-    tokens.clear();
-    unstemmed.clear();
-    stem_ids.clear();
-  }
-
-  // The id of the token that `raw` (bytes of [A-Za-z0-9]) lowercased is, stemmed if asked.
-  int default_token_id(std::string_view raw, bool use_stemmer) {
-    if (raw.size() <= TokenTable::kMaxPackedBytes && !(use_stemmer && raw.size() > 3)) {
-      // Lowercased in the packed key: every byte gets the lowercase bit.
-      const std::uint64_t lowercase_bits = 0x2020202020202020u >> (8 * (8 - raw.size()));
-      return tokens.id_of_packed(TokenTable::pack(raw) | lowercase_bits, raw.size());
-    }
-    lowered.assign(raw);
-    for (char& c : lowered) c |= kLowercaseBit;
-    return use_stemmer && lowered.size() > 3 ? stemmed_id(lowered) : tokens.id_of(lowered);
-  }
-
-  // The id of the stem of `token`; each distinct token is stemmed once per call.
-  int stemmed_id(std::string_view token) {
-    const int index = unstemmed.id_of(token);
-    if (static_cast<std::size_t>(index) == stem_ids.size()) {
-      stem_ids.push_back(tokens.id_of(porter_stem(token)));
-    }
-    return stem_ids[static_cast<std::size_t>(index)];
-  }
+  void start_call() { tokens.start_call(); }
 
   std::size_t memory_bytes() const {
     auto bytes = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
-    return tokens.memory_bytes() + unstemmed.memory_bytes() + grams.memory_bytes() +
-           bytes(stem_ids) + bytes(scratch) + bytes(lowered) + bytes(token_bits) + bytes(cand) +
+    return tokens.memory_bytes() + grams.memory_bytes() + bytes(cand) +
            bytes(ref) + bytes(cand_grams) + bytes(ref_grams) + bytes(counts) + bytes(cand_counts) +
            bytes(pair_counts) + bytes(mask_slots) + bytes(masks) + bytes(lcs_row) +
            bytes(cand_sentences.ids) + bytes(cand_sentences.starts) + bytes(ref_sentences.ids) +
@@ -439,108 +101,6 @@ class ScopedWorkspace {
 
   Workspace& workspace_;
 };
-
-// The high bits of the eight bytes of `marks` as eight bits, byte k's as bit k: the
-// multiplication moves bit 8k to bit 56 + k, and its other products land below bit 56
-// or above bit 63 without carries.
-std::uint64_t gather_high_bits(std::uint64_t marks) {
-  return ((marks >> 7) * 0x0102040810204080u) >> 56;
-}
-
-// A text as one bit per byte, set for the bytes of [A-Za-z0-9] (byte i is bit i % 64 of
-// word i / 64), with a zero word after the last. ORs every byte into `any_byte`.
-void mark_token_bytes(std::string_view text, std::vector<std::uint64_t>& bits,
-                      std::uint64_t& any_byte) {
-  bits.assign(text.size() / 64 + 2, 0);
-  const std::size_t whole = text.size() / 8 * 8;
-  std::uint64_t seen = 0;
-  auto add = [&](std::size_t i, std::uint64_t bytes) {
-    seen |= bytes;
-    bits[i / 64] |= gather_high_bits(byte_masks::ascii_alnum(bytes)) << (i % 64);
-  };
-  for (std::size_t i = 0; i < whole; i += 8) {
-    std::uint64_t bytes;
-    std::memcpy(&bytes, text.data() + i, 8);
-    add(i, bytes);
-  }
-  if (whole < text.size()) {
-    std::uint64_t bytes = 0;  // zero bytes past the end: separators
-    std::memcpy(&bytes, text.data() + whole, text.size() - whole);
-    add(whole, bytes);
-  }
-  any_byte = seen;
-}
-
-// scan_default_tokens with the token ids appended to `out`, from a bit per byte: the
-// tokens' starts and lengths come from bit operations rather than a byte loop, whose
-// mispredicted exit at each word end was most of the cost; a token of up to 8 bytes is
-// its packed key read in one load. Returns false, with `out` unchanged, for a text with
-// U+0130 or U+212A, which only the scalar scan handles; every other non-ASCII byte only
-// separates tokens, as it does there.
-bool append_ascii_token_ids(std::string_view text, bool use_stemmer, Workspace& ws, TokenIds& out) {
-  if constexpr (std::endian::native != std::endian::little) return false;
-  std::vector<std::uint64_t>& bits = ws.token_bits;
-  std::uint64_t any_byte = 0;
-  mark_token_bytes(text, bits, any_byte);
-  if ((any_byte & byte_masks::kHighs) != 0 &&
-      (text.find("\xC4\xB0") != text.npos || text.find("\xE2\x84\xAA") != text.npos)) {
-    return false;
-  }
-  const std::uint64_t lowercase = byte_masks::kOnes * static_cast<unsigned char>(kLowercaseBit);
-  std::uint64_t previous_last = 0;  // the bit of the byte before word w
-  for (std::size_t w = 0; w + 1 < bits.size(); ++w) {
-    std::uint64_t starts = bits[w] & ~((bits[w] << 1) | previous_last);
-    previous_last = bits[w] >> 63;
-    for (; starts != 0; starts &= starts - 1) {
-      const auto offset = static_cast<unsigned>(__builtin_ctzll(starts));
-      const std::size_t start = w * 64 + offset;
-      // The 64 bits from the token's start on (two shifts: one by 64 would be undefined).
-      const std::uint64_t ahead = (bits[w] >> offset) | ((bits[w + 1] << 1) << (63 - offset));
-      std::size_t length;
-      if (~ahead != 0) {
-        length = static_cast<std::size_t>(__builtin_ctzll(~ahead));
-      } else {  // a token of 64 bytes or more
-        length = 64;
-        while (start + length < text.size() &&
-               kIsTokenByte[static_cast<unsigned char>(text[start + length])]) {
-          ++length;
-        }
-      }
-      if (length <= TokenTable::kMaxPackedBytes && start + 8 <= text.size() &&
-          !(use_stemmer && length > 3)) {
-        std::uint64_t bytes;
-        std::memcpy(&bytes, text.data() + start, 8);
-        // Every byte is in [A-Za-z0-9]: the lowercase bit on each lowercases the token.
-        const std::uint64_t key = (bytes | lowercase) & (~std::uint64_t{0} >> (64 - 8 * length));
-        out.push_back(ws.tokens.id_of_packed(key, length));
-      } else {
-        out.push_back(ws.default_token_id(text.substr(start, length), use_stemmer));
-      }
-    }
-  }
-  return true;
-}
-
-// Appends the token ids of `text` to `out`.
-void append_token_ids(std::string_view text, const RougeOptions& options, Workspace& ws,
-                      TokenIds& out) {
-  if (options.tokenizer == RougeTokenizer::kUnicode) {
-    for (const std::string& token : unicode_tokens(text, options.use_stemmer)) {
-      out.push_back(ws.tokens.id_of(token));
-    }
-    return;
-  }
-  if (append_ascii_token_ids(text, options.use_stemmer, ws, out)) return;
-  scan_default_tokens(text, ws.scratch, [&](std::string_view raw) {
-    out.push_back(ws.default_token_id(raw, options.use_stemmer));
-  });
-}
-
-void set_token_ids(std::string_view text, const RougeOptions& options, Workspace& ws,
-                   TokenIds& out) {
-  out.clear();
-  append_token_ids(text, options, ws, out);
-}
 
 RougeScore make_score(double precision, double recall) {
   RougeScore score;
@@ -593,7 +153,7 @@ std::pair<std::span<const int>, std::span<const int>> prefix_gram_ids(Workspace&
 // between calls (the entries used are zeroed again at the end), with no branch on
 // whether a bigram matches.
 std::size_t bigram_hits_dense(Workspace& ws) {
-  const auto alphabet = static_cast<std::size_t>(ws.tokens.size());
+  const auto alphabet = static_cast<std::size_t>(ws.tokens.alphabet_size());
   std::vector<int>& counts = ws.pair_counts;
   if (counts.size() < alphabet * alphabet) counts.resize(alphabet * alphabet, 0);
   auto index = [&](const TokenIds& tokens, std::size_t i) {
@@ -615,7 +175,7 @@ std::size_t bigram_hits_dense(Workspace& ws) {
 // candidate n-gram matches while the reference has an unmatched occurrence of it.
 std::size_t ngram_hits(Workspace& ws, int n) {
   constexpr std::size_t kMaxDensePairs = std::size_t{1} << 16;  // 256 KiB of counts at most
-  const auto alphabet = static_cast<std::size_t>(ws.tokens.size());
+  const auto alphabet = static_cast<std::size_t>(ws.tokens.alphabet_size());
   if (n == 2 && alphabet * alphabet <= kMaxDensePairs) return bigram_hits_dense(ws);
   std::vector<int>& ref_counts = ws.counts;
   std::size_t hits = 0;
@@ -626,7 +186,7 @@ std::size_t ngram_hits(Workspace& ws, int n) {
     }
   };
   if (n == 1) {
-    count_tokens(ws.ref, ws.tokens.size(), ref_counts);
+    count_tokens(ws.ref, ws.tokens.alphabet_size(), ref_counts);
     for (int token : ws.cand) match(token);
     return hits;
   }
@@ -665,7 +225,7 @@ std::size_t lcs_length_dp(std::span<const int> a, std::span<const int> b) {
 // where M marks the positions of the token read from `b`; the LCS is the number of zero
 // bits. This is the one-word case, |a| <= 64, with a mask per token id.
 std::size_t lcs_length_one_word(std::span<const int> a, std::span<const int> b, Workspace& ws) {
-  ws.masks.assign(static_cast<std::size_t>(ws.tokens.size()), 0);
+  ws.masks.assign(static_cast<std::size_t>(ws.tokens.alphabet_size()), 0);
   for (std::size_t i = 0; i < a.size(); ++i) {
     ws.masks[static_cast<std::size_t>(a[i])] |= std::uint64_t{1} << i;
   }
@@ -683,7 +243,7 @@ std::size_t lcs_length_one_word(std::span<const int> a, std::span<const int> b, 
 std::size_t lcs_length_many_words(std::span<const int> a, std::span<const int> b, Workspace& ws) {
   constexpr std::size_t kMaxMaskWords = std::size_t{1} << 20;
   const std::size_t words = (a.size() + 63) / 64;
-  ws.mask_slots.assign(static_cast<std::size_t>(ws.tokens.size()), -1);
+  ws.mask_slots.assign(static_cast<std::size_t>(ws.tokens.alphabet_size()), -1);
   std::size_t distinct = 0;
   for (int token : a) {
     int& slot = ws.mask_slots[static_cast<std::size_t>(token)];
@@ -762,8 +322,8 @@ RougeScore summary_level_lcs(Workspace& ws) {
   if (refs.ids.empty() || cands.ids.empty()) return RougeScore{};
   std::vector<int>& ref_counts = ws.counts;
   std::vector<int>& cand_counts = ws.cand_counts;
-  count_tokens(refs.ids, ws.tokens.size(), ref_counts);
-  count_tokens(cands.ids, ws.tokens.size(), cand_counts);
+  count_tokens(refs.ids, ws.tokens.alphabet_size(), ref_counts);
+  count_tokens(cands.ids, ws.tokens.alphabet_size(), cand_counts);
   std::size_t hits = 0;
   for (std::size_t r = 0; r < refs.count(); ++r) {
     std::span<const int> ref = refs.sentence(r);
@@ -794,7 +354,7 @@ void set_sentence_ids(std::string_view text, const RougeOptions& options, Worksp
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
     if (end > start) {
-      append_token_ids(text.substr(start, end - start), options, ws, out.ids);
+      ws.tokens.append_ids(text.substr(start, end - start), options, out.ids);
       out.starts.push_back(out.ids.size());
     }
     start = end + 1;
@@ -804,8 +364,7 @@ void set_sentence_ids(std::string_view text, const RougeOptions& options, Worksp
 }  // namespace
 
 std::vector<std::string> rouge_tokenize(std::string_view text, const RougeOptions& options) {
-  if (options.tokenizer == RougeTokenizer::kUnicode) return unicode_tokens(text, options.use_stemmer);
-  return default_tokens(text, options.use_stemmer);
+  return rouge_internal::string_tokens(text, options);
 }
 
 RougeScore rouge_n(std::string_view candidate, std::string_view reference, int n,
@@ -813,8 +372,8 @@ RougeScore rouge_n(std::string_view candidate, std::string_view reference, int n
   if (n < 1) throw std::invalid_argument("rouge_n requires n >= 1");
   ScopedWorkspace scoped;
   Workspace& ws = *scoped;
-  set_token_ids(candidate, options, ws, ws.cand);
-  set_token_ids(reference, options, ws, ws.ref);
+  ws.tokens.set_ids(candidate, options, ws.cand);
+  ws.tokens.set_ids(reference, options, ws.ref);
   const auto gram_length = static_cast<std::size_t>(n);
   // A text with fewer than n tokens has no n-grams: no hits, P = R = 0.
   if (ws.cand.size() < gram_length || ws.ref.size() < gram_length) return make_score(0.0, 0.0);
@@ -827,8 +386,8 @@ RougeScore rouge_l(std::string_view candidate, std::string_view reference,
                    const RougeOptions& options) {
   ScopedWorkspace scoped;
   Workspace& ws = *scoped;
-  set_token_ids(candidate, options, ws, ws.cand);
-  set_token_ids(reference, options, ws, ws.ref);
+  ws.tokens.set_ids(candidate, options, ws.cand);
+  ws.tokens.set_ids(reference, options, ws.ref);
   if (ws.cand.empty() || ws.ref.empty()) return RougeScore{};
   const std::size_t lcs = lcs_length(ws.cand, ws.ref, ws);
   return make_score(ratio(lcs, ws.cand.size()), ratio(lcs, ws.ref.size()));
