@@ -70,6 +70,35 @@ TEST(SampleTest, ColumnMapRenamesUserColumns) {
   EXPECT_EQ(*s->reference, "g");
 }
 
+// A user column mapped onto a field beats its canonical name, which beats its legacy
+// names; a null column counts as absent, so the next name is used.
+TEST(SampleTest, NamesArePreferredInOrder) {
+  auto both = sample_from_json(Json::parse(R"({"answer":"legacy","response":"canonical"})"));
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(*both->response, "canonical");
+  auto null_canonical = sample_from_json(Json::parse(R"({"response":null,"answer":"legacy"})"));
+  ASSERT_TRUE(null_canonical.ok());
+  EXPECT_EQ(*null_canonical->response, "legacy");
+  auto first_legacy = sample_from_json(
+      Json::parse(R"({"ground_truths":["b"],"ground_truth":"a","contexts":["c"]})"));
+  ASSERT_TRUE(first_legacy.ok());
+  EXPECT_EQ(*first_legacy->reference, "a");
+  ColumnMap map;
+  ASSERT_TRUE(parse_column_mapping("mine=response", &map).ok());
+  ASSERT_TRUE(parse_column_mapping("answer=reference", &map).ok());
+  auto mapped = sample_from_json(Json::parse(R"({"response":"canonical","mine":"mapped","answer":"x"})"), map);
+  ASSERT_TRUE(mapped.ok());
+  EXPECT_EQ(*mapped->response, "mapped");
+  EXPECT_EQ(*mapped->reference, "x");  // a mapped column also keeps its own meaning
+  auto mapped_null = sample_from_json(Json::parse(R"({"response":"canonical","mine":null})"), map);
+  ASSERT_TRUE(mapped_null.ok());
+  EXPECT_EQ(*mapped_null->response, "canonical");
+  auto two_maps = ColumnMap{{"a1", "response"}, {"b1", "response"}};
+  auto first_mapped = sample_from_json(Json::parse(R"({"b1":"second","a1":"first"})"), two_maps);
+  ASSERT_TRUE(first_mapped.ok());
+  EXPECT_EQ(*first_mapped->response, "first");  // in the map's order
+}
+
 TEST(SampleTest, NullCountsAsMissing) {
   auto s = sample_from_json(Json::parse(R"({"response": null})"));
   ASSERT_TRUE(s.ok());
