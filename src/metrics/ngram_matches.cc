@@ -125,11 +125,7 @@ class LevelMatcher {
     hyp_ = &hypothesis;
     refs_ = references;
     result_ = result;
-    counts_.clear();
     first_position_.clear();
-    hyp_side_.alive.clear();
-    if (ref_sides_.size() < references.size()) ref_sides_.resize(references.size());
-    for (std::size_t r = 0; r < references.size(); ++r) ref_sides_[r].alive.clear();
     if (refs_.size() == 1 && result_->max_order <= 64) {
       switch ((hyp_->size() + 63) / 64) {  // words of 64 bits per set
         case 1: match_by_bits<1>(); return;
@@ -139,6 +135,10 @@ class LevelMatcher {
         default: break;
       }
     }
+    counts_.clear();
+    hyp_side_.alive.clear();
+    if (ref_sides_.size() < references.size()) ref_sides_.resize(references.size());
+    for (std::size_t r = 0; r < references.size(); ++r) ref_sides_[r].alive.clear();
     match_units();
     // Matches of order n - 1 are needed for any of order n.
     for (int n = 2; n <= result_->max_order && result_->max_reference[n - 2] > 0; ++n) {

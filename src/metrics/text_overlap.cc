@@ -62,13 +62,25 @@ std::size_t article_at(std::string_view text, std::size_t pos) {
   return 0;
 }
 
-// SQuAD's normalize_answer(text).split(): views into `text`, which it owns, and the
-// same tokens as units for counting matches.
+// SQuAD's normalize_answer(text).split(): the tokens are the units of `units`, views
+// into `text`, which it owns; as units, the n-gram matcher counts their overlap.
 struct SquadTokens {
   std::string text;
-  std::vector<std::string_view> tokens;
   sacrebleu_internal::NGramSequence units;
+  std::vector<std::string_view> split;  // scratch for the general path
+
+  std::size_t size() const { return units.size(); }
+  bool empty() const { return units.size() == 0; }
+  std::string_view token(std::size_t i) const { return units.unit(i); }
 };
+
+bool same_tokens(const SquadTokens& a, const SquadTokens& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a.token(i) != b.token(i)) return false;
+  }
+  return true;
+}
 
 // What the ASCII fast path does with each byte: drops it (kDrop), makes it a space
 // (kSpace), or gives up (kGiveUp: a control character, around which \b can split a
@@ -112,7 +124,6 @@ bool normalize_ascii_into(std::string_view text, SquadTokens* out) {
   }
   if (give_up != 0) return false;
   s.resize(write);
-  out->tokens.clear();
   out->units.clear();
   for (std::size_t i = 0; i < s.size();) {
     if (s[i] == ' ') {
@@ -121,10 +132,7 @@ bool normalize_ascii_into(std::string_view text, SquadTokens* out) {
     }
     const std::size_t end = std::min(s.find(' ', i), s.size());
     const std::string_view word(s.data() + i, end - i);
-    if (word != "a" && word != "an" && word != "the") {
-      out->tokens.push_back(word);
-      sacrebleu_internal::append_word(word, &out->units);
-    }
+    if (word != "a" && word != "an" && word != "the") sacrebleu_internal::append_word(word, &out->units);
     i = end;
   }
   return true;
@@ -167,9 +175,9 @@ void normalize_into(std::string_view text, SquadTokens* out) {
     while (read < static_cast<std::size_t>(next)) s[write++] = s[read++];
   }
   s.resize(write);
-  sacrebleu_internal::python_split(s, &out->tokens);
+  sacrebleu_internal::python_split(s, &out->split);
   out->units.clear();
-  for (std::string_view token : out->tokens) sacrebleu_internal::append_word(token, &out->units);
+  for (std::string_view token : out->split) sacrebleu_internal::append_word(token, &out->units);
 }
 
 // Per-thread buffers: the response's and a reference's tokens, reused from call to call.
@@ -177,6 +185,7 @@ struct SquadWorkspace {
   SquadTokens first;
   SquadTokens second;
   sacrebleu_internal::NGramMatches matches;
+  std::string contexts;  // k_precision: the contexts joined
 };
 
 SquadWorkspace& workspace() {
@@ -194,13 +203,11 @@ std::size_t multiset_overlap(const SquadTokens& a, const SquadTokens& b) {
 }
 
 double token_f1(const SquadTokens& pred, const SquadTokens& gold) {
-  if (pred.tokens.empty() || gold.tokens.empty()) {
-    return pred.tokens.empty() && gold.tokens.empty() ? 1.0 : 0.0;
-  }
+  if (pred.empty() || gold.empty()) return pred.empty() && gold.empty() ? 1.0 : 0.0;
   std::size_t common = multiset_overlap(pred, gold);
   if (common == 0) return 0.0;
-  double precision = static_cast<double>(common) / static_cast<double>(pred.tokens.size());
-  double recall = static_cast<double>(common) / static_cast<double>(gold.tokens.size());
+  double precision = static_cast<double>(common) / static_cast<double>(pred.size());
+  double recall = static_cast<double>(common) / static_cast<double>(gold.size());
   return 2.0 * precision * recall / (precision + recall);
 }
 
@@ -218,9 +225,9 @@ std::string squad_normalize(std::string_view text) {
   SquadTokens normalized;
   normalize_into(text, &normalized);
   std::string joined;
-  for (std::string_view token : normalized.tokens) {
-    if (!joined.empty()) joined.push_back(' ');
-    joined += token;
+  for (std::size_t i = 0; i < normalized.size(); ++i) {
+    if (i > 0) joined.push_back(' ');
+    joined += normalized.token(i);
   }
   return joined;
 }
@@ -228,7 +235,9 @@ std::string squad_normalize(std::string_view text) {
 std::vector<std::string> squad_tokens(std::string_view text) {
   SquadTokens normalized;
   normalize_into(text, &normalized);
-  return std::vector<std::string>(normalized.tokens.begin(), normalized.tokens.end());
+  std::vector<std::string> tokens;
+  for (std::size_t i = 0; i < normalized.size(); ++i) tokens.emplace_back(normalized.token(i));
+  return tokens;
 }
 
 double squad_exact_match(std::string_view response, const std::vector<std::string>& references) {
@@ -237,12 +246,12 @@ double squad_exact_match(std::string_view response, const std::vector<std::strin
   bool any_reference = false;  // with a token, that is
   for (const auto& reference : references) {
     normalize_into(reference, &buffers.second);
-    if (buffers.second.tokens.empty()) continue;
+    if (buffers.second.empty()) continue;
     any_reference = true;
-    if (buffers.second.tokens == buffers.first.tokens) return 1.0;
+    if (same_tokens(buffers.second, buffers.first)) return 1.0;
   }
   // Against the empty reference that stands in for none.
-  return !any_reference && buffers.first.tokens.empty() ? 1.0 : 0.0;
+  return !any_reference && buffers.first.empty() ? 1.0 : 0.0;
 }
 
 double squad_token_f1(std::string_view response, const std::vector<std::string>& references) {
@@ -252,38 +261,39 @@ double squad_token_f1(std::string_view response, const std::vector<std::string>&
   bool any_reference = false;  // with a token, that is
   for (const auto& reference : references) {
     normalize_into(reference, &buffers.second);
-    if (buffers.second.tokens.empty()) continue;
+    if (buffers.second.empty()) continue;
     any_reference = true;
     best = std::max(best, token_f1(buffers.first, buffers.second));
   }
   // Against the empty reference that stands in for none.
-  if (!any_reference) return buffers.first.tokens.empty() ? 1.0 : 0.0;
+  if (!any_reference) return buffers.first.empty() ? 1.0 : 0.0;
   return best;
 }
 
 double k_precision(std::string_view response, const std::vector<std::string>& contexts) {
   SquadWorkspace& buffers = workspace();
   normalize_into(response, &buffers.first);
-  if (buffers.first.tokens.empty()) return 0.0;
+  if (buffers.first.empty()) return 0.0;
   // Every context's tokens at once: the contexts joined by a space (a separator, so
   // no token spans two contexts; normalization never joins across whitespace).
-  std::string knowledge;
+  std::string& joined = buffers.contexts;
+  joined.clear();
   for (const auto& context : contexts) {
-    knowledge += context;
-    knowledge += ' ';
+    joined += context;
+    joined += ' ';
   }
-  normalize_into(knowledge, &buffers.second);
+  normalize_into(joined, &buffers.second);
   return static_cast<double>(multiset_overlap(buffers.first, buffers.second)) /
-         static_cast<double>(buffers.first.tokens.size());
+         static_cast<double>(buffers.first.size());
 }
 
 double answer_token_recall(std::string_view response, std::string_view reference) {
   SquadWorkspace& buffers = workspace();
   normalize_into(reference, &buffers.first);
-  if (buffers.first.tokens.empty()) return 0.0;
+  if (buffers.first.empty()) return 0.0;
   normalize_into(response, &buffers.second);
   return static_cast<double>(multiset_overlap(buffers.first, buffers.second)) /
-         static_cast<double>(buffers.first.tokens.size());
+         static_cast<double>(buffers.first.size());
 }
 
 }  // namespace ragmeter
