@@ -2,7 +2,8 @@
 # Sets everything up, builds, and runs every test:
 #   1. unit tests and examples (ctest) on the Release build, warnings as errors;
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the oracle tests against the Python reference implementations, the CLI tests and the
+#   3. the oracle tests against the Python reference implementations, the CLI tests, the
+#      `ragmeter run` tests against fake targets (tests/run), and the
 #      end-to-end tests against a real local LLM server (llama.cpp, started and stopped here).
 # RAGMETER_SKIP_LLM=1 leaves out the LLM server and its tests (they need a one-time build of
 # llama-cpp-python, cached outside the checkout by scripts/setup_llm.sh).
@@ -28,4 +29,4 @@ cmake --build build-asan -j "$(nproc)" --target ragmeter_tests
 
 echo "== oracle, CLI and local LLM server tests"
 RAGMETER_BUILD_DIR="$PWD/build" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-  tests/oracle tests/cli tests/llm
+  tests/oracle tests/cli tests/run tests/llm

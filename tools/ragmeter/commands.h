@@ -15,5 +15,6 @@ CommandRun add_eval_command(CLI::App& parent);
 CommandRun add_gen_command(CLI::App& parent);
 CommandRun add_ir_command(CLI::App& parent);
 CommandRun add_metrics_command(CLI::App& parent);
+CommandRun add_run_command(CLI::App& parent);
 
 }  // namespace ragmeter::cli

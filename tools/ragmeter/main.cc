@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
       "Start with:  ragmeter eval examples/halueval_rag.jsonl\n"
       "             ragmeter metrics            (every metric, its fields, its definition)\n"
       "             ragmeter ir --qrels Q --run R   (trec_eval-compatible IR measures)\n"
-      "             ragmeter gen DOCS --out testset.jsonl   (a test set from your documents)",
+      "             ragmeter gen DOCS --out testset.jsonl   (a test set from your documents)\n"
+      "             ragmeter run testset.jsonl --target URL --out answers.jsonl   (your system answers)",
       "ragmeter"};
   app.set_version_flag("--version", "ragmeter " RAGMETER_VERSION);
   app.require_subcommand(1);
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
   auto run_gen = ragmeter::cli::add_gen_command(app);
   auto run_ir = ragmeter::cli::add_ir_command(app);
   auto run_metrics = ragmeter::cli::add_metrics_command(app);
+  auto run_run = ragmeter::cli::add_run_command(app);
 
   try {
     app.parse(argc, argv);
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("gen")) return run_gen();
   if (app.got_subcommand("ir")) return run_ir();
   if (app.got_subcommand("metrics")) return run_metrics();
+  if (app.got_subcommand("run")) return run_run();
   std::cerr << app.help();
   return ragmeter::cli::kExitUsage;
 }

@@ -1,0 +1,256 @@
+// The command target: long-running processes speaking JSON lines on stdin and stdout,
+// one per pool worker, each answering one question at a time.
+//
+// A process that exits, closes its stdout or stops answering (timeout) is killed with
+// its process group and started again for the next attempt; the failed attempt is
+// retried by the run loop. stderr of every process is appended to one file.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ragmeter/run.h"
+#include "run/json_select.h"
+
+namespace ragmeter {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Process {
+  pid_t pid = -1;
+  int in = -1;   // its stdin (we write)
+  int out = -1;  // its stdout (we read)
+  std::string buffer;  // bytes read past the last line
+};
+
+std::string exit_text(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
+  return "ended";
+}
+
+class CommandTarget final : public BlockingTarget {
+ public:
+  explicit CommandTarget(CommandTargetOptions options)
+      : options_(std::move(options)), processes_(static_cast<std::size_t>(options_.processes)) {
+    if (!options_.stderr_path.empty()) {
+      stderr_fd_ = open(options_.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    }
+  }
+
+  ~CommandTarget() override {
+    for (Process& p : processes_) stop(p, /*gently=*/true);
+    if (stderr_fd_ >= 0) close(stderr_fd_);
+  }
+
+  TargetOutcome answer(const TargetRequest& request, int worker) override {
+    Process& process = processes_[static_cast<std::size_t>(worker)];
+    if (process.pid < 0) {
+      if (Status s = start(process); !s.ok()) return target_failure("process_died", s.message(), true);
+    }
+    nlohmann::ordered_json line = {{"id", request.id},
+                                   {"index", request.index},
+                                   {"question", request.question},
+                                   {"row", *request.row}};
+    std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (!write_all(process.in, text)) return died(process, "before reading the question");
+    auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(options_.timeout_seconds));
+    std::string reply;
+    while (true) {
+      std::size_t newline = process.buffer.find('\n');
+      if (newline != std::string::npos) {
+        reply = process.buffer.substr(0, newline);
+        process.buffer.erase(0, newline + 1);
+        break;
+      }
+      if (process.buffer.size() > options_.max_reply_bytes) {
+        std::string seen = run::truncate_for_message(process.buffer);
+        stop(process, false);
+        return target_failure("reply_too_large", "the reply line is longer than " +
+                                                     std::to_string(options_.max_reply_bytes) +
+                                                     " bytes: " + seen);
+      }
+      int wait_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         deadline - Clock::now()).count());
+      if (wait_ms <= 0) {
+        stop(process, false);
+        ++restarts_;
+        return target_failure("timeout", "the command gave no reply line within " +
+                                             std::to_string(options_.timeout_seconds) +
+                                             " s; it was killed and will be started again", true);
+      }
+      pollfd poll_fd{process.out, POLLIN, 0};
+      int ready = poll(&poll_fd, 1, wait_ms);
+      if (ready < 0 && errno != EINTR) return died(process, "(poll failed)");
+      if (ready <= 0) continue;
+      char chunk[65536];
+      ssize_t n = read(process.out, chunk, sizeof(chunk));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return died(process, "before answering");
+      process.buffer.append(chunk, static_cast<std::size_t>(n));
+    }
+    if (!reply.empty() && reply.back() == '\r') reply.pop_back();
+    return answer_from_reply(reply, options_.selectors);
+  }
+
+  std::string identity() const override {
+    return nlohmann::ordered_json({{"kind", "command"},
+                                   {"command", options_.command},
+                                   {"answer", options_.selectors.answer},
+                                   {"contexts", options_.selectors.contexts},
+                                   {"context_text", options_.selectors.context_text},
+                                   {"context_id", options_.selectors.context_id}})
+        .dump();
+  }
+
+  nlohmann::ordered_json diagnostics() const override {
+    nlohmann::ordered_json out = {{"command", options_.command},
+                                  {"processes", options_.processes},
+                                  {"restarts", restarts_.load()}};
+    if (!options_.stderr_path.empty()) {
+      out["stderr_file"] = options_.stderr_path;
+      out["stderr_tail"] = stderr_tail();
+    }
+    return out;
+  }
+
+ private:
+  // The last 2,000 bytes of the stderr file.
+  std::string stderr_tail() const {
+    std::ifstream file(options_.stderr_path, std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    std::string all = text.str();
+    return all.size() <= 2000 ? all : all.substr(all.size() - 2000);
+  }
+
+  Status start(Process& process) {
+    int to_child[2], from_child[2];
+    if (pipe2(to_child, O_CLOEXEC) != 0) return unavailable(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(from_child, O_CLOEXEC) != 0) {
+      close(to_child[0]);
+      close(to_child[1]);
+      return unavailable(std::string("pipe: ") + std::strerror(errno));
+    }
+    int err = stderr_fd_ >= 0 ? stderr_fd_ : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    pid_t pid = fork();
+    if (pid == 0) {  // the child: only async-signal-safe calls until exec
+      setpgid(0, 0);
+      dup2(to_child[0], 0);
+      dup2(from_child[1], 1);
+      dup2(err, 2);
+      execl("/bin/sh", "sh", "-c", options_.command.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    if (err != stderr_fd_) close(err);
+    close(to_child[0]);
+    close(from_child[1]);
+    if (pid < 0) {
+      close(to_child[1]);
+      close(from_child[0]);
+      return unavailable(std::string("fork: ") + std::strerror(errno));
+    }
+    process.pid = pid;
+    process.in = to_child[1];
+    process.out = from_child[0];
+    process.buffer.clear();
+    return ok_status();
+  }
+
+  // Ends the process: gently closes its stdin and waits up to two seconds first.
+  void stop(Process& process, bool gently) {
+    if (process.pid < 0) return;
+    if (process.in >= 0) close(process.in);
+    int status = 0;
+    bool reaped = false;
+    if (gently) {
+      for (int i = 0; i < 200 && !reaped; ++i) {
+        reaped = waitpid(process.pid, &status, WNOHANG) == process.pid;
+        if (!reaped) usleep(10000);
+      }
+    }
+    if (!reaped) {
+      kill(-process.pid, SIGKILL);
+      kill(process.pid, SIGKILL);
+      waitpid(process.pid, &status, 0);
+    }
+    if (process.out >= 0) close(process.out);
+    process = Process{};
+  }
+
+  TargetOutcome died(Process& process, const std::string& when) {
+    // The process may still be running with its stdout closed: end it either way.
+    if (process.in >= 0) close(process.in);
+    process.in = -1;
+    int status = 0;
+    pid_t pid = process.pid;
+    std::string how = "closed its stdout";
+    for (int i = 0; i < 100; ++i) {
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        how = exit_text(status);
+        process.pid = -1;
+        break;
+      }
+      usleep(10000);
+    }
+    if (process.pid >= 0) stop(process, false);
+    if (process.out >= 0) close(process.out);
+    process = Process{};
+    ++restarts_;
+    std::string tail = options_.stderr_path.empty() ? "" : "; stderr ends: " + run::truncate_for_message(stderr_tail_line(), 300);
+    return target_failure("process_died", "the command " + how + " " + when +
+                                              "; it will be started again" + tail, true);
+  }
+
+  std::string stderr_tail_line() const {
+    std::string tail = stderr_tail();
+    while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
+    std::size_t start = tail.rfind('\n');
+    return start == std::string::npos ? tail : tail.substr(start + 1);
+  }
+
+  static bool write_all(int fd, const std::string& text) {
+    std::size_t done = 0;
+    while (done < text.size()) {
+      ssize_t n = write(fd, text.data() + done, text.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      done += static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
+  CommandTargetOptions options_;
+  std::vector<Process> processes_;
+  int stderr_fd_ = -1;
+  std::atomic<std::int64_t> restarts_{0};
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Target>> make_command_target(const CommandTargetOptions& options) {
+  if (options.command.empty()) return invalid_argument("the target command is empty");
+  if (options.processes < 1) return invalid_argument("the command target needs at least one process");
+  // A process that dies while we write to it must not end ragmeter with SIGPIPE: the
+  // write fails with EPIPE instead, and the attempt is retried.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, nullptr);
+  auto target = std::make_shared<CommandTarget>(options);
+  return make_pooled_target(std::move(target), options.processes);
+}
+
+}  // namespace ragmeter

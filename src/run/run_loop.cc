@@ -1,0 +1,438 @@
+// run_target(): the loop that asks the target every row.
+//
+// One thread (the caller's) owns all the state: the window of rows from the oldest
+// unfinished one to the newest read, the retry timers and the admission limiter (the
+// judge client's AIMD limiter, src/llm/rate_limiter.h). Targets report attempts from
+// their own threads into an inbox; the loop drains it, decides retries (the judge
+// client's backoff, src/llm/retry_policy.h), stores answers in the record and hands
+// finished rows to the sink in input order. The window is capped, so memory stays
+// bounded however long the question set is, even behind one slow row.
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <queue>
+#include <random>
+#include <vector>
+
+#include "llm/rate_limiter.h"
+#include "llm/response_cache.h"
+#include "llm/retry_policy.h"
+#include "ragmeter/run.h"
+
+namespace ragmeter {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::ordered_json;
+
+struct Slot {
+  RunRow row;
+  TargetRequest request;
+  std::string key;  // the record key; empty when there is no record
+  bool done = false;
+  std::uint64_t ticket = 0;
+  Clock::time_point started;
+};
+
+struct Completion {
+  Slot* slot;
+  TargetOutcome outcome;
+  Clock::time_point ended;
+};
+
+// Where targets' threads leave finished attempts. Shared with their callbacks, so an
+// attempt ending after the loop has returned (an error path) touches nothing freed.
+struct Inbox {
+  std::mutex mutex;
+  std::condition_variable ready;
+  std::vector<Completion> completions;
+};
+
+struct RetryTimer {
+  double due;
+  Slot* slot;
+  bool operator>(const RetryTimer& other) const { return due > other.due; }
+};
+
+ordered_json record_value(const RunRow& row) {
+  const TargetAnswer& answer = *row.outcome.answer;
+  ordered_json value = {{"response", answer.response}, {"latency_ms", row.latency_ms}};
+  if (answer.contexts) value["retrieved_contexts"] = *answer.contexts;
+  if (answer.context_ids) value["retrieved_context_ids"] = *answer.context_ids;
+  if (answer.prompt_tokens) value["prompt_tokens"] = *answer.prompt_tokens;
+  if (answer.completion_tokens) value["completion_tokens"] = *answer.completion_tokens;
+  return value;
+}
+
+// The recorded answer, or nullopt when the stored value does not read as one.
+std::optional<TargetAnswer> answer_from_record(const std::string& text, double* latency_ms) {
+  ordered_json value = ordered_json::parse(text, nullptr, false);
+  if (!value.is_object() || !value.contains("response") || !value["response"].is_string()) {
+    return std::nullopt;
+  }
+  try {
+    TargetAnswer answer;
+    answer.response = value["response"].get<std::string>();
+    if (value.contains("retrieved_contexts")) {
+      answer.contexts = value["retrieved_contexts"].get<std::vector<std::string>>();
+    }
+    if (value.contains("retrieved_context_ids")) {
+      answer.context_ids = value["retrieved_context_ids"].get<std::vector<std::string>>();
+    }
+    if (value.contains("prompt_tokens")) answer.prompt_tokens = value["prompt_tokens"].get<std::int64_t>();
+    if (value.contains("completion_tokens")) {
+      answer.completion_tokens = value["completion_tokens"].get<std::int64_t>();
+    }
+    *latency_ms = value.value("latency_ms", 0.0);
+    return answer;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string row_id(const ordered_json& fields, const std::string& id_field, std::int64_t index) {
+  auto it = fields.find(id_field);
+  if (it == fields.end() || it->is_null()) return std::to_string(index);
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+std::optional<std::string> row_question(const ordered_json& fields, const std::string& field) {
+  for (const std::string& name :
+       field.empty() ? std::vector<std::string>{"user_input", "question"} : std::vector<std::string>{field}) {
+    auto it = fields.find(name);
+    if (it != fields.end() && it->is_string()) return it->get<std::string>();
+  }
+  return std::nullopt;
+}
+
+// The value at quantile q (0..1) of sorted values, by linear interpolation between the
+// closest ranks (numpy's default).
+double quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0.0;
+  double position = q * static_cast<double>(sorted.size() - 1);
+  auto below = static_cast<std::size_t>(position);
+  std::size_t above = std::min(below + 1, sorted.size() - 1);
+  double fraction = position - static_cast<double>(below);
+  return sorted[below] + (sorted[above] - sorted[below]) * fraction;
+}
+
+class RunLoop {
+ public:
+  RunLoop(RowReader& reader, Target& target, const RunOptions& options, RunSink& sink,
+          const RunProgress& progress, llm::ResponseCache* record)
+      : reader_(reader),
+        target_(target),
+        options_(options),
+        sink_(sink),
+        progress_(progress),
+        record_(record),
+        identity_(target.identity()),
+        limiter_(llm::RateLimitOptions{.max_in_flight = std::max(1, options.concurrency),
+                                       .requests_per_minute = options.requests_per_minute}),
+        random_(std::random_device{}()),
+        inbox_(std::make_shared<Inbox>()),
+        start_(Clock::now()),
+        max_window_(std::max<std::size_t>(1024, 16 * static_cast<std::size_t>(
+                                                          std::max(1, options.concurrency)))) {}
+
+  StatusOr<RunSummary> run();
+
+ private:
+  double seconds(Clock::time_point t) const { return std::chrono::duration<double>(t - start_).count(); }
+  double now() const { return seconds(Clock::now()); }
+
+  Status pump(std::optional<double>* wake_at);
+  Status read_row(Slot** started);
+  void start(Slot* slot, std::uint64_t ticket);
+  Status on_completion(Completion completion);
+  void finish(Slot* slot, TargetOutcome outcome);
+  Status flush();
+  void give_up_if_hopeless(const TargetFailure& failure);
+
+  RowReader& reader_;
+  Target& target_;
+  const RunOptions& options_;
+  RunSink& sink_;
+  const RunProgress& progress_;
+  llm::ResponseCache* record_;
+  std::string identity_;
+  llm::RateLimiter limiter_;
+  std::mt19937_64 random_;
+  std::shared_ptr<Inbox> inbox_;
+  Clock::time_point start_;
+  std::size_t max_window_;
+
+  std::deque<std::unique_ptr<Slot>> window_;  // input order
+  std::deque<Slot*> ready_;                   // to ask (retries first), waiting for admission
+  std::priority_queue<RetryTimer, std::vector<RetryTimer>, std::greater<>> retries_;
+  bool input_end_ = false;
+  std::int64_t rows_read_ = 0;
+  std::int64_t in_flight_ = 0;
+  // Rows asked at least once and not finished (in flight or waiting for a retry). New
+  // rows start only below `concurrency`, so rows waiting for retries hold their place
+  // and a failing target is not handed the whole question set in the meantime.
+  int open_rows_ = 0;
+  bool stopping_ = false;
+  std::int64_t asked_answered_ = 0, asked_failed_ = 0, emitted_ = 0;
+  std::vector<double> latencies_;
+  RunSummary summary_;
+};
+
+Status RunLoop::read_row(Slot** started) {
+  *started = nullptr;
+  if (options_.limit > 0 && rows_read_ >= options_.limit) {
+    input_end_ = true;
+    return ok_status();
+  }
+  Row row;
+  RowError error;
+  RowReader::Result result = reader_.next(&row, &error);
+  if (result == RowReader::Result::kEnd) {
+    input_end_ = true;
+    return ok_status();
+  }
+  auto slot = std::make_unique<Slot>();
+  Slot* s = slot.get();
+  window_.push_back(std::move(slot));
+  s->row.index = rows_read_++;
+  if (result == RowReader::Result::kError) {
+    s->row.line = error.line;
+    s->row.fields = ordered_json::object();
+    finish(s, target_failure("bad_row", error.to_string()));
+    return ok_status();
+  }
+  s->row.line = row.line;
+  s->request.index = s->row.index;
+  s->request.id = row_id(row.fields, options_.id_field, s->row.index);
+  std::optional<std::string> question = row_question(row.fields, options_.question_field);
+  s->row.fields = std::move(row.fields);
+  if (!question) {
+    finish(s, target_failure("bad_row", "no question: no text field '" +
+                                            (options_.question_field.empty() ? std::string("user_input' or 'question")
+                                                                             : options_.question_field) + "'"));
+    return ok_status();
+  }
+  if (stopping_) {
+    finish(s, target_failure("not_asked", "not asked: the run stopped early"));
+    return ok_status();
+  }
+  s->request.question = std::move(*question);
+  s->request.row = std::make_shared<const ordered_json>(s->row.fields);
+  if (record_ != nullptr) {
+    s->key = llm::content_address(identity_ + "\n" + s->row.fields.dump());
+    if (!options_.fresh) {
+      RAGMETER_ASSIGN_OR_RETURN(std::optional<std::string> stored, record_->get(s->key));
+      double latency_ms = 0;
+      if (stored) {
+        if (auto answer = answer_from_record(*stored, &latency_ms)) {
+          s->row.from_record = true;
+          s->row.latency_ms = latency_ms;
+          TargetOutcome outcome;
+          outcome.answer = std::move(*answer);
+          finish(s, std::move(outcome));
+          return ok_status();
+        }
+      }
+    }
+  }
+  *started = s;
+  return ok_status();
+}
+
+void RunLoop::start(Slot* slot, std::uint64_t ticket) {
+  slot->ticket = ticket;
+  slot->started = Clock::now();
+  if (slot->row.attempts == 0) ++open_rows_;
+  ++slot->row.attempts;
+  ++summary_.requests;
+  ++in_flight_;
+  std::shared_ptr<Inbox> inbox = inbox_;
+  target_.ask(slot->request, [inbox, slot](TargetOutcome outcome) {
+    Completion completion{slot, std::move(outcome), Clock::now()};
+    {
+      std::lock_guard<std::mutex> lock(inbox->mutex);
+      inbox->completions.push_back(std::move(completion));
+    }
+    inbox->ready.notify_one();
+  });
+}
+
+// Starts what may start now; sets `wake_at` when the limiter or a retry timer asks to
+// be looked at again at a given time.
+Status RunLoop::pump(std::optional<double>* wake_at) {
+  double t = now();
+  while (!retries_.empty() && retries_.top().due <= t) {
+    ready_.push_front(retries_.top().slot);
+    retries_.pop();
+  }
+  while (true) {
+    if (stopping_) {  // rows waiting to be asked end with their last failure
+      for (Slot* slot : ready_) {
+        if (slot->row.attempts == 0) finish(slot, target_failure("not_asked", "not asked: the run stopped early"));
+        else finish(slot, std::move(slot->row.outcome));
+      }
+      ready_.clear();
+    }
+    Slot* next = nullptr;
+    if (!ready_.empty()) {
+      next = ready_.front();
+    } else if (!input_end_ && window_.size() < max_window_ && open_rows_ < options_.concurrency) {
+      RAGMETER_RETURN_IF_ERROR(read_row(&next));
+      RAGMETER_RETURN_IF_ERROR(flush());
+      if (next == nullptr) continue;
+      ready_.push_front(next);
+    } else {
+      break;
+    }
+    llm::RateLimiter::Admission admission = limiter_.try_acquire(0, t);
+    if (!admission.admitted) {
+      if (admission.wait_seconds > 0) *wake_at = t + admission.wait_seconds;
+      break;
+    }
+    ready_.pop_front();
+    start(next, admission.ticket);
+  }
+  if (!retries_.empty()) {
+    double due = retries_.top().due;
+    *wake_at = wake_at->has_value() ? std::min(**wake_at, due) : due;
+  }
+  return ok_status();
+}
+
+void RunLoop::finish(Slot* slot, TargetOutcome outcome) {
+  if (slot->row.attempts > 0) --open_rows_;
+  slot->done = true;
+  slot->row.outcome = std::move(outcome);
+}
+
+void RunLoop::give_up_if_hopeless(const TargetFailure& failure) {
+  if (stopping_ || options_.give_up_after <= 0 || asked_answered_ > 0 ||
+      asked_failed_ < options_.give_up_after) {
+    return;
+  }
+  stopping_ = true;
+  summary_.stopped_early = true;
+  summary_.stop_reason = "the target failed every one of the first " + std::to_string(asked_failed_) +
+                         " questions it was asked (the last: " + failure.kind + ": " + failure.message +
+                         "); the run stopped instead of asking the rest";
+  std::vector<Slot*> waiting;
+  while (!retries_.empty()) {
+    waiting.push_back(retries_.top().slot);
+    retries_.pop();
+  }
+  for (Slot* slot : waiting) finish(slot, std::move(slot->row.outcome));
+}
+
+Status RunLoop::on_completion(Completion completion) {
+  Slot* slot = completion.slot;
+  --in_flight_;
+  limiter_.release();
+  double t = seconds(completion.ended);
+  if (completion.outcome.ok()) {
+    limiter_.on_success();
+    slot->row.latency_ms = std::chrono::duration<double, std::milli>(completion.ended - slot->started).count();
+    latencies_.push_back(slot->row.latency_ms);
+    ++asked_answered_;
+    const TargetAnswer& answer = *completion.outcome.answer;
+    summary_.prompt_tokens += answer.prompt_tokens.value_or(0);
+    summary_.completion_tokens += answer.completion_tokens.value_or(0);
+    finish(slot, std::move(completion.outcome));
+    if (record_ != nullptr) {
+      RAGMETER_RETURN_IF_ERROR(record_->put(slot->key, "run_answer", record_value(slot->row).dump()));
+    }
+    return ok_status();
+  }
+  TargetFailure& failure = completion.outcome.failure;
+  if (failure.kind == "http_429") {
+    limiter_.on_throttled(slot->ticket);
+    if (failure.retry_after_seconds) limiter_.pause_until(t + *failure.retry_after_seconds);
+  }
+  if (failure.retryable && !stopping_ && slot->row.attempts < options_.retry.max_attempts) {
+    double delay = failure.retry_after_seconds
+                       ? std::min(*failure.retry_after_seconds, 4 * options_.retry.max_backoff_seconds)
+                       : llm::backoff_seconds(slot->row.attempts - 1, options_.retry, random_);
+    slot->row.outcome = std::move(completion.outcome);
+    retries_.push({t + delay, slot});
+    ++summary_.retries;
+    return ok_status();
+  }
+  ++asked_failed_;
+  TargetFailure last = failure;
+  finish(slot, std::move(completion.outcome));
+  give_up_if_hopeless(last);
+  return ok_status();
+}
+
+Status RunLoop::flush() {
+  while (!window_.empty() && window_.front()->done) {
+    RunRow& row = window_.front()->row;
+    if (row.outcome.ok()) {
+      ++summary_.answered;
+      if (row.from_record) ++summary_.from_record;
+    } else {
+      ++summary_.failed;
+      ++summary_.errors_by_kind[row.outcome.failure.kind];
+    }
+    RAGMETER_RETURN_IF_ERROR(sink_.on_row(row));
+    window_.pop_front();
+    ++emitted_;
+    if (progress_) progress_(emitted_, summary_.failed);
+  }
+  return ok_status();
+}
+
+StatusOr<RunSummary> RunLoop::run() {
+  while (true) {
+    std::optional<double> wake_at;
+    RAGMETER_RETURN_IF_ERROR(pump(&wake_at));
+    RAGMETER_RETURN_IF_ERROR(flush());
+    if (window_.empty() && input_end_) break;
+    std::vector<Completion> completions;
+    {
+      std::unique_lock<std::mutex> lock(inbox_->mutex);
+      auto has_work = [&] { return !inbox_->completions.empty(); };
+      if (wake_at) {
+        inbox_->ready.wait_until(lock, start_ + std::chrono::duration_cast<Clock::duration>(
+                                                    std::chrono::duration<double>(*wake_at)),
+                                 has_work);
+      } else if (in_flight_ > 0) {
+        inbox_->ready.wait(lock, has_work);
+      }
+      completions.swap(inbox_->completions);
+    }
+    for (Completion& completion : completions) {
+      RAGMETER_RETURN_IF_ERROR(on_completion(std::move(completion)));
+    }
+  }
+  summary_.rows = rows_read_;
+  summary_.wall_seconds = now();
+  std::sort(latencies_.begin(), latencies_.end());
+  summary_.latency_n = static_cast<std::int64_t>(latencies_.size());
+  if (!latencies_.empty()) {
+    summary_.latency_p50_ms = quantile(latencies_, 0.5);
+    summary_.latency_p95_ms = quantile(latencies_, 0.95);
+    summary_.latency_max_ms = latencies_.back();
+    double total = 0;
+    for (double l : latencies_) total += l;
+    summary_.latency_mean_ms = total / static_cast<double>(latencies_.size());
+  }
+  summary_.target = target_.diagnostics();
+  return summary_;
+}
+
+}  // namespace
+
+StatusOr<RunSummary> run_target(RowReader& reader, Target& target, const RunOptions& options,
+                                RunSink& sink, const RunProgress& progress) {
+  std::unique_ptr<llm::ResponseCache> record;
+  if (!options.record_path.empty()) {
+    RAGMETER_ASSIGN_OR_RETURN(record, llm::open_response_cache(
+                                          llm::CacheOptions{options.record_path, llm::CacheMode::kReadWrite}));
+  }
+  RunLoop loop(reader, target, options, sink, progress, record.get());
+  return loop.run();
+}
+
+}  // namespace ragmeter

@@ -1,0 +1,54 @@
+// The run's output: a row as a dataset line, the summary as JSON.
+#include <cmath>
+
+#include "ragmeter/run.h"
+
+namespace ragmeter {
+
+nlohmann::ordered_json run_row_json(const RunRow& row) {
+  nlohmann::ordered_json line = row.fields.is_object() ? row.fields : nlohmann::ordered_json::object();
+  // An input that is itself a run's output must not keep its old answer (canonical names
+  // win over the legacy "answer" and "contexts" when a dataset is read).
+  for (const char* stale : {"response", "retrieved_contexts", "retrieved_context_ids", "latency_ms",
+                            "prompt_tokens", "completion_tokens", "run_error"}) {
+    line.erase(stale);
+  }
+  if (row.outcome.ok()) {
+    const TargetAnswer& answer = *row.outcome.answer;
+    line["response"] = answer.response;
+    if (answer.contexts) line["retrieved_contexts"] = *answer.contexts;
+    if (answer.context_ids) line["retrieved_context_ids"] = *answer.context_ids;
+    line["latency_ms"] = std::round(row.latency_ms * 1000.0) / 1000.0;
+    if (answer.prompt_tokens) line["prompt_tokens"] = *answer.prompt_tokens;
+    if (answer.completion_tokens) line["completion_tokens"] = *answer.completion_tokens;
+  } else {
+    line["run_error"] = {{"kind", row.outcome.failure.kind},
+                         {"message", row.outcome.failure.message},
+                         {"attempts", row.attempts}};
+  }
+  return line;
+}
+
+nlohmann::ordered_json run_summary_json(const RunSummary& s) {
+  nlohmann::ordered_json errors = nlohmann::ordered_json::object();
+  for (const auto& [kind, n] : s.errors_by_kind) errors[kind] = n;
+  nlohmann::ordered_json out = {
+      {"rows", s.rows},
+      {"answered", s.answered},
+      {"from_record", s.from_record},
+      {"failed", s.failed},
+      {"requests", s.requests},
+      {"retries", s.retries},
+      {"errors", errors},
+      {"latency_ms",
+       {{"p50", s.latency_p50_ms}, {"p95", s.latency_p95_ms}, {"max", s.latency_max_ms},
+        {"mean", s.latency_mean_ms}, {"n", s.latency_n}}},
+      {"tokens", {{"prompt", s.prompt_tokens}, {"completion", s.completion_tokens}}},
+      {"wall_seconds", s.wall_seconds},
+      {"stopped_early", s.stopped_early}};
+  if (s.stopped_early) out["stop_reason"] = s.stop_reason;
+  if (!s.target.is_null()) out["target"] = s.target;
+  return out;
+}
+
+}  // namespace ragmeter

@@ -1,0 +1,118 @@
+// Reading a target's reply (answer_from_reply): the answer, the contexts and the token
+// counts, picked out by the selectors; every way a reply can be wrong is a failure that
+// shows what was received.
+#include <string>
+
+#include "ragmeter/run.h"
+#include "run/json_select.h"
+
+namespace ragmeter {
+namespace {
+
+using nlohmann::json;
+
+const json* select_first(const json& reply, const std::string& given,
+                         std::initializer_list<const char*> defaults) {
+  if (!given.empty()) return run::select_json(reply, given);
+  for (const char* name : defaults) {
+    if (const json* found = run::select_json(reply, name); found != nullptr && !found->is_null()) {
+      return found;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<std::string> scalar_text(const json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number() || value.is_boolean()) return value.dump();
+  return std::nullopt;
+}
+
+// Reads the contexts list into `answer`; a failure message otherwise.
+std::optional<std::string> read_contexts(const json& list, const ReplySelectors& selectors,
+                                         TargetAnswer* answer) {
+  if (!list.is_array()) {
+    return "contexts are not a list: got " + run::truncate_for_message(list.dump());
+  }
+  std::vector<std::string> texts, ids;
+  bool any_id = false;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const json& item = list[i];
+    if (item.is_string()) {
+      texts.push_back(item.get<std::string>());
+      ids.emplace_back();
+      continue;
+    }
+    const json* text = item.is_object() ? run::select_json(item, selectors.context_text) : nullptr;
+    if (text == nullptr || !text->is_string()) {
+      return "context " + std::to_string(i) + " is neither a string nor an object with a text field '" +
+             selectors.context_text + "': got " + run::truncate_for_message(item.dump());
+    }
+    texts.push_back(text->get<std::string>());
+    const json* id = run::select_json(item, selectors.context_id);
+    std::optional<std::string> id_text = id != nullptr ? scalar_text(*id) : std::nullopt;
+    any_id = any_id || id_text.has_value();
+    ids.push_back(id_text.value_or(""));
+  }
+  answer->contexts = std::move(texts);
+  if (any_id) answer->context_ids = std::move(ids);
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> token_count(const json& reply, const std::string& selector) {
+  if (selector.empty()) return std::nullopt;
+  const json* value = run::select_json(reply, selector);
+  if (value == nullptr || !value->is_number()) return std::nullopt;
+  return value->get<std::int64_t>();
+}
+
+}  // namespace
+
+TargetOutcome target_failure(std::string kind, std::string message, bool retryable) {
+  TargetOutcome outcome;
+  outcome.failure.kind = std::move(kind);
+  outcome.failure.message = std::move(message);
+  outcome.failure.retryable = retryable;
+  return outcome;
+}
+
+TargetOutcome answer_from_reply(std::string_view body, const ReplySelectors& selectors) {
+  json reply = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (reply.is_discarded()) {
+    return target_failure("bad_reply", "the reply is not JSON: got " +
+                                           run::truncate_for_message(body));
+  }
+  const json* answer_value = select_first(reply, selectors.answer, {"answer", "response"});
+  std::optional<std::string> text = answer_value ? scalar_text(*answer_value) : std::nullopt;
+  if (!text) {
+    if (const json* error = run::select_json(reply, "error");
+        selectors.answer.empty() && error != nullptr && !error->is_null() && answer_value == nullptr) {
+      return target_failure("target_error", "the target reported an error: " +
+                                                run::truncate_for_message(error->dump()));
+    }
+    std::string wanted = selectors.answer.empty() ? "'answer' or 'response'" : "'" + selectors.answer + "'";
+    std::string what = answer_value == nullptr ? "matched nothing"
+                                               : "is not text (" + run::truncate_for_message(answer_value->dump()) + ")";
+    return target_failure("no_answer", "the answer selector " + wanted + " " + what +
+                                           " in the reply: " + run::truncate_for_message(body));
+  }
+  TargetOutcome outcome;
+  TargetAnswer& answer = outcome.answer.emplace();
+  answer.response = std::move(*text);
+  const json* contexts = select_first(reply, selectors.contexts, {"contexts", "retrieved_contexts"});
+  if (contexts == nullptr && !selectors.contexts.empty()) {
+    return target_failure("bad_contexts", "the contexts selector '" + selectors.contexts +
+                                              "' matched nothing in the reply: " +
+                                              run::truncate_for_message(body));
+  }
+  if (contexts != nullptr) {
+    if (auto problem = read_contexts(*contexts, selectors, &answer)) {
+      return target_failure("bad_contexts", *problem);
+    }
+  }
+  answer.prompt_tokens = token_count(reply, selectors.prompt_tokens);
+  answer.completion_tokens = token_count(reply, selectors.completion_tokens);
+  return outcome;
+}
+
+}  // namespace ragmeter

@@ -1,0 +1,31 @@
+"""A FAKE RAG system as a command for `ragmeter run --target-cmd` tests: JSON lines on
+stdin/stdout, scripted faults, not a model.
+
+    python fake_rag_command.py STATE_DIR
+
+Each request line is appended to STATE_DIR/requests.jsonl (with this process's pid)
+before it is answered. A question containing "crash once" makes the process exit (after
+printing to stderr) the first time it is asked (a marker file in STATE_DIR remembers it
+across restarts); "always crash" exits every time; otherwise the reply is
+{"answer": "answer to <question>", "contexts": ["context for <question>"]}.
+"""
+
+import json
+import os
+import sys
+
+state = sys.argv[1]
+print(f"fake_rag_command {os.getpid()} started", file=sys.stderr, flush=True)
+for line in sys.stdin:
+    request = json.loads(line)
+    question = request["question"]
+    with open(os.path.join(state, "requests.jsonl"), "a", encoding="utf-8") as log:
+        log.write(json.dumps({"pid": os.getpid(), **request}) + "\n")
+    marker = os.path.join(state, "crashed-" + str(request["index"]))
+    if "always crash" in question or ("crash once" in question and not os.path.exists(marker)):
+        open(marker, "w").close()
+        print(f"fake_rag_command {os.getpid()}: crashing on purpose at {question!r}",
+              file=sys.stderr, flush=True)
+        sys.exit(3)
+    reply = {"answer": f"answer to {question}", "contexts": [f"context for {question}"]}
+    print(json.dumps(reply), flush=True)

@@ -1,0 +1,274 @@
+// `ragmeter run QUESTIONS --target ... --out answers.jsonl`: ask the user's RAG system
+// every question and write a dataset `ragmeter eval` reads as it is.
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "exit_codes.h"
+#include "progress.h"
+#include "ragmeter/dataset.h"
+#include "ragmeter/run.h"
+
+namespace ragmeter::cli {
+namespace {
+
+struct RunArgs {
+  std::string questions;
+  std::string out;
+  std::string summary;
+  std::string target;
+  std::string target_cmd;
+  std::string method = "POST";
+  std::string body;
+  std::vector<std::string> query, headers, header_env;
+  ReplySelectors selectors;
+  int concurrency = 8;
+  double timeout = 60;
+  int max_attempts = 4;
+  double rpm = 0;
+  int processes = 0;
+  std::string target_stderr;
+  std::string record;
+  bool no_record = false;
+  bool fresh = false;
+  std::string question_field, id_field = "id";
+  std::int64_t limit = 0;
+  int give_up_after = 10;
+  bool allow_failures = false;
+  bool quiet = false;
+};
+
+// Splits "NAME=VALUE" (or "NAME: VALUE" when `colon`) at the first separator.
+StatusOr<std::pair<std::string, std::string>> split_pair(const std::string& spec, char separator,
+                                                         const std::string& flag) {
+  auto at = spec.find(separator);
+  if (at == std::string::npos || at == 0) {
+    return invalid_argument(flag + " expects NAME" + separator + "VALUE, got '" + spec + "'");
+  }
+  std::string value = spec.substr(at + 1);
+  while (!value.empty() && value.front() == ' ') value.erase(value.begin());
+  return std::make_pair(spec.substr(0, at), value);
+}
+
+StatusOr<std::unique_ptr<Target>> make_target(const RunArgs& args) {
+  if (!args.target_cmd.empty()) {
+    CommandTargetOptions options;
+    options.command = args.target_cmd;
+    options.processes = args.processes > 0 ? args.processes : args.concurrency;
+    options.selectors = args.selectors;
+    options.timeout_seconds = args.timeout;
+    options.stderr_path = args.target_stderr.empty() ? args.out + ".stderr.log" : args.target_stderr;
+    return make_command_target(options);
+  }
+  HttpTargetOptions options;
+  options.url = args.target;
+  options.method = args.method;
+  if (!args.body.empty()) options.body_template = args.body;
+  for (const auto& spec : args.query) {
+    RAGMETER_ASSIGN_OR_RETURN(auto pair, split_pair(spec, '=', "--query"));
+    options.query.push_back(std::move(pair));
+  }
+  for (const auto& spec : args.headers) {
+    RAGMETER_ASSIGN_OR_RETURN(auto pair, split_pair(spec, ':', "--header"));
+    options.headers.push_back(std::move(pair));
+  }
+  for (const auto& spec : args.header_env) {
+    RAGMETER_ASSIGN_OR_RETURN(auto pair, split_pair(spec, '=', "--header-env"));
+    options.header_env.push_back(std::move(pair));
+  }
+  options.selectors = args.selectors;
+  options.timeout_seconds = args.timeout;
+  options.max_connections = std::max(64, args.concurrency);
+  return make_http_target(options);
+}
+
+class JsonlRunWriter : public RunSink {
+ public:
+  explicit JsonlRunWriter(std::ostream& out) : out_(out) {}
+  Status on_row(const RunRow& row) override {
+    out_ << run_row_json(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    if (!row.outcome.ok() && row.outcome.failure.kind != "not_asked" && ++reported_ <= kMaxReported) {
+      std::cerr << fmt::format("ragmeter: row {} (line {}): {}: {}\n", row.index + 1, row.line,
+                               row.outcome.failure.kind, row.outcome.failure.message);
+      if (reported_ == kMaxReported) {
+        std::cerr << "ragmeter: further rows without an answer are only marked in --out (run_error)\n";
+      }
+    }
+    if (!out_) return unavailable("cannot write the output");
+    return ok_status();
+  }
+
+ private:
+  static constexpr int kMaxReported = 20;  // rows whose failure is printed
+  std::ostream& out_;
+  int reported_ = 0;
+};
+
+void print_summary(const RunSummary& s) {
+  std::cout << fmt::format("run: {} rows: {} answered ({} from the record), {} failed; {} requests, "
+                           "{} retries; {:.1f} s\n",
+                           s.rows, s.answered, s.from_record, s.failed, s.requests, s.retries,
+                           s.wall_seconds);
+  if (s.latency_n > 0) {
+    std::cout << fmt::format("latency ms: p50 {:.1f}  p95 {:.1f}  max {:.1f}  (n={})\n", s.latency_p50_ms,
+                             s.latency_p95_ms, s.latency_max_ms, s.latency_n);
+  }
+  if (!s.errors_by_kind.empty()) {
+    std::string line;
+    for (const auto& [kind, n] : s.errors_by_kind) line += fmt::format("{}{} {}", line.empty() ? "" : ", ", kind, n);
+    std::cout << "errors: " << line << "\n";
+  }
+  if (s.prompt_tokens + s.completion_tokens > 0) {
+    std::cout << fmt::format("tokens reported: {} prompt, {} completion\n", s.prompt_tokens,
+                             s.completion_tokens);
+  }
+}
+
+int run_run(const RunArgs& args) {
+  if (args.target.empty() == args.target_cmd.empty()) {
+    std::cerr << "ragmeter: give one target: --target URL or --target-cmd COMMAND\n";
+    return kExitUsage;
+  }
+  auto target = make_target(args);
+  if (!target.ok()) {
+    std::cerr << "ragmeter: target: " << target.status().message() << "\n";
+    return kExitUsage;
+  }
+  auto reader = open_dataset(args.questions);
+  if (!reader.ok()) {
+    std::cerr << "ragmeter: " << reader.status().message() << "\n";
+    return kExitUsage;
+  }
+  std::ofstream out(args.out, std::ios::binary);
+  if (!out) {
+    std::cerr << "ragmeter: cannot write --out " << args.out << "\n";
+    return kExitUsage;
+  }
+  RunOptions options;
+  options.concurrency = args.concurrency;
+  options.requests_per_minute = args.rpm;
+  options.retry.max_attempts = args.max_attempts;
+  options.record_path = args.no_record ? "" : (args.record.empty() ? args.out + ".record" : args.record);
+  options.fresh = args.fresh;
+  options.question_field = args.question_field;
+  options.id_field = args.id_field;
+  options.limit = args.limit;
+  options.give_up_after = args.give_up_after;
+  JsonlRunWriter writer(out);
+  Progress progress(args.quiet, "asking");
+  auto summary = run_target(**reader, **target, options, writer,
+                            [&](std::int64_t done, std::int64_t failed) { progress.update(done, failed); });
+  progress.finish();
+  out.close();
+  if (!summary.ok()) {
+    std::cerr << "ragmeter: " << summary.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (!args.summary.empty()) {
+    std::ofstream file(args.summary);
+    file << run_summary_json(*summary).dump(2) << "\n";
+    if (!file) {
+      std::cerr << "ragmeter: cannot write --summary " << args.summary << "\n";
+      return kExitUsage;
+    }
+  }
+  if (!args.quiet) {
+    print_summary(*summary);
+    if (summary->from_record > 0) {
+      std::cout << fmt::format("{} answers came from the record {} (--fresh asks again)\n",
+                               summary->from_record, options.record_path);
+    }
+  }
+  if (summary->stopped_early) {
+    std::cerr << "ragmeter: " << summary->stop_reason << "\n";
+    return kExitUsage;
+  }
+  if (summary->failed > 0 && !args.allow_failures) {
+    std::cerr << "ragmeter: some rows have no answer (run_error in --out; exit code 3, "
+                 "--allow-failures makes this 0)\n";
+    return kExitPartial;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+CommandRun add_run_command(CLI::App& parent) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = parent.add_subcommand(
+      "run", "Ask your RAG system every question of a test set; write its answers and contexts.");
+  cmd->footer(
+      "The output is a dataset `ragmeter eval` reads as it is: each input row with \"response\",\n"
+      "\"retrieved_contexts\" (and ids), \"latency_ms\", token counts when reported, or \"run_error\".\n"
+      "Answers are recorded as they arrive (--record): a killed run started again asks only the\n"
+      "questions without an answer, and a rerun is served from the record (--fresh asks again).\n\n"
+      "Examples:\n"
+      "  ragmeter run testset.jsonl --target http://localhost:8000/ask --out answers.jsonl\n"
+      "  ragmeter run testset.jsonl --target http://localhost:8000/query \\\n"
+      "      --body '{\"query\": \"{{question}}\", \"k\": 5}' --answer data.answer \\\n"
+      "      --contexts data.sources --context-text content --header-env 'Authorization=MY_TOKEN'\n"
+      "  ragmeter run testset.jsonl --target-cmd 'python my_rag.py' --concurrency 4 --out a.jsonl\n"
+      "See docs/run.md.\n\n"
+      "Exit codes: 0 every row answered; 2 bad usage, or the target failed every question\n"
+      "(the run stops early); 3 some rows have run_error (--allow-failures: 0).");
+  cmd->add_option("questions", args->questions, "Question set (.jsonl, .json, .csv), e.g. from `ragmeter gen`")
+      ->required();
+  cmd->add_option("--out,-o", args->out, "Answers (JSONL), in input order")->required();
+  cmd->add_option("--summary", args->summary, "Run summary JSON (latency, errors by kind, requests)");
+  cmd->add_option("--target", args->target, "The RAG system's HTTP endpoint (http:// or https://)");
+  cmd->add_option("--target-cmd", args->target_cmd,
+                  "A command answering JSON lines on stdin/stdout, e.g. \"python my_rag.py\"");
+  cmd->add_option("--method", args->method, "HTTP method: POST (body) or GET (query parameters)")
+      ->check(CLI::IsMember({"GET", "POST", "PUT"}))
+      ->capture_default_str();
+  cmd->add_option("--body", args->body,
+                  "JSON body template; {{question}}, {{id}}, {{index}}, {{FIELD}} for any row field "
+                  "(default {\"question\": \"{{question}}\"})");
+  cmd->add_option("--query", args->query, "Query parameter NAME=TEMPLATE (GET default: question={{question}}); repeatable");
+  cmd->add_option("--header", args->headers, "Header 'Name: value' sent as is; repeatable");
+  cmd->add_option("--header-env", args->header_env,
+                  "Header NAME=VAR whose value is the environment variable VAR (for keys: never "
+                  "logged, recorded or reported); repeatable");
+  cmd->add_option("--answer", args->selectors.answer,
+                  "Selector of the answer in the reply: JSON Pointer (/data/answer) or dotted path "
+                  "(data.answer); default answer, else response");
+  cmd->add_option("--contexts", args->selectors.contexts,
+                  "Selector of the retrieved contexts (a list of strings or of objects); default "
+                  "contexts, else retrieved_contexts, else none");
+  cmd->add_option("--context-text", args->selectors.context_text, "In a context object: the text")
+      ->capture_default_str();
+  cmd->add_option("--context-id", args->selectors.context_id, "In a context object: the id")
+      ->capture_default_str();
+  cmd->add_option("--concurrency,-c", args->concurrency, "Questions in flight")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--timeout", args->timeout, "Seconds per attempt")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd->add_option("--max-attempts", args->max_attempts,
+                  "Attempts per question (retries on timeouts, refused connections, 429, 5xx)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  cmd->add_option("--rpm", args->rpm, "At most this many requests per minute (0: no cap)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--processes", args->processes, "--target-cmd: processes (default --concurrency)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--target-stderr", args->target_stderr,
+                  "--target-cmd: where the processes' stderr goes (default OUT.stderr.log)");
+  cmd->add_option("--record", args->record, "Answer record, SQLite (default OUT.record)");
+  cmd->add_flag("--no-record", args->no_record, "Keep no record (a killed run starts over)");
+  cmd->add_flag("--fresh", args->fresh, "Ask every question again, even those in the record");
+  cmd->add_option("--question-field", args->question_field, "The question's field (default user_input, else question)");
+  cmd->add_option("--id-field", args->id_field, "The row id's field ({{id}}; default the row number)")
+      ->capture_default_str();
+  cmd->add_option("--limit", args->limit, "Ask only the first N rows")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--give-up-after", args->give_up_after,
+                  "Stop when the first N questions asked all failed (0: never)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--allow-failures", args->allow_failures, "Exit 0 even when rows have run_error");
+  cmd->add_flag("--quiet,-q", args->quiet, "No summary and no progress display");
+  return [args] { return run_run(*args); };
+}
+
+}  // namespace ragmeter::cli
