@@ -1,0 +1,68 @@
+"""`ragmeter run --target-cmd` against the FAKE command (tests/run/fake_rag_command.py):
+answers over JSON lines from several processes, a crashing process restarted and its
+question retried, its stderr kept for the summary, a hung process killed on timeout."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import read_jsonl, write_questions
+
+FAKE = Path(__file__).resolve().parent / "fake_rag_command.py"
+
+
+def test_processes_answer_and_a_crash_is_restarted_and_retried(ragmeter_bin, tmp_path):
+    state = tmp_path / "state"
+    state.mkdir()
+    questions = [f"question {i}" for i in range(10)] + ["crash once here", "always crash"]
+    q = write_questions(tmp_path / "q.jsonl", questions)
+    out, summary = tmp_path / "a.jsonl", tmp_path / "s.json"
+    proc = subprocess.run([str(ragmeter_bin), "run", str(q), "--target-cmd",
+                           f"{sys.executable} {FAKE} {state}", "--out", str(out), "--summary", str(summary),
+                           "--concurrency", "3", "--max-attempts", "2"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 3, proc.stderr
+    rows = read_jsonl(out)
+    assert [r["user_input"] for r in rows] == questions
+    for r in rows[:11]:
+        assert r["response"] == f"answer to {r['user_input']}"
+        assert r["retrieved_contexts"] == [f"context for {r['user_input']}"]
+    assert rows[11]["run_error"]["kind"] == "process_died"
+    assert rows[11]["run_error"]["attempts"] == 2
+    assert "exited with status 3" in rows[11]["run_error"]["message"]
+    assert "crashing on purpose" in rows[11]["run_error"]["message"]
+
+    requests = [json.loads(line) for line in (state / "requests.jsonl").read_text().splitlines()]
+    asked = [r["question"] for r in requests]
+    assert asked.count("crash once here") == 2 and asked.count("always crash") == 2
+    assert all(asked.count(q) == 1 for q in questions[:10])
+    assert requests[0]["row"]["reference"].startswith("reference")  # the whole row is sent
+    assert len({r["pid"] for r in requests}) >= 3  # several processes, restarts included
+
+    s = json.loads(summary.read_text())
+    assert s["errors"] == {"process_died": 1}
+    assert s["target"]["restarts"] == 3
+    assert "crashing on purpose" in s["target"]["stderr_tail"]
+    assert (tmp_path / "a.jsonl.stderr.log").read_text().count("started") >= 3
+
+
+def test_a_hung_command_is_killed_on_timeout_and_started_again(ragmeter_bin, tmp_path):
+    script = tmp_path / "hang.py"
+    script.write_text(
+        "import json, sys, time\n"
+        "for line in sys.stdin:\n"
+        "    q = json.loads(line)['question']\n"
+        "    if q == 'hang':\n"
+        "        time.sleep(60)\n"
+        "    print(json.dumps({'response': 'ok ' + q}), flush=True)\n")
+    q = write_questions(tmp_path / "q.jsonl", ["hang", "fine"])
+    proc = subprocess.run([str(ragmeter_bin), "run", str(q), "--target-cmd", f"{sys.executable} {script}",
+                           "--out", str(tmp_path / "a.jsonl"), "--concurrency", "1", "--timeout", "1",
+                           "--max-attempts", "1"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 3
+    rows = read_jsonl(tmp_path / "a.jsonl")
+    assert rows[0]["run_error"]["kind"] == "timeout"
+    assert rows[1]["response"] == "ok fine"
