@@ -14,6 +14,7 @@ debian_packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libicu-dev libstemmer-dev
   libsqlite3-dev libcurl4-openssl-dev libssl-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libmimalloc-dev
+  libopenblas-dev  # --embedder local: the sentence encoder's matrix products (sgemm)
   libpoppler-cpp-dev libgumbo-dev libhnswlib-dev libcmark-dev  # ragmeter gen: PDF, HTML, vector index, Markdown
   python3-doc poppler-utils  # ragmeter gen tests: a real HTML document set; pdftotext cross-check
   libtasn1-doc  # ragmeter gen tests: a real PDF (the libtasn1 manual, 36 pages)
@@ -34,7 +35,8 @@ fi
 
 # Python oracles (reference implementations used only by tests and benchmarks).
 venv="$cache_dir/venv"
-python_packages=(pytest sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6 pytrec-eval-terrier==0.5.11 nltk)
+python_packages=(pytest sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6 pytrec-eval-terrier==0.5.11 nltk
+                 tokenizers==0.23.3 safetensors==0.8.0 numpy)  # the last three: the local embedder's oracles
 stamp="$venv/.ragmeter-stamp"
 want="${python_packages[*]}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
@@ -45,3 +47,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 echo "setup: ok (python oracles in $venv)"
+
+# The local sentence-embedding model (--embedder local), checked by SHA-256.
+bash "$(dirname "$0")/setup_embedder.sh"
