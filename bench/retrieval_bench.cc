@@ -8,10 +8,16 @@
 
 #include "ragmeter/retrieval.h"
 #include "ragmeter/trec.h"
+#include "ragmeter/trec_eval.h"
 
 namespace {
 
 constexpr unsigned kSeed = 42;
+
+// The measure families `ragmeter ir` printed by default before it took trec_eval's
+// "official" set: the figures in docs/performance.md are for these.
+const std::vector<std::string> kDefaultFamilies = {"map",    "Rprec", "recip_rank", "P",
+                                                   "recall", "ndcg",  "ndcg_cut",   "success"};
 
 struct Query {
   ragmeter::Ranking ranking;
@@ -61,7 +67,8 @@ void BM_TrecEvaluate(benchmark::State& state) {
     qrels[qid] = std::move(query.qrels);
   }
   for (auto _ : state) {
-    benchmark::DoNotOptimize(ragmeter::trec_evaluate(qrels, run, {.per_query = true}));
+    benchmark::DoNotOptimize(
+        ragmeter::trec_evaluate(qrels, run, {.per_query = true, .measures = kDefaultFamilies}));
   }
   state.SetItemsProcessed(state.iterations() * 1000);
 }

@@ -1,21 +1,19 @@
-// TREC qrels and run readers, and trec_eval-compatible evaluation (trec_eval 9.x).
+// TREC qrels and run readers (trec_eval 9.x's file formats).
 #include "ragmeter/trec.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <functional>
+#include <sstream>
 #include <limits>
 #include <map>
 #include <optional>
-#include <span>
 #include <string_view>
 #include <system_error>
 #include <type_traits>
@@ -24,10 +22,6 @@
 
 namespace ragmeter {
 namespace {
-
-// trec_eval's default cutoffs.
-constexpr std::array<int, 9> kRankCutoffs = {5, 10, 15, 20, 30, 100, 200, 500, 1000};
-constexpr std::array<int, 3> kSuccessCutoffs = {1, 5, 10};
 
 constexpr std::size_t kQrelsColumns = 4;  // qid iter docid rel
 constexpr std::size_t kRunColumns = 6;    // qid Q0 docid rank score tag
@@ -59,26 +53,33 @@ struct FilePosition {
   }
 };
 
-// Calls `on_line(fields, position)` for every line that is neither blank nor a
-// comment ('#' first, which trec_eval skips too). Stops at the first error.
+// Calls `on_line(fields, position)` for every line of `text` that is neither blank
+// nor a comment ('#' first, which trec_eval skips too). Stops at the first error.
 template <typename OnLine>
-Status for_each_record(const std::string& path, std::string_view kind, OnLine on_line) {
-  std::ifstream in(path);
-  if (!in) {
-    return not_found(fmt::format("cannot open {} file '{}': {}", kind, path, std::strerror(errno)));
-  }
-  FilePosition position{path};
-  std::string line;
-  while (std::getline(in, line)) {
+Status for_each_record(std::string_view text, const std::string& name, OnLine on_line) {
+  FilePosition position{name};
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     ++position.line;
     const std::vector<std::string_view> fields = split_fields(line);
     if (fields.empty() || fields.front().starts_with('#')) continue;
     RAGMETER_RETURN_IF_ERROR(on_line(fields, position));
   }
-  if (in.bad()) {
-    return unavailable(fmt::format("error reading {} file '{}'", kind, path));
-  }
   return ok_status();
+}
+
+// The whole of file `path`; NotFound when it cannot be opened.
+StatusOr<std::string> read_file(const std::string& path, std::string_view kind) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return not_found(fmt::format("cannot open {} file '{}': {}", kind, path, std::strerror(errno)));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return unavailable(fmt::format("error reading {} file '{}'", kind, path));
+  return text.str();
 }
 
 // Parses the whole of `text` as a T (int or double); nullopt otherwise.
@@ -124,75 +125,12 @@ Ranking ranked_ids(std::vector<RunEntry>& entries) {
   return ranking;
 }
 
-// ---------------------------------------------------------------------------------
-// Evaluation.
-
-// One output measure: its trec_eval name, its family (what -m selects) and how to
-// compute it for one query.
-struct Measure {
-  std::string family;
-  std::string name;
-  std::function<double(const Ranking&, const Judgements&)> compute;
-};
-
-using RankedMetric = double (*)(const Ranking&, const Judgements&, int);
-
-Measure at_cutoff(const std::string& family, const std::string& name, RankedMetric metric, int k) {
-  return {family, name,
-          [metric, k](const Ranking& r, const Judgements& q) { return metric(r, q, k); }};
-}
-
-// `family` over the whole ranking, named as the family.
-void add_whole(std::vector<Measure>& measures, const std::string& family, RankedMetric metric) {
-  measures.push_back(at_cutoff(family, family, metric, 0));
-}
-
-// `family` at every cutoff, named "<family>_<k>".
-void add_cut(std::vector<Measure>& measures, const std::string& family,
-             std::span<const int> cutoffs, RankedMetric metric) {
-  for (const int k : cutoffs) {
-    measures.push_back(at_cutoff(family, fmt::format("{}_{}", family, k), metric, k));
-  }
-}
-
-double graded_ndcg(const Ranking& ranking, const Judgements& qrels, int k) {
-  return ndcg_at_k(ranking, qrels, k, /*graded=*/true);
-}
-
-// Every supported measure, in the order trec_eval prints them (its measures.c table).
-const std::vector<Measure>& all_measures() {
-  static const std::vector<Measure>* const measures = new std::vector<Measure>([] {
-    std::vector<Measure> list;
-    add_whole(list, "map", average_precision);
-    list.push_back({"Rprec", "Rprec", r_precision});
-    add_whole(list, "recip_rank", reciprocal_rank);
-    add_cut(list, "P", kRankCutoffs, precision_at_k);
-    add_cut(list, "recall", kRankCutoffs, recall_at_k);
-    add_whole(list, "ndcg", graded_ndcg);
-    add_cut(list, "ndcg_cut", kRankCutoffs, graded_ndcg);
-    add_cut(list, "success", kSuccessCutoffs, hit_rate_at_k);
-    return list;
-  }());
-  return *measures;
-}
-
-std::vector<const Measure*> selected_measures(const TrecEvalOptions& options) {
-  std::vector<const Measure*> selected;
-  for (const Measure& measure : all_measures()) {
-    const bool wanted =
-        options.measures.empty() || std::find(options.measures.begin(), options.measures.end(),
-                                              measure.family) != options.measures.end();
-    if (wanted) selected.push_back(&measure);
-  }
-  return selected;
-}
-
 }  // namespace
 
-StatusOr<Qrels> read_qrels(const std::string& path) {
+StatusOr<Qrels> parse_qrels(std::string_view text, const std::string& name) {
   Qrels qrels;
   const Status status = for_each_record(
-      path, "qrels", [&](const std::vector<std::string_view>& fields, const FilePosition& at) {
+      text, name, [&](const std::vector<std::string_view>& fields, const FilePosition& at) {
         if (fields.size() != kQrelsColumns) {
           return at.error(
               fmt::format("expected {} columns (query iteration document relevance), "
@@ -215,10 +153,11 @@ StatusOr<Qrels> read_qrels(const std::string& path) {
   return qrels;
 }
 
-StatusOr<Run> read_run(const std::string& path) {
+StatusOr<Run> parse_run(std::string_view text, const std::string& name, std::string* run_tag) {
   std::map<std::string, std::vector<RunEntry>> entries;
+  bool first = true;
   const Status status = for_each_record(
-      path, "run", [&](const std::vector<std::string_view>& fields, const FilePosition& at) {
+      text, name, [&](const std::vector<std::string_view>& fields, const FilePosition& at) {
         if (fields.size() < kRunColumns) {
           return at.error(
               fmt::format("expected {} columns (query Q0 document rank score tag), "
@@ -229,6 +168,8 @@ StatusOr<Run> read_run(const std::string& path) {
         if (!score || std::isnan(*score)) {
           return at.error(fmt::format("score '{}' is not a number", fields[4]));
         }
+        if (first && run_tag != nullptr) *run_tag = std::string(fields[5]);
+        first = false;
         entries[std::string(fields[0])].push_back({std::string(fields[2]), *score});
         return ok_status();
       });
@@ -238,32 +179,14 @@ StatusOr<Run> read_run(const std::string& path) {
   return run;
 }
 
-std::vector<TrecMeasureValue> trec_evaluate(const Qrels& qrels, const Run& run,
-                                            const TrecEvalOptions& options) {
-  const std::vector<const Measure*> measures = selected_measures(options);
-  std::vector<TrecMeasureValue> lines;
-  std::vector<double> sums(measures.size(), 0.0);
-  long evaluated = 0;
-  // Run order is qid order (std::map, byte-wise like strcmp), which is trec_eval's.
-  for (const auto& [query, ranking] : run) {
-    const auto judged = qrels.find(query);
-    if (judged == qrels.end()) continue;  // no judgements: trec_eval ignores the query
-    for (std::size_t m = 0; m < measures.size(); ++m) {
-      const double value = measures[m]->compute(ranking, judged->second);
-      sums[m] += value;
-      if (options.per_query) lines.push_back({measures[m]->name, query, value});
-    }
-    ++evaluated;
-  }
-  if (evaluated == 0) return lines;
-  for (std::size_t m = 0; m < measures.size(); ++m) {
-    lines.push_back({measures[m]->name, "all", sums[m] / static_cast<double>(evaluated)});
-  }
-  return lines;
+StatusOr<Qrels> read_qrels(const std::string& path) {
+  RAGMETER_ASSIGN_OR_RETURN(const std::string text, read_file(path, "qrels"));
+  return parse_qrels(text, path);
 }
 
-std::string format_trec_line(const TrecMeasureValue& value) {
-  return fmt::format("{:<22}\t{}\t{:.4f}", value.measure, value.query, value.value);
+StatusOr<Run> read_run(const std::string& path, std::string* run_tag) {
+  RAGMETER_ASSIGN_OR_RETURN(const std::string text, read_file(path, "run"));
+  return parse_run(text, path, run_tag);
 }
 
 }  // namespace ragmeter

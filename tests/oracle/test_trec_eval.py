@@ -1,11 +1,12 @@
 """Oracle test: ragmeter's trec_eval-compatible evaluation against pytrec_eval (trec_eval 9).
 
-Generates, with a fixed seed, several qrels/run file pairs (binary and graded relevance
+Every measure of trec_eval's `-m all_trec` (pytrec_eval's, which wraps trec_eval's C code),
+with the options people use (-l, -J, -M, -c, -m with parameters). Generates, with a fixed seed, several qrels/run file pairs (binary and graded relevance
 0..3 with some negative levels, many score ties, scores equal only in single precision,
 duplicate document ids, queries without relevant documents, queries only in the run or
 only in the qrels, rankings shorter and longer than the cutoffs, empty runs, comments,
 blank lines, tabs, CRLF and extra columns) and requires every measure of every query, and
-every mean, to equal pytrec_eval's within 1e-9:
+every summary, to equal pytrec_eval's within 1e-9 (NaN where trec_eval gives NaN):
 
 - the probe <build>/probes/trec_probe (RAGMETER_BUILD_DIR, default /work/main/build)
   reads the files with ragmeter's readers and prints every value at full precision;
@@ -13,16 +14,22 @@ every mean, to equal pytrec_eval's within 1e-9:
 
 pytrec_eval takes a run as {query: {doc: score}}, which cannot hold a document twice: a
 duplicated document goes in with its best score, the place ragmeter counts it at (real
-trec_eval refuses such a run). pytrec_eval gives no means; trec_eval's "all" is the
-plain mean over the evaluated queries, so the test averages pytrec_eval's values.
+trec_eval refuses such a run). pytrec_eval gives no summaries; the test forms trec_eval's
+"all" from pytrec_eval's per-query values as trec_eval documents it: the mean over the
+evaluated queries (-c: over every query of the qrels, the missing ones 0), the sum for the
+num_* counts, exp(mean of the logs) for gm_map and gm_bpref (-c: log(0.00001) for each
+missing query). pytrec_eval has no -M: its oracle is trec_eval on the run cut to its first
+M documents in trec_eval's order.
 
 Run: RAGMETER_BUILD_DIR=/work/build-ir /root/.cache/ragmeter/venv/bin/python -m pytest -q \
      tests/oracle/test_trec_eval.py
 """
 
 import json
+import math
 import os
 import random
+import struct
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,11 +40,12 @@ import pytrec_eval
 BUILD_DIR = Path(os.environ.get("RAGMETER_BUILD_DIR", "/work/main/build"))
 PROBE = BUILD_DIR / "probes" / "trec_probe"
 CLI = BUILD_DIR / "ragmeter"
-MEASURES = {"P", "recall", "map", "Rprec", "recip_rank", "ndcg", "ndcg_cut", "success"}
-CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000]
-MEASURE_NAMES = (["map", "Rprec", "recip_rank", "ndcg"]
-                 + [f"{family}_{k}" for family in ("P", "recall", "ndcg_cut") for k in CUTOFFS]
-                 + ["success_1", "success_5", "success_10"])
+# Values trec_eval prints only in the summary (pytrec_eval gives them per query: 1 for
+# num_q, the log for gm_*), or only per query as text (relstring), or as text (runid).
+SUMMARY_ONLY = {"num_q", "gm_map", "gm_bpref"}
+TEXT = {"runid", "relstring"}
+SUMS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
+MIN_GEO_MEAN = 0.00001
 TOLERANCE = 1e-9
 SEED = 20250107
 MIN_QUERIES = 1000  # evaluated queries over all generated cases
@@ -177,56 +185,187 @@ def cases():
 CASES = cases()
 
 
-def pytrec_values(case):
+def trec_float(score):
+    """A score as trec_eval compares it: a C float (rounded to nearest, overflow to inf)."""
+    try:
+        return struct.unpack("f", struct.pack("f", score))[0]
+    except OverflowError:
+        return math.copysign(math.inf, score)
+
+
+def truncated_run(run, depth):
+    """The first `depth` documents of each query in trec_eval's order (score as a float,
+    descending; ties by document id descending): pytrec_eval's input for trec_eval -M."""
+    if not depth:
+        return run
+    out = {}
+    for qid, docs in run.items():
+        ranked = sorted(docs.items(), key=lambda item: (trec_float(item[1]), item[0]),
+                        reverse=True)
+        out[qid] = dict(ranked[:depth])
+    return out
+
+
+def pytrec_values(case, measures=("all_trec",), relevance_level=1, judged_only=False, depth=0):
     """pytrec_eval's per-query values; trec_eval evaluates only queries in both files."""
-    evaluator = pytrec_eval.RelevanceEvaluator(case.qrels, MEASURES)
-    return evaluator.evaluate({qid: docs for qid, docs in case.run.items() if docs})
+    evaluator = pytrec_eval.RelevanceEvaluator(case.qrels, set(measures),
+                                               relevance_level=relevance_level,
+                                               judged_docs_only_flag=judged_only)
+    run = truncated_run({qid: docs for qid, docs in case.run.items() if docs}, depth)
+    return evaluator.evaluate(run)
 
 
-def means(per_query):
-    if not per_query:
-        return {}
-    return {m: sum(values[m] for values in per_query.values()) / len(per_query)
-            for m in MEASURE_NAMES}
+def summary(per_query, n_qrels_queries=None):
+    """trec_eval's "all" line from per-query values (n_qrels_queries: -c)."""
+    evaluated = len(per_query)
+    queries = n_qrels_queries or evaluated
+    missing = queries - evaluated
+    out = {}
+    for measure in next(iter(per_query.values())):
+        values = [v[measure] for v in per_query.values()]
+        if measure in TEXT:
+            continue
+        if measure == "num_q":
+            out[measure] = queries
+        elif measure in SUMS:
+            out[measure] = sum(values)
+        elif measure in ("gm_map", "gm_bpref"):
+            out[measure] = math.exp((sum(values) + missing * math.log(MIN_GEO_MEAN)) / queries)
+        else:
+            out[measure] = sum(values) / queries
+    return out
 
 
-def run_probe(qrels_path, run_path):
+def run_probe(qrels_path, run_path, *options):
     if not PROBE.exists():
         pytest.fail(f"probe not built: {PROBE} (cmake --build <build> --target trec_probe)")
-    out = subprocess.run([str(PROBE), str(qrels_path), str(run_path)], check=True,
+    out = subprocess.run([str(PROBE), str(qrels_path), str(run_path), *options], check=True,
                          capture_output=True, text=True, timeout=60)
     return json.loads(out.stdout)
 
 
-def test_pytrec_eval_returns_the_measure_names_the_probe_prints():
-    evaluator = pytrec_eval.RelevanceEvaluator({"q": {"d": 1}}, MEASURES)
-    assert set(evaluator.evaluate({"q": {"d": 1.0}})["q"]) == set(MEASURE_NAMES)
+def same(got, expected):
+    if isinstance(expected, float) and math.isnan(expected):
+        return got is None  # the probe's JSON writes NaN as null
+    return got is not None and abs(got - expected) <= TOLERANCE
 
 
-def test_every_measure_of_every_query_matches_pytrec_eval(tmp_path):
-    compared, max_diff, mismatches = 0, 0.0, []
+class Comparison:
+    """Counts compared values and collects mismatches."""
+
+    def __init__(self):
+        self.compared, self.max_diff, self.mismatches = 0, 0.0, []
+
+    def check(self, where, got, expected):
+        self.compared += 1
+        if got is not None and not math.isnan(expected):
+            self.max_diff = max(self.max_diff, abs(got - expected))
+        if not same(got, expected):
+            self.mismatches.append((*where, got, expected))
+
+
+def compare_case(comparison, case, tmp_path, options, rename=None, **pytrec_args):
+    """Compares every value of `case` under probe `options` with pytrec_eval's."""
+    rename = rename or {}
+    expected = pytrec_values(case, **pytrec_args)
+    if not expected:
+        return 0
+    got = run_probe(*case.write(tmp_path), *options)
+    got_all = got.pop("all", {})
+    assert set(got) == set(expected), f"{case.name} {options}: evaluated queries differ"
+    for qid, values in expected.items():
+        for measure, value in values.items():
+            if measure in SUMMARY_ONLY or measure in TEXT:
+                continue
+            comparison.check((case.name, qid, measure), got[qid].get(rename.get(measure, measure)),
+                             value)
+    n_qrels = len(case.qrels) if "-c" in options else None
+    for measure, value in summary(expected, n_qrels).items():
+        comparison.check((case.name, "all", measure), got_all.get(rename.get(measure, measure)),
+                         value)
+    return len(expected)
+
+
+def test_pytrec_eval_all_trec_is_the_measures_the_probe_prints(tmp_path):
+    case = CASES[3]
+    expected = pytrec_values(case)
+    got = run_probe(*case.write(tmp_path), "-m", "all_trec")
+    printed = set(got["all"]) | set(next(v for q, v in got.items() if q != "all"))
+    assert set(next(iter(expected.values()))) - printed == set()
+    assert printed - set(next(iter(expected.values()))) == set()
+
+
+# (probe options, pytrec_eval arguments, measures renamed from pytrec_eval's to trec_eval's)
+OPTION_SETS = {
+    "defaults": ([], {}),
+    "relevance_level_2": (["-l", "2"], {"relevance_level": 2}),
+    "judged_only": (["-J"], {"judged_only": True}),
+    "depth_50": (["-M", "50"], {"depth": 50}),
+    "depth_7_level_2": (["-M", "7", "-l", "2"], {"depth": 7, "relevance_level": 2}),
+}
+
+
+@pytest.mark.parametrize("name", OPTION_SETS)
+def test_every_all_trec_measure_of_every_query_matches_pytrec_eval(name, tmp_path):
+    options, pytrec_args = OPTION_SETS[name]
+    comparison, queries = Comparison(), 0
     for case in CASES:
-        expected = pytrec_values(case)
-        got = run_probe(*case.write(tmp_path))
-        got_all = got.pop("all", {})
-        assert set(got) == set(expected), f"{case.name}: evaluated queries differ"
-        for qid, values in expected.items():
-            assert set(got[qid]) == set(values), f"{case.name} {qid}: measure names differ"
-            for measure, value in values.items():
-                diff = abs(got[qid][measure] - value)
-                max_diff = max(max_diff, diff)
-                if diff > TOLERANCE:
-                    mismatches.append((case.name, qid, measure, got[qid][measure], value))
-        for measure, value in means(expected).items():
-            diff = abs(got_all[measure] - value)
-            max_diff = max(max_diff, diff)
-            if diff > TOLERANCE:
-                mismatches.append((case.name, "all", measure, got_all[measure], value))
-        compared += len(expected)
-    print(f"\ntrec_eval oracle: {compared} queries x {len(MEASURE_NAMES)} measures compared, "
-          f"max abs diff {max_diff:.3g}")
-    assert not mismatches, f"{len(mismatches)} mismatches, first: {mismatches[:5]}"
-    assert compared >= MIN_QUERIES
+        queries += compare_case(comparison, case, tmp_path, ["-m", "all_trec", *options],
+                                **pytrec_args)
+    print(f"\ntrec_eval oracle ({name}): {comparison.compared} values of {queries} queries "
+          f"compared, max abs diff {comparison.max_diff:.3g}")
+    assert not comparison.mismatches, \
+        f"{len(comparison.mismatches)} mismatches, first: {comparison.mismatches[:5]}"
+    assert queries >= MIN_QUERIES
+
+
+def test_complete_average_over_every_qrels_query_matches(tmp_path):
+    """-c: pytrec_eval's per-query values averaged over every query of the qrels."""
+    comparison = Comparison()
+    for case in CASES[:4]:
+        compare_case(comparison, case, tmp_path, ["-m", "all_trec", "-c"])
+    assert comparison.compared > 0
+    assert not comparison.mismatches, comparison.mismatches[:5]
+
+
+def test_measure_parameters_match_pytrec_eval(tmp_path):
+    """-m with parameters, as trec_eval takes them (pytrec_eval names set_F and 11pt_avg
+    without their parameters; trec_eval appends them)."""
+    measures = ["P.5,7", "recall.3,250", "ndcg_cut.3,12", "map_cut.2,8", "success.2,3",
+                "relative_P.4", "iprec_at_recall.0.25,0.75", "Rprec_mult.0.5,1.5",
+                "set_F.0.5", "11pt_avg.0.2,0.5,0.8"]
+    options = [arg for m in measures for arg in ("-m", m)]
+    rename = {"set_F": "set_F_0.5", "11pt_avg": "11pt_avg_0.2,0.5,0.8"}
+    comparison = Comparison()
+    for case in CASES[2:4]:
+        compare_case(comparison, case, tmp_path, options, rename=rename, measures=measures)
+    assert comparison.compared > 1000
+    assert not comparison.mismatches, comparison.mismatches[:5]
+
+
+def fixture_case(qrels_name, run_name):
+    """A Case over the files in tests/data/trec (a duplicated document at its best score)."""
+    data = Path(__file__).resolve().parents[1] / "data" / "trec"
+    case = Case(f"{qrels_name}+{run_name}")
+    for line in (data / qrels_name).read_text().splitlines():
+        fields = line.split()
+        if fields and not fields[0].startswith("#"):
+            case.qrels.setdefault(fields[0], {})[fields[2]] = int(fields[3])
+            case.qrels_lines.append(line)
+    for line in (data / run_name).read_text().splitlines():
+        fields = line.split()
+        if fields and not fields[0].startswith("#"):
+            docs = case.run.setdefault(fields[0], {})
+            docs[fields[2]] = max(float(fields[4]), docs.get(fields[2], -math.inf))
+            case.run_lines.append(line)
+    return case
+
+
+def test_repository_trec_files_match_pytrec_eval(tmp_path):
+    case = fixture_case("qrels_graded.txt", "run_ties_duplicates.txt")
+    comparison = Comparison()
+    assert compare_case(comparison, case, tmp_path, ["-m", "all_trec"]) == 2
+    assert not comparison.mismatches, comparison.mismatches[:5]
 
 
 def test_unreadable_run_is_reported_with_file_and_line(tmp_path):
@@ -244,40 +383,76 @@ def test_unreadable_run_is_reported_with_file_and_line(tmp_path):
 def rounded_matches(printed, value):
     """trec_eval prints %.4f; a value within 1e-9 of a rounding boundary may round
     either way, so a printed value may also be off by the last digit there."""
+    if isinstance(value, float) and math.isnan(value):
+        return printed.strip() in ("nan", "-nan")
     return printed == f"{value:.4f}" or abs(float(printed) - value) <= 5e-5 + 1e-9
+
+
+def run_cli(*args):
+    if not CLI.exists():
+        pytest.skip(f"the ragmeter program is not built at {CLI} "
+                    "(cmake --build <build> --target ragmeter)")
+    return subprocess.run([str(CLI), "ir", *map(str, args)], capture_output=True, text=True,
+                          timeout=60)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.name in ("graded_small", "binary_small")],
                          ids=lambda c: c.name)
 def test_cli_prints_pytrec_eval_values_rounded(case, tmp_path):
-    if not CLI.exists():
-        pytest.skip(f"the ragmeter program is not built at {CLI} "
-                    "(cmake --build <build> --target ragmeter)")
     qrels_path, run_path = case.write(tmp_path)
-    out = subprocess.run([str(CLI), "ir", "-q", "--qrels", str(qrels_path), "--run",
-                          str(run_path)], capture_output=True, text=True, timeout=60)
+    out = run_cli("-q", "-m", "all_trec", "--qrels", qrels_path, "--run", run_path)
     assert out.returncode == 0, out.stderr
     expected = pytrec_values(case)
-    expected["all"] = means(expected)
+    expected["all"] = summary(expected)
     seen = 0
     for line in out.stdout.splitlines():
         measure, qid, printed = line.split("\t")
         assert len(measure) >= 22 and measure == measure.strip().ljust(22)
-        value = expected[qid][measure.strip()]
-        assert rounded_matches(printed, value), (qid, measure.strip(), printed, value)
+        measure = measure.strip()
+        if measure == "runid":
+            assert (qid, printed) == ("all", "tag")
+        elif measure == "relstring":
+            assert printed.startswith("'") and printed.endswith("'")
+        elif measure in SUMS or measure == "num_q":
+            assert printed == str(int(expected[qid][measure])), (qid, measure)
+        else:
+            assert rounded_matches(printed, expected[qid][measure]), \
+                (qid, measure, printed, expected[qid][measure])
         seen += 1
-    assert seen == len(expected) * len(MEASURE_NAMES)
+    per_query = len(next(iter(expected.values()))) - len(SUMMARY_ONLY) - 1  # runid: all only
+    summary_lines = len(expected["all"]) + 1  # + runid
+    assert seen == (len(expected) - 1) * per_query + summary_lines
+
+
+def test_cli_default_is_trec_eval_official_set(tmp_path):
+    case = CASES[3]
+    qrels_path, run_path = case.write(tmp_path)
+    out = run_cli("--qrels", qrels_path, "--run", run_path)
+    assert out.returncode == 0, out.stderr
+    names = [line.split("\t")[0].strip() for line in out.stdout.splitlines()]
+    official = ["runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
+                "Rprec", "bpref", "recip_rank"]
+    official += [f"iprec_at_recall_{x / 10:.2f}" for x in range(11)]
+    official += [f"P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)]
+    assert names == official
+
+
+@pytest.mark.parametrize("measure,message", [
+    ("P.0", "not a positive integer"), ("P.5,5", "given twice"), ("nosuch", "unknown measure"),
+    ("utility.1,2", "4 coefficients"), ("official.5", "takes no parameters")])
+def test_cli_bad_measure_exits_with_usage_code(measure, message, tmp_path):
+    qrels_path, run_path = CASES[3].write(tmp_path)
+    out = run_cli("-m", measure, "--qrels", qrels_path, "--run", run_path)
+    assert out.returncode == 2
+    assert message in out.stderr and out.stdout == ""
 
 
 def test_cli_unreadable_file_exits_with_usage_code(tmp_path):
-    if not CLI.exists():
-        pytest.skip(f"the ragmeter program is not built at {CLI}")
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 d1 1\nq1 0 d2\n")
     run = tmp_path / "run.txt"
     run.write_text("q1 Q0 d1 1 0.5 tag\n")
-    out = subprocess.run([str(CLI), "ir", "--qrels", str(qrels), "--run", str(run)],
-                         capture_output=True, text=True, timeout=60)
+    out = run_cli("--qrels", qrels, "--run", run)
     assert out.returncode == 2
     assert "qrels.txt:2: expected 4 columns" in out.stderr
     assert out.stdout == ""

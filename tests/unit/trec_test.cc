@@ -1,5 +1,6 @@
 // TREC readers and trec_eval-compatible evaluation, on the fixtures in tests/data/trec/.
 #include "ragmeter/trec.h"
+#include "ragmeter/trec_eval.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -35,6 +36,18 @@ double value_of(const std::vector<TrecMeasureValue>& lines, const std::string& m
     if (line.measure == measure && line.query == query) return line.value;
   }
   return std::nan("");
+}
+
+// The measure families ragmeter ir printed by default before it took trec_eval's
+// default set ("official"); these tests check their values and order.
+const std::vector<std::string> kFamilies = {"map",  "Rprec",    "recip_rank", "P",
+                                            "recall", "ndcg", "ndcg_cut",   "success"};
+
+// trec_evaluate's lines, which must come (the options are valid).
+std::vector<TrecMeasureValue> evaluate(const Qrels& qrels, const Run& run,
+                                       TrecEvalOptions options) {
+  if (options.measures.empty()) options.measures = kFamilies;
+  return must_read(trec_evaluate(qrels, run, options));
 }
 
 // The status of reading fixture `name`: OK when it reads.
@@ -113,7 +126,7 @@ class TrecEvaluateTest : public testing::Test {
 };
 
 TEST_F(TrecEvaluateTest, EvaluatesOnlyQueriesInBothRunAndQrels) {
-  const auto lines = trec_evaluate(qrels_, run_, {.per_query = true});
+  const auto lines = evaluate(qrels_, run_, {.per_query = true});
   // q3 is judged but not run, q4 is run but not judged: neither is evaluated.
   for (const TrecMeasureValue& line : lines) {
     EXPECT_TRUE(line.query == "q1" || line.query == "q2" || line.query == "all") << line.query;
@@ -121,7 +134,7 @@ TEST_F(TrecEvaluateTest, EvaluatesOnlyQueriesInBothRunAndQrels) {
 }
 
 TEST_F(TrecEvaluateTest, PerQueryValuesFollowTrecEvalOrderingAndGains) {
-  const auto lines = trec_evaluate(qrels_, run_, {.per_query = true});
+  const auto lines = evaluate(qrels_, run_, {.per_query = true});
   // q1 ranks d3 (2), d2 (0), d1 (1); R = 2.
   EXPECT_NEAR(value_of(lines, "map", "q1"), (1.0 + 2.0 / 3) / 2, kTolerance);
   EXPECT_NEAR(value_of(lines, "Rprec", "q1"), 0.5, kTolerance);
@@ -138,14 +151,14 @@ TEST_F(TrecEvaluateTest, PerQueryValuesFollowTrecEvalOrderingAndGains) {
 }
 
 TEST_F(TrecEvaluateTest, AllIsTheMeanOverEvaluatedQueries) {
-  const auto lines = trec_evaluate(qrels_, run_);
+  const auto lines = evaluate(qrels_, run_, {});
   EXPECT_NEAR(value_of(lines, "map", "all"), (1.0 + 2.0 / 3) / 2 / 2, kTolerance);
   EXPECT_NEAR(value_of(lines, "P_10", "all"), 0.2 / 2, kTolerance);
   EXPECT_TRUE(std::isnan(value_of(lines, "map", "q1")));  // no per-query lines without -q
 }
 
 TEST_F(TrecEvaluateTest, LinesComeInTrecEvalMeasureOrder) {
-  const auto lines = trec_evaluate(qrels_, run_);
+  const auto lines = evaluate(qrels_, run_, {});
   std::vector<std::string> names;
   for (const TrecMeasureValue& line : lines) names.push_back(line.measure);
   ASSERT_EQ(names.size(), 34u);
@@ -163,7 +176,7 @@ TEST_F(TrecEvaluateTest, LinesComeInTrecEvalMeasureOrder) {
 }
 
 TEST_F(TrecEvaluateTest, PerQueryLinesComeBeforeAllGroupedByQuery) {
-  const auto lines = trec_evaluate(qrels_, run_, {.per_query = true});
+  const auto lines = evaluate(qrels_, run_, {.per_query = true});
   ASSERT_EQ(lines.size(), 3u * 34u);
   EXPECT_EQ(lines[0].query, "q1");
   EXPECT_EQ(lines[33].query, "q1");
@@ -172,7 +185,7 @@ TEST_F(TrecEvaluateTest, PerQueryLinesComeBeforeAllGroupedByQuery) {
 }
 
 TEST_F(TrecEvaluateTest, MeasureFamiliesSelectLinesKeepingTrecEvalOrder) {
-  const auto lines = trec_evaluate(qrels_, run_, {.measures = {"success", "map"}});
+  const auto lines = evaluate(qrels_, run_, {.measures = {"success", "map"}});
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0].measure, "map");
   EXPECT_EQ(lines[1].measure, "success_1");
@@ -180,12 +193,19 @@ TEST_F(TrecEvaluateTest, MeasureFamiliesSelectLinesKeepingTrecEvalOrder) {
 
 TEST_F(TrecEvaluateTest, NoQueryInCommonGivesNoLines) {
   const Qrels other = {{"q9", {{"d1", 1}}}};
-  EXPECT_TRUE(trec_evaluate(other, run_, {.per_query = true}).empty());
+  EXPECT_TRUE(evaluate(other, run_, {.per_query = true}).empty());
 }
 
 TEST(TrecFormat, PadsMeasureNameAndRoundsToFourDecimals) {
   EXPECT_EQ(format_trec_line({"P_5", "q1", 0.4}), "P_5                   \tq1\t0.4000");
   EXPECT_EQ(format_trec_line({"map", "all", 2.0 / 3}), "map                   \tall\t0.6667");
+}
+
+TEST(TrecFormat, CountsAreIntegersAndTextIsPrintedAsIs) {
+  EXPECT_EQ(format_trec_line({"num_ret", "all", 1500.0, TrecValueKind::kCount}),
+            "num_ret               \tall\t1500");
+  EXPECT_EQ(format_trec_line({"runid", "all", 0.0, TrecValueKind::kText, "bm25"}),
+            "runid                 \tall\tbm25");
 }
 
 }  // namespace

@@ -1,0 +1,316 @@
+// trec_eval's measure table (its measures.c order, defaults and summaries) and the
+// parsing of `-m` selections: "name", "name.params", or a set name.
+#include "eval/trec_measure_table.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace ragmeter::trec {
+namespace {
+
+constexpr std::string_view kRankCutoffs = "5,10,15,20,30,100,200,500,1000";
+constexpr std::string_view kRecallLevels = "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0";
+
+void put(std::span<double> out, double value) { out[0] = value; }
+
+// A measure with one value per cutoff, computed by `fn(ranking, cutoff)`.
+template <double (*Fn)(const TrecJudgedRanking&, long)>
+void per_cutoff(const QueryContext& q, const Params& p, std::span<double> out) {
+  for (std::size_t c = 0; c < p.cutoffs.size(); ++c) out[c] = Fn(q.ranking, p.cutoffs[c]);
+}
+
+template <double (*Fn)(const TrecJudgedRanking&)>
+void single(const QueryContext& q, const Params&, std::span<double> out) {
+  put(out, Fn(q.ranking));
+}
+
+template <double (*Fn)(const TrecJudgedRanking&, std::span<const TrecGain>)>
+void with_gains(const QueryContext& q, const Params& p, std::span<double> out) {
+  put(out, Fn(q.ranking, trec_gains(q.ranking, p.gains)));
+}
+
+void copy_values(const std::vector<double>& values, std::span<double> out) {
+  std::copy(values.begin(), values.end(), out.begin());
+}
+
+constexpr auto kReal = TrecValueKind::kReal;
+constexpr auto kCount = TrecValueKind::kCount;
+constexpr auto kText = TrecValueKind::kText;
+
+// clang-format off
+constexpr std::array kMeasures = {
+  MeasureDef{"runid", ParamKind::kNone, "", Summary::kRunId, false, kText,
+             [](const QueryContext&, const Params&, std::span<double>) {}},
+  MeasureDef{"num_q", ParamKind::kNone, "", Summary::kQueries, false, kCount,
+             [](const QueryContext&, const Params&, std::span<double> out) { put(out, 1); }},
+  MeasureDef{"num_ret", ParamKind::kNone, "", Summary::kSum, true, kCount,
+             [](const QueryContext& q, const Params&, std::span<double> out) {
+               put(out, static_cast<double>(q.ranking.num_ret())); }},
+  MeasureDef{"num_rel", ParamKind::kNone, "", Summary::kSum, true, kCount,
+             [](const QueryContext& q, const Params&, std::span<double> out) {
+               put(out, static_cast<double>(q.ranking.num_rel)); }},
+  MeasureDef{"num_rel_ret", ParamKind::kNone, "", Summary::kSum, true, kCount,
+             [](const QueryContext& q, const Params&, std::span<double> out) {
+               put(out, static_cast<double>(q.ranking.num_rel_ret)); }},
+  MeasureDef{"map", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             single<trec_average_precision>},
+  MeasureDef{"gm_map", ParamKind::kNone, "", Summary::kGeometric, false, kReal,
+             single<trec_log_average_precision>},
+  MeasureDef{"Rprec", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             single<trec_r_precision>},
+  MeasureDef{"bpref", ParamKind::kNone, "", Summary::kMean, true, kReal, single<trec_bpref>},
+  MeasureDef{"recip_rank", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             single<trec_reciprocal_rank>},
+  MeasureDef{"iprec_at_recall", ParamKind::kDoubleCutoffs, kRecallLevels, Summary::kMean, true,
+             kReal, [](const QueryContext& q, const Params& p, std::span<double> out) {
+               copy_values(trec_interpolated_precision(q.ranking, p.numbers), out); }},
+  MeasureDef{"P", ParamKind::kLongCutoffs, kRankCutoffs, Summary::kMean, true, kReal,
+             per_cutoff<trec_precision_at>},
+  MeasureDef{"relstring", ParamKind::kDoubles, "10", Summary::kNone, true, kText,
+             [](const QueryContext&, const Params&, std::span<double>) {}},
+  MeasureDef{"recall", ParamKind::kLongCutoffs, kRankCutoffs, Summary::kMean, true, kReal,
+             per_cutoff<trec_recall_at>},
+  MeasureDef{"infAP", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             single<trec_inferred_ap>},
+  MeasureDef{"gm_bpref", ParamKind::kNone, "", Summary::kGeometric, false, kReal,
+             single<trec_log_bpref>},
+  MeasureDef{"Rprec_mult", ParamKind::kDoubleCutoffs, "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0",
+             Summary::kMean, true, kReal,
+             [](const QueryContext& q, const Params& p, std::span<double> out) {
+               copy_values(trec_r_precision_multiples(q.ranking, p.numbers), out); }},
+  MeasureDef{"utility", ParamKind::kDoubles, "1.0,-1.0,0.0,0.0", Summary::kMean, true, kReal,
+             [](const QueryContext& q, const Params& p, std::span<double> out) {
+               put(out, trec_utility(q.ranking, p.numbers, q.options.num_docs_in_collection)); }},
+  MeasureDef{"11pt_avg", ParamKind::kDoubles, kRecallLevels, Summary::kMean, true, kReal,
+             [](const QueryContext& q, const Params& p, std::span<double> out) {
+               put(out, trec_11pt_average(q.ranking, p.numbers)); }},
+  MeasureDef{"binG", ParamKind::kNone, "", Summary::kMean, true, kReal, single<trec_binary_g>},
+  MeasureDef{"G", ParamKind::kGains, "", Summary::kMean, true, kReal, with_gains<trec_g>},
+  MeasureDef{"ndcg", ParamKind::kGains, "", Summary::kMean, true, kReal,
+             with_gains<trec_ndcg>},
+  MeasureDef{"ndcg_rel", ParamKind::kGains, "", Summary::kMean, true, kReal,
+             with_gains<trec_ndcg_rel>},
+  MeasureDef{"Rndcg", ParamKind::kGains, "", Summary::kMean, true, kReal,
+             with_gains<trec_r_ndcg>},
+  MeasureDef{"ndcg_cut", ParamKind::kLongCutoffs, kRankCutoffs, Summary::kMean, true, kReal,
+             per_cutoff<trec_ndcg_at>},
+  MeasureDef{"map_cut", ParamKind::kLongCutoffs, kRankCutoffs, Summary::kMean, true, kReal,
+             per_cutoff<trec_average_precision_at>},
+  MeasureDef{"relative_P", ParamKind::kLongCutoffs, kRankCutoffs, Summary::kMean, true, kReal,
+             per_cutoff<trec_relative_precision_at>},
+  MeasureDef{"success", ParamKind::kLongCutoffs, "1,5,10", Summary::kMean, true, kReal,
+             per_cutoff<trec_success_at>},
+  MeasureDef{"set_P", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             single<trec_set_precision>},
+  MeasureDef{"set_relative_P", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             single<trec_set_relative_precision>},
+  MeasureDef{"set_recall", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             single<trec_set_recall>},
+  MeasureDef{"set_map", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             single<trec_set_map>},
+  MeasureDef{"set_F", ParamKind::kDoubles, "1.0", Summary::kMean, true, kReal,
+             [](const QueryContext& q, const Params& p, std::span<double> out) {
+               put(out, trec_set_f(q.ranking, p.numbers.front())); }},
+  MeasureDef{"num_nonrel_judged_ret", ParamKind::kNone, "", Summary::kSum, true, kCount,
+             [](const QueryContext& q, const Params&, std::span<double> out) {
+               put(out, static_cast<double>(trec_num_nonrel_judged_ret(q.ranking))); }},
+};
+// clang-format on
+
+// trec_eval's measure sets (its "nicknames"); all_trec is the whole table.
+constexpr std::array<std::string_view, 12> kOfficial = {
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map",
+    "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"};
+constexpr std::array<std::string_view, 11> kSet = {
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility",
+    "set_P", "set_recall", "set_relative_P", "set_map", "set_F"};
+
+const MeasureDef* find_measure(std::string_view name) {
+  for (const MeasureDef& def : kMeasures) {
+    if (def.name == name) return &def;
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> split_commas(std::string_view text) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma - start));
+    if (comma == std::string_view::npos) return parts;
+    start = comma + 1;
+  }
+}
+
+bool parse_long(std::string_view text, long& value) {
+  const std::string s(text);
+  if (s.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtol(s.c_str(), &end, 10);
+  return errno == 0 && end == s.c_str() + s.size();
+}
+
+bool parse_double(std::string_view text, double& value) {
+  const std::string s(text);
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s.front()))) return false;
+  char* end = nullptr;
+  value = std::strtod(s.c_str(), &end);
+  return end == s.c_str() + s.size() && std::isfinite(value);
+}
+
+Status bad(std::string_view measure, std::string_view params, std::string_view why) {
+  return invalid_argument(fmt::format("measure '{}.{}': {}", measure, params, why));
+}
+
+// Parses `text` as `def`'s parameters into `params`.
+Status parse_params(const MeasureDef& def, std::string_view text, Params& params) {
+  const std::vector<std::string_view> parts = split_commas(text);
+  switch (def.params) {
+    case ParamKind::kNone:
+      return bad(def.name, text, "this measure takes no parameters");
+    case ParamKind::kLongCutoffs:
+      for (const std::string_view part : parts) {
+        long cutoff = 0;
+        if (!parse_long(part, cutoff) || cutoff <= 0) {
+          return bad(def.name, text, fmt::format("cutoff '{}' is not a positive integer", part));
+        }
+        params.cutoffs.push_back(cutoff);
+      }
+      std::sort(params.cutoffs.begin(), params.cutoffs.end());
+      if (std::adjacent_find(params.cutoffs.begin(), params.cutoffs.end()) !=
+          params.cutoffs.end()) {
+        return bad(def.name, text, "a cutoff is given twice");
+      }
+      return ok_status();
+    case ParamKind::kDoubleCutoffs:
+    case ParamKind::kDoubles:
+      for (const std::string_view part : parts) {
+        double number = 0;
+        if (!parse_double(part, number)) {
+          return bad(def.name, text, fmt::format("'{}' is not a number", part));
+        }
+        params.numbers.push_back(number);
+      }
+      if (def.params == ParamKind::kDoubleCutoffs) {
+        std::sort(params.numbers.begin(), params.numbers.end());
+        if (std::adjacent_find(params.numbers.begin(), params.numbers.end()) !=
+            params.numbers.end()) {
+          return bad(def.name, text, "a cutoff is given twice");
+        }
+      }
+      if (def.name == "utility" && params.numbers.size() != 4) {
+        return bad(def.name, text, "utility takes 4 coefficients (a,b,c,d)");
+      }
+      return ok_status();
+    case ParamKind::kGains:
+      for (const std::string_view part : parts) {
+        const std::size_t equals = part.find('=');
+        long level = 0;
+        double gain = 0;
+        if (equals == std::string_view::npos || !parse_long(part.substr(0, equals), level) ||
+            !parse_double(part.substr(equals + 1), gain)) {
+          return bad(def.name, text,
+                     fmt::format("'{}' is not level=gain (e.g. ndcg.1=1,2=3)", part));
+        }
+        params.gains.emplace_back(level, gain);
+      }
+      return ok_status();
+  }
+  return ok_status();
+}
+
+// The output names of `selected`'s values.
+std::vector<std::string> value_names(const MeasureDef& def, const Params& params) {
+  std::vector<std::string> names;
+  switch (def.params) {
+    case ParamKind::kLongCutoffs:
+      for (const long cutoff : params.cutoffs) names.push_back(fmt::format("{}_{}", def.name, cutoff));
+      break;
+    case ParamKind::kDoubleCutoffs:
+      for (const double cutoff : params.numbers) {
+        names.push_back(fmt::format("{}_{:.2f}", def.name, cutoff));
+      }
+      break;
+    default:
+      // Parameters given on the command line become part of the name, as trec_eval does.
+      names.push_back(params.text.empty() ? std::string(def.name)
+                                          : fmt::format("{}_{}", def.name, params.text));
+  }
+  return names;
+}
+
+// Marks `name` (a measure or a set) in `marked`.
+Status mark(std::string_view name, std::vector<bool>& marked) {
+  const auto mark_list = [&](auto names) {
+    for (const std::string_view n : names) marked[find_measure(n) - kMeasures.data()] = true;
+  };
+  if (name == "official") {
+    mark_list(kOfficial);
+  } else if (name == "set") {
+    mark_list(kSet);
+  } else if (name == "all_trec") {
+    std::fill(marked.begin(), marked.end(), true);
+  } else if (const MeasureDef* def = find_measure(name)) {
+    marked[def - kMeasures.data()] = true;
+  } else {
+    return invalid_argument(fmt::format(
+        "unknown measure '{}' (trec_eval's names, e.g. map, P.5,10, ndcg_cut.10; sets: "
+        "official, all_trec, set; `ragmeter ir --help` lists them)",
+        name));
+  }
+  return ok_status();
+}
+
+}  // namespace
+
+std::span<const MeasureDef> measure_table() { return kMeasures; }
+
+StatusOr<std::vector<Selected>> select_measures(const std::vector<std::string>& specs) {
+  std::vector<bool> marked(kMeasures.size(), false);
+  std::vector<std::string> given_params(kMeasures.size());
+  std::vector<bool> has_params(kMeasures.size(), false);
+  const std::vector<std::string> official = {"official"};
+  for (const std::string& spec : specs.empty() ? official : specs) {
+    const std::size_t dot = spec.find('.');
+    const std::string_view name = std::string_view(spec).substr(0, dot);
+    RAGMETER_RETURN_IF_ERROR(mark(name, marked));
+    if (dot == std::string::npos) continue;
+    const MeasureDef* def = find_measure(name);
+    if (def == nullptr) {
+      return invalid_argument(fmt::format("measure set '{}' takes no parameters ('{}')", name, spec));
+    }
+    const std::size_t index = def - kMeasures.data();
+    if (!has_params[index]) {  // trec_eval uses the first parameters given
+      has_params[index] = true;
+      given_params[index] = spec.substr(dot + 1);
+      if (given_params[index].empty()) {
+        return invalid_argument(fmt::format("measure '{}': empty parameters", spec));
+      }
+    }
+  }
+  std::vector<Selected> selected;
+  for (std::size_t m = 0; m < kMeasures.size(); ++m) {
+    if (!marked[m]) continue;
+    const MeasureDef& def = kMeasures[m];
+    Selected s{&def, {}, {}};
+    if (has_params[m]) {
+      s.params.text = given_params[m];
+      RAGMETER_RETURN_IF_ERROR(parse_params(def, given_params[m], s.params));
+    } else if (!def.defaults.empty()) {
+      RAGMETER_RETURN_IF_ERROR(parse_params(def, def.defaults, s.params));
+    }
+    s.names = value_names(def, s.params);
+    selected.push_back(std::move(s));
+  }
+  return selected;
+}
+
+}  // namespace ragmeter::trec
