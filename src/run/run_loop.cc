@@ -20,6 +20,7 @@
 #include "llm/response_cache.h"
 #include "llm/retry_policy.h"
 #include "ragmeter/run.h"
+#include "run/answer_record.h"
 
 namespace ragmeter {
 namespace {
@@ -121,7 +122,7 @@ double quantile(const std::vector<double>& sorted, double q) {
 class RunLoop {
  public:
   RunLoop(RowReader& reader, Target& target, const RunOptions& options, RunSink& sink,
-          const RunProgress& progress, llm::ResponseCache* record)
+          const RunProgress& progress, run::AnswerRecord* record)
       : reader_(reader),
         target_(target),
         options_(options),
@@ -156,7 +157,7 @@ class RunLoop {
   const RunOptions& options_;
   RunSink& sink_;
   const RunProgress& progress_;
-  llm::ResponseCache* record_;
+  run::AnswerRecord* record_;
   std::string identity_;
   llm::RateLimiter limiter_;
   std::mt19937_64 random_;
@@ -340,7 +341,7 @@ Status RunLoop::on_completion(Completion completion) {
     summary_.completion_tokens += answer.completion_tokens.value_or(0);
     finish(slot, std::move(completion.outcome));
     if (record_ != nullptr) {
-      RAGMETER_RETURN_IF_ERROR(record_->put(slot->key, "run_answer", record_value(slot->row).dump()));
+      RAGMETER_RETURN_IF_ERROR(record_->put(slot->key, record_value(slot->row).dump()));
     }
     return ok_status();
   }
@@ -405,6 +406,8 @@ StatusOr<RunSummary> RunLoop::run() {
     for (Completion& completion : completions) {
       RAGMETER_RETURN_IF_ERROR(on_completion(std::move(completion)));
     }
+    // One transaction for the answers of this wake-up (answer_record.h says why).
+    if (record_ != nullptr) RAGMETER_RETURN_IF_ERROR(record_->commit());
   }
   summary_.rows = rows_read_;
   summary_.wall_seconds = now();
@@ -426,10 +429,9 @@ StatusOr<RunSummary> RunLoop::run() {
 
 StatusOr<RunSummary> run_target(RowReader& reader, Target& target, const RunOptions& options,
                                 RunSink& sink, const RunProgress& progress) {
-  std::unique_ptr<llm::ResponseCache> record;
+  std::unique_ptr<run::AnswerRecord> record;
   if (!options.record_path.empty()) {
-    RAGMETER_ASSIGN_OR_RETURN(record, llm::open_response_cache(
-                                          llm::CacheOptions{options.record_path, llm::CacheMode::kReadWrite}));
+    RAGMETER_ASSIGN_OR_RETURN(record, run::AnswerRecord::open(options.record_path));
   }
   RunLoop loop(reader, target, options, sink, progress, record.get());
   return loop.run();

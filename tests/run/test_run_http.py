@@ -189,7 +189,7 @@ def test_sigkill_mid_run_then_restart_asks_only_unanswered_questions(ragmeter_bi
             return 0
         with sqlite3.connect(record) as db:
             try:
-                return db.execute("SELECT count(*) FROM responses").fetchone()[0]
+                return db.execute("SELECT count(*) FROM answers").fetchone()[0]
             except sqlite3.OperationalError:
                 return 0
 

@@ -9,6 +9,7 @@
 #include "exit_codes.h"
 #include "progress.h"
 #include "ragmeter/dataset.h"
+#include "ragmeter/llm.h"
 #include "ragmeter/run.h"
 
 namespace ragmeter::cli {
@@ -38,7 +39,38 @@ struct RunArgs {
   int give_up_after = 10;
   bool allow_failures = false;
   bool quiet = false;
+  // --target baseline
+  std::string docs, llm_url, llm_model, llm_key_env = "OPENAI_API_KEY";
+  std::size_t top_k = 4, chunk_size = 1000, chunk_overlap = 100;
+  int llm_max_tokens = 256;
 };
+
+StatusOr<std::unique_ptr<Target>> make_baseline(const RunArgs& args) {
+  if (args.docs.empty() || args.llm_url.empty() || args.llm_model.empty()) {
+    return invalid_argument("--target baseline needs --docs DIR, --llm-url URL and --llm-model NAME");
+  }
+  llm::ClientOptions client;
+  client.endpoint.base_url = args.llm_url;
+  client.endpoint.model = args.llm_model;
+  client.endpoint.api_key_env = args.llm_key_env;
+  client.endpoint.timeout_seconds = args.timeout;
+  client.limits.max_in_flight = args.concurrency;
+  client.retry.max_attempts = args.max_attempts;
+  client.cache.mode = llm::CacheMode::kOff;  // the run's record keeps the answers
+  client.keep_traces = false;
+  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> chat, llm::make_client(client));
+  BaselineTargetOptions options;
+  options.docs = args.docs;
+  options.chunk_size = args.chunk_size;
+  options.chunk_overlap = args.chunk_overlap;
+  options.top_k = args.top_k;
+  options.chat = std::move(chat);
+  options.model = args.llm_model;
+  options.endpoint = args.llm_url;
+  options.max_tokens = args.llm_max_tokens;
+  options.workers = args.concurrency;
+  return make_baseline_target(options);
+}
 
 // Splits "NAME=VALUE" (or "NAME: VALUE" when `colon`) at the first separator.
 StatusOr<std::pair<std::string, std::string>> split_pair(const std::string& spec, char separator,
@@ -53,6 +85,7 @@ StatusOr<std::pair<std::string, std::string>> split_pair(const std::string& spec
 }
 
 StatusOr<std::unique_ptr<Target>> make_target(const RunArgs& args) {
+  if (args.target == "baseline") return make_baseline(args);
   if (!args.target_cmd.empty()) {
     CommandTargetOptions options;
     options.command = args.target_cmd;
@@ -210,6 +243,8 @@ CommandRun add_run_command(CLI::App& parent) {
       "      --body '{\"query\": \"{{question}}\", \"k\": 5}' --answer data.answer \\\n"
       "      --contexts data.sources --context-text content --header-env 'Authorization=MY_TOKEN'\n"
       "  ragmeter run testset.jsonl --target-cmd 'python my_rag.py' --concurrency 4 --out a.jsonl\n"
+      "  ragmeter run testset.jsonl --target baseline --docs docs/ --llm-url http://localhost:8080/v1 \\\n"
+      "      --llm-model qwen2.5 --top-k 4 --out baseline.jsonl\n"
       "See docs/run.md.\n\n"
       "Exit codes: 0 every row answered; 2 bad usage, or the target failed every question\n"
       "(the run stops early); 3 some rows have run_error (--allow-failures: 0).");
@@ -217,7 +252,9 @@ CommandRun add_run_command(CLI::App& parent) {
       ->required();
   cmd->add_option("--out,-o", args->out, "Answers (JSONL), in input order")->required();
   cmd->add_option("--summary", args->summary, "Run summary JSON (latency, errors by kind, requests)");
-  cmd->add_option("--target", args->target, "The RAG system's HTTP endpoint (http:// or https://)");
+  cmd->add_option("--target", args->target,
+                  "The RAG system's HTTP endpoint (http:// or https://), or 'baseline' for ragmeter's "
+                  "own (--docs, --llm-url, --llm-model)");
   cmd->add_option("--target-cmd", args->target_cmd,
                   "A command answering JSON lines on stdin/stdout, e.g. \"python my_rag.py\"");
   cmd->add_option("--method", args->method, "HTTP method: POST (body) or GET (query parameters)")
@@ -266,6 +303,21 @@ CommandRun add_run_command(CLI::App& parent) {
                   "Stop when the first N questions asked all failed (0: never)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--docs", args->docs, "--target baseline: the folder of documents it retrieves from");
+  cmd->add_option("--llm-url", args->llm_url, "--target baseline: OpenAI-compatible base URL (ending in /v1)");
+  cmd->add_option("--llm-model", args->llm_model, "--target baseline: the chat model answering");
+  cmd->add_option("--llm-key-env", args->llm_key_env, "--target baseline: the key's environment variable")
+      ->capture_default_str();
+  cmd->add_option("--llm-max-tokens", args->llm_max_tokens, "--target baseline: tokens per answer")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--top-k", args->top_k, "--target baseline: chunks retrieved per question")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--chunk-size", args->chunk_size, "--target baseline: characters per chunk")
+      ->capture_default_str();
+  cmd->add_option("--chunk-overlap", args->chunk_overlap, "--target baseline: characters of overlap")
+      ->capture_default_str();
   cmd->add_flag("--allow-failures", args->allow_failures, "Exit 0 even when rows have run_error");
   cmd->add_flag("--quiet,-q", args->quiet, "No summary and no progress display");
   return [args] { return run_run(*args); };
