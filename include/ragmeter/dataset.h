@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -65,6 +67,16 @@ class RowReader {
 // extension.
 StatusOr<std::unique_ptr<RowReader>> open_dataset(const std::string& path,
                                                   DatasetFormat format = DatasetFormat::kAuto);
+
+// A reader over rows already in memory (a Python binding's converted dicts, a test's
+// rows), so they go through the same checks as rows read from a file. Takes the rows by
+// value: move them in to avoid a copy; each next() moves its row out. Row i gets
+// index i and line i + 1 (so errors say "NAME:3: ..." for the third row); `name` plays
+// the file's part in errors. A row that is not a JSON object, or holds a string (or a
+// field name) that is not valid UTF-8, is a RowError with the message the file readers
+// give (naming the top-level field), but no column. Not thread-safe.
+std::unique_ptr<RowReader> make_memory_row_reader(std::vector<nlohmann::ordered_json> rows,
+                                                  std::string name = "<memory>");
 
 // Returns true when `text` is valid UTF-8; otherwise false and, if `bad_offset` is
 // given, the byte offset of the first invalid sequence.

@@ -3,8 +3,12 @@
 //
 // Memory holds one batch of rows (EvalOptions::batch_rows) plus one double per scored
 // (sample, metric) for the summary statistics.
+//
+// Rows held in memory: make_memory_row_reader (dataset.h) reads them as a dataset, and
+// evaluate_rows (evaluate_rows.h) returns every row's results with the summary.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -43,6 +47,13 @@ struct EvalOptions {
   // with many metrics and their evidence stays within tens of MB. Larger batches keep
   // threads busier at the cost of memory.
   std::size_t batch_rows = 4096;
+  // Stops the run when it becomes true; set it from any thread (a Ctrl-C handler, the
+  // progress callback). Checked before each batch and before each sample: no sample
+  // starts after it is seen, the samples being scored finish, the rows before the first
+  // unfinished one go to the sink and the rest are dropped; evaluate then returns the
+  // summary of the rows the sink saw, with EvalSummary::cancelled set. Not owned; must
+  // outlive the run. Null: the run cannot be cancelled.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Receives results in input order, from the calling thread. Implementations write
@@ -54,6 +65,12 @@ class ResultSink {
   virtual Status on_row(const Row& row, const std::vector<MetricResult>& results) = 0;
   // One row that could not be read or turned into a sample, at its place in input order.
   virtual Status on_rejected(const RowError& error) = 0;
+  // on_row for a sink that keeps what it is given: evaluate hands over the row and its
+  // results when it no longer needs them, so such a sink moves instead of copying. The
+  // default calls on_row.
+  virtual Status take_row(Row&& row, std::vector<MetricResult>&& results) {
+    return on_row(row, results);
+  }
 };
 
 struct MetricSummary {
@@ -80,22 +97,34 @@ std::optional<RagasScore> ragas_score(const std::vector<MetricSummary>& metrics)
 struct EvalSummary {
   std::vector<MetricSummary> metrics;
   std::optional<RagasScore> ragas;  // ragas_score(metrics)
-  std::int64_t rows_read = 0;      // every row seen, good or bad
+  std::int64_t rows_read = 0;      // every row the sink saw, good or bad
   std::int64_t rows_rejected = 0;  // rows that could not be read or converted
+  // True when EvalOptions::cancel stopped the run: the summary covers the rows the
+  // sink saw, which are a prefix of the input.
+  bool cancelled = false;
 };
 
-// Called after each batch with the number of rows seen so far. May be empty.
+// Progress of a run: the number of rows finished so far (scored, or rejected). Called
+// on the thread that called evaluate, never concurrently: while a batch is scored
+// about every 100 ms (the calling thread then waits for the scoring threads instead
+// of scoring itself), and after each batch. It may set EvalOptions::cancel. May be
+// empty: the calling thread then scores too.
 using ProgressCallback = std::function<void(std::int64_t rows_seen)>;
 
 // Scores every row of `reader` (the file name is used in error messages). Each
 // rejected row goes to sink.on_rejected and the run goes on, unless options.strict,
-// where the first one ends the run with InvalidArgument. Returns the summary, or the
-// first error the sink returned.
+// where the first one ends the run with InvalidArgument. Rows reach the sink in input
+// order, from the calling thread. Returns the summary (EvalSummary::cancelled when
+// options.cancel stopped it), or the first error the sink returned.
+// Thread-safety: one call uses its reader and sink alone; several calls may run at once
+// and share a judge (judges are thread-safe). Metric functions that throw are turned
+// into `failed` results; nothing here throws, except std::bad_alloc.
 StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
                                const EvalOptions& options, ResultSink& sink,
                                const ProgressCallback& progress = {});
 
-// Scores one sample with every requested metric (no I/O). Thread-safe.
+// Scores one sample with every requested metric (no I/O): results[i] belongs to
+// options.metrics[i]. Ignores options.cancel. Thread-safe.
 std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options);
 
 }  // namespace ragmeter

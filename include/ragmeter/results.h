@@ -66,8 +66,13 @@ struct RunInfo {
 
 // The summary JSON of the contract: {"metrics": {name: {"mean", "std", "ci95", "n",
 // "skipped", "failed"[, "corpus"]}}, "usage": {...}, "judge": {...}, "rows": {"read",
-// "rejected"}}. Means are null when nothing was scored.
+// "rejected"}}. Means are null when nothing was scored. A cancelled run adds
+// "cancelled": true. Thread-safe.
 nlohmann::ordered_json summary_to_json(const EvalSummary& summary, const RunInfo& info);
+
+// The exact text `ragmeter eval --summary FILE` writes: summary_to_json indented by 2,
+// then a newline. Thread-safe.
+std::string summary_json_text(const EvalSummary& summary, const RunInfo& info);
 
 // A readable fixed-width table of the summary for the terminal.
 std::string format_summary_table(const EvalSummary& summary);

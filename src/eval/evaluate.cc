@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
 #include <thread>
 
@@ -17,6 +20,7 @@ struct PendingRow {
   // Set for a row that could not be read or converted; it keeps its place in the batch so
   // the sink sees every row in input order.
   std::optional<RowError> rejected;
+  bool scored = false;  // results are in (false for a sample a cancelled run never started)
 };
 
 // Accumulates one metric's outcomes across batches.
@@ -61,21 +65,59 @@ RowError conversion_error(const std::string& file, const Row& row, const Status&
   return error;
 }
 
-void score_batch(std::vector<PendingRow>& batch, const EvalOptions& options) {
+bool cancelled(const EvalOptions& options) {
+  return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
+}
+
+// How often a progress callback is called while a batch is scored.
+constexpr std::chrono::milliseconds kProgressInterval{100};
+
+// Scores the batch's accepted rows on options.threads threads, marking each `scored`.
+// Without a progress callback the calling thread is one of them; with one it waits for
+// them instead, calling `progress` about every kProgressInterval, so a caller (a Python
+// binding checking for Ctrl-C) hears from the run even while a slow sample is judged.
+void score_batch(std::vector<PendingRow>& batch, const EvalOptions& options,
+                 const ProgressCallback& progress, std::int64_t rows_before) {
   std::atomic<std::size_t> next{0};
-  auto worker = [&] {
+  std::atomic<std::int64_t> finished{0};
+  for (const PendingRow& pending : batch) finished += pending.rejected ? 1 : 0;
+  auto work = [&] {
     for (std::size_t i = next++; i < batch.size(); i = next++) {
       if (batch[i].rejected) continue;
+      if (cancelled(options)) return;
       batch[i].results = score_sample(batch[i].sample, options);
       if (!options.keep_evidence) {
         for (MetricResult& result : batch[i].results) result.evidence = nullptr;
       }
+      batch[i].scored = true;
+      finished.fetch_add(1, std::memory_order_relaxed);
     }
   };
   int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(batch.size())));
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
+  if (!progress) {
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& thread : pool) thread.join();
+    return;
+  }
+  std::mutex mutex;
+  std::condition_variable all_done;
+  int running = threads;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      work();
+      std::lock_guard<std::mutex> lock(mutex);
+      if (--running == 0) all_done.notify_one();
+    });
+  }
+  std::unique_lock<std::mutex> lock(mutex);
+  while (!all_done.wait_for(lock, kProgressInterval, [&] { return running == 0; })) {
+    lock.unlock();
+    progress(rows_before + finished.load(std::memory_order_relaxed));
+    lock.lock();
+  }
+  lock.unlock();
   for (auto& thread : pool) thread.join();
 }
 
@@ -144,6 +186,10 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
   const std::size_t rows_per_batch = std::max<std::size_t>(
       1, std::min(options.batch_rows, std::max<std::size_t>(64, kMaxBatchResults / metric_count)));
   while (!at_end) {
+    if (cancelled(options)) {
+      summary.cancelled = true;
+      break;
+    }
     batch.clear();
     while (batch.size() < rows_per_batch) {
       if (options.limit > 0 && accepted >= options.limit) {
@@ -157,7 +203,6 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
         at_end = true;
         break;
       }
-      ++summary.rows_read;
       if (result == RowReader::Result::kRow) {
         auto sample = sample_from_json(pending.row.fields, options.column_map);
         if (sample.ok()) {
@@ -168,19 +213,28 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
         }
         error = conversion_error(file_name, pending.row, sample.status());
       }
-      ++summary.rows_rejected;
       if (options.strict) return invalid_argument(error.to_string());
       pending.rejected = std::move(error);
       batch.push_back(std::move(pending));
     }
-    score_batch(batch, options);
+    score_batch(batch, options, progress, summary.rows_read);
+    // Rows are counted as the sink sees them, so a cancelled run's summary describes
+    // exactly the rows it delivered.
     for (auto& pending : batch) {
       if (pending.rejected) {
+        ++summary.rows_read;
+        ++summary.rows_rejected;
         RAGMETER_RETURN_IF_ERROR(sink.on_rejected(*pending.rejected));
         continue;
       }
+      if (!pending.scored) {  // cancelled: the rows from here on are dropped
+        summary.cancelled = true;
+        at_end = true;
+        break;
+      }
+      ++summary.rows_read;
       for (std::size_t m = 0; m < accumulators.size(); ++m) accumulators[m].add(pending.results[m]);
-      RAGMETER_RETURN_IF_ERROR(sink.on_row(pending.row, pending.results));
+      RAGMETER_RETURN_IF_ERROR(sink.take_row(std::move(pending.row), std::move(pending.results)));
     }
     if (progress) progress(summary.rows_read);
   }

@@ -1,69 +1,88 @@
 // Per-sample JSONL results.
+#include "eval/result_json.h"
+#include "ragmeter/result_table.h"
 #include "ragmeter/results.h"
 
 namespace ragmeter {
-namespace {
+namespace result_json {
 
 using Json = nlohmann::ordered_json;
 
+Json scored_row(Json fields, const std::vector<std::string>& metrics,
+                const std::vector<MetricResult>& results) {
+  Json object = std::move(fields);
+  Json scores = Json::object(), status = Json::object(), reasons = Json::object(),
+       evidence = Json::object();
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    const std::string& name = metrics[m];
+    const MetricResult& result = results[m];
+    scores[name] = result.outcome == Outcome::kOk ? Json(result.score) : Json(nullptr);
+    status[name] = outcome_name(result.outcome);
+    if (result.outcome != Outcome::kOk) reasons[name] = result.reason;
+    if (!result.evidence.is_null()) evidence[name] = result.evidence;
+  }
+  object["scores"] = std::move(scores);
+  object["status"] = std::move(status);
+  object["reasons"] = std::move(reasons);
+  object["evidence"] = std::move(evidence);
+  return object;
+}
+
+// A rejected row keeps its place: its position and error, and every metric failed.
+Json rejected_row(const RowError& error, const std::vector<std::string>& metrics,
+                  const std::vector<std::string>& reasons) {
+  Json object;
+  object["row_error"] = {{"file", error.file}, {"line", error.line}, {"field", error.field},
+                         {"message", error.message}};
+  Json scores = Json::object(), status = Json::object(), reason_object = Json::object();
+  for (std::size_t m = 0; m < metrics.size(); ++m) {
+    scores[metrics[m]] = nullptr;
+    status[metrics[m]] = outcome_name(Outcome::kFailed);
+    reason_object[metrics[m]] = reasons[m];
+  }
+  object["scores"] = std::move(scores);
+  object["status"] = std::move(status);
+  object["reasons"] = std::move(reason_object);
+  object["evidence"] = Json::object();
+  return object;
+}
+
+std::string rejected_reason(const RowError& error) { return "row rejected: " + error.to_string(); }
+
+Status write_line(const Json& object, std::ostream& out) {
+  out << object.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
+  if (!out) return unavailable("cannot write the per-sample results");
+  return ok_status();
+}
+
+}  // namespace result_json
+
+namespace {
+
 class JsonlResultWriter : public ResultSink {
  public:
-  JsonlResultWriter(std::ostream& out, std::vector<MetricRequest> metrics)
-      : out_(out), metrics_(std::move(metrics)) {}
+  JsonlResultWriter(std::ostream& out, const std::vector<MetricRequest>& metrics)
+      : out_(out), metrics_(metric_names(metrics)) {}
 
   Status on_row(const Row& row, const std::vector<MetricResult>& results) override {
-    Json object = row.fields;
-    Json scores = Json::object(), status = Json::object(), reasons = Json::object(),
-         evidence = Json::object();
-    for (std::size_t m = 0; m < metrics_.size(); ++m) {
-      const std::string& name = metrics_[m].name;
-      const MetricResult& result = results[m];
-      scores[name] = result.outcome == Outcome::kOk ? Json(result.score) : Json(nullptr);
-      status[name] = outcome_name(result.outcome);
-      if (result.outcome != Outcome::kOk) reasons[name] = result.reason;
-      if (!result.evidence.is_null()) evidence[name] = result.evidence;
-    }
-    object["scores"] = std::move(scores);
-    object["status"] = std::move(status);
-    object["reasons"] = std::move(reasons);
-    object["evidence"] = std::move(evidence);
-    return write(object);
+    return result_json::write_line(result_json::scored_row(row.fields, metrics_, results), out_);
   }
 
-  // A rejected row keeps its place: its position and error, and every metric failed.
   Status on_rejected(const RowError& error) override {
-    Json object;
-    object["row_error"] = {{"file", error.file}, {"line", error.line}, {"field", error.field},
-                           {"message", error.message}};
-    Json scores = Json::object(), status = Json::object(), reasons = Json::object();
-    for (const auto& metric : metrics_) {
-      scores[metric.name] = nullptr;
-      status[metric.name] = outcome_name(Outcome::kFailed);
-      reasons[metric.name] = "row rejected: " + error.to_string();
-    }
-    object["scores"] = std::move(scores);
-    object["status"] = std::move(status);
-    object["reasons"] = std::move(reasons);
-    object["evidence"] = Json::object();
-    return write(object);
+    std::vector<std::string> reasons(metrics_.size(), result_json::rejected_reason(error));
+    return result_json::write_line(result_json::rejected_row(error, metrics_, reasons), out_);
   }
 
  private:
-  Status write(const Json& object) {
-    out_ << object.dump(-1, ' ', false, Json::error_handler_t::replace) << '\n';
-    if (!out_) return unavailable("cannot write the per-sample results");
-    return ok_status();
-  }
-
   std::ostream& out_;
-  std::vector<MetricRequest> metrics_;
+  std::vector<std::string> metrics_;
 };
 
 }  // namespace
 
 std::unique_ptr<ResultSink> make_jsonl_result_writer(std::ostream& out,
                                                      std::vector<MetricRequest> metrics) {
-  return std::make_unique<JsonlResultWriter>(out, std::move(metrics));
+  return std::make_unique<JsonlResultWriter>(out, metrics);
 }
 
 Status FanOutSink::on_row(const Row& row, const std::vector<MetricResult>& results) {

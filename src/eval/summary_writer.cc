@@ -47,7 +47,12 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
   out["judge"] = {{"name", info.judge}};
   out["rows"] = {{"read", summary.rows_read}, {"rejected", summary.rows_rejected}};
   if (!info.dataset.empty()) out["dataset"] = info.dataset;
+  if (summary.cancelled) out["cancelled"] = true;
   return out;
+}
+
+std::string summary_json_text(const EvalSummary& summary, const RunInfo& info) {
+  return summary_to_json(summary, info).dump(2) + "\n";
 }
 
 std::string format_summary_table(const EvalSummary& summary) {

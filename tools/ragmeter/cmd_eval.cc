@@ -384,7 +384,7 @@ int run_eval(const EvalArgs& args) {
   }
   if (!args.summary.empty()) {
     std::ofstream summary_file(args.summary);
-    summary_file << summary_to_json(*summary, info).dump(2) << "\n";
+    summary_file << summary_json_text(*summary, info);
     if (!summary_file) {
       std::cerr << "ragmeter: cannot write --summary " << args.summary << "\n";
       return kExitUsage;
