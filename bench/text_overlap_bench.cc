@@ -30,8 +30,7 @@ void BM_ScoreSampleBleuRougeLTokenF1(benchmark::State& state) {
   options.metrics = *ragmeter::parse_metric_list("bleu,rouge_l,token_f1");
   ragmeter::Sample sample;
   sample.response = kResponse;
-  sample.reference = kReference;
-  sample.references = {kReference};
+  sample.set_reference(kReference);
   for (auto _ : state) benchmark::DoNotOptimize(ragmeter::score_sample(sample, options));
 }
 BENCHMARK(BM_ScoreSampleBleuRougeLTokenF1);

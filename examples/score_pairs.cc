@@ -7,8 +7,7 @@
 int main() {
   ragmeter::Sample sample;
   sample.response = "The Eiffel Tower is in Paris.";
-  sample.reference = "The Eiffel Tower is located in Paris, France.";
-  sample.references = {*sample.reference};
+  sample.set_reference("The Eiffel Tower is located in Paris, France.");
 
   ragmeter::EvalOptions options;
   auto metrics = ragmeter::parse_metric_list("token_f1,rouge_l,bleu,precision@3");

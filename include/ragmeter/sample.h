@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,19 +19,38 @@
 
 namespace ragmeter {
 
-struct Sample {
+class Sample {
+ public:
   std::optional<std::string> user_input;
   std::optional<std::string> response;
-  // The first reference. When the row has a list of references (`ground_truths`), the
-  // first is `reference` and all of them are in `references`: multi-reference metrics
-  // (BLEU, chrF, SQuAD EM/F1) use every one, the others use the first.
-  std::optional<std::string> reference;
-  std::vector<std::string> references;
   std::optional<std::vector<std::string>> retrieved_contexts;
   std::optional<std::vector<std::string>> reference_contexts;
   std::optional<std::vector<std::string>> retrieved_context_ids;
   std::optional<std::vector<std::string>> reference_context_ids;
   std::optional<std::map<std::string, std::string>> rubrics;
+
+  // The reference answers, held once: `reference()` is always the first of
+  // `references()`, so single-reference metrics (ROUGE, exact match, the judged ones)
+  // and multi-reference ones (BLEU, chrF, SQuAD EM/F1, which take the best over all)
+  // read the same data. A sample with a reference but no list of references cannot be
+  // built. Absent (no reference) when the list is empty; an empty string is present but
+  // empty, which metrics report as `skipped`.
+  std::optional<std::string_view> reference() const {
+    if (references_.empty()) return std::nullopt;
+    return std::string_view(references_.front());
+  }
+  const std::vector<std::string>& references() const { return references_; }
+  // One reference answer (a row's `reference` or `ground_truth`).
+  void set_reference(std::string text) {
+    references_.clear();
+    references_.push_back(std::move(text));
+  }
+  // Several (a row's `ground_truths`); the first is reference(). Empty: no reference.
+  void set_references(std::vector<std::string> texts) { references_ = std::move(texts); }
+  void clear_reference() { references_.clear(); }
+
+ private:
+  std::vector<std::string> references_;
 };
 
 // Column renames applied before field lookup: user column name -> ragmeter field name.

@@ -150,12 +150,12 @@ Status fill_references(const Json& fields, const ColumnMap& map, Sample* sample)
   bool is_list = value->is_array() || (name == "ground_truths" && value->is_string() &&
                                        value->get_ref<const std::string&>().starts_with("["));
   if (is_list) {
-    RAGMETER_ASSIGN_OR_RETURN(sample->references, as_string_list(*value, name));
-    if (!sample->references.empty()) sample->reference = sample->references.front();
+    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::string> references, as_string_list(*value, name));
+    sample->set_references(std::move(references));
     return ok_status();
   }
-  RAGMETER_ASSIGN_OR_RETURN(sample->reference, as_string(*value, name));
-  sample->references = {*sample->reference};
+  RAGMETER_ASSIGN_OR_RETURN(std::string reference, as_string(*value, name));
+  sample->set_reference(std::move(reference));
   return ok_status();
 }
 

@@ -139,7 +139,7 @@ const StatusOr<GeneratedQuestions>& SampleJudgement::questions() {
 const StatusOr<double>& SampleJudgement::response_reference_similarity() {
   if (!similarity_) {
     similarity_.emplace(
-        judge_.similarity(sample_.response.value_or(""), sample_.reference.value_or(""),
+        judge_.similarity(sample_.response.value_or(""), sample_.reference().value_or(""),
                           &similarity_calls_));
   }
   return *similarity_;

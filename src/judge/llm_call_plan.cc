@@ -56,7 +56,7 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
   const std::size_t system = prompts::k_system.size();
   const std::string question = sample.user_input.value_or("");
   const std::string response = sample.response.value_or("");
-  const std::string reference = sample.reference.value_or("");
+  const std::string reference(sample.reference().value_or(""));
   static const std::vector<std::string> kNone;
   const auto& chunks = sample.retrieved_contexts ? *sample.retrieved_contexts : kNone;
   if (ledger) {

@@ -55,7 +55,7 @@ std::string sample_sections(const Sample& sample) {
     out += section("CONTEXTS", contexts);
   }
   out += section("RESPONSE", sample.response.value_or(""));
-  if (sample.reference && !sample.reference->empty()) out += section("REFERENCE", *sample.reference);
+  if (sample.reference() && !sample.reference()->empty()) out += section("REFERENCE", *sample.reference());
   return out;
 }
 
@@ -246,7 +246,7 @@ class LlmJudge : public Judge {
   StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) override {
     const std::string question = sample.user_input.value_or("");
     const std::string response = sample.response.value_or("");
-    const std::string reference = sample.reference.value_or("");
+    const std::string reference(sample.reference().value_or(""));
     // A short answer ("Arthur's Magazine") gets the offline judge's claim, which carries
     // the question (offline_judge.h): small models tend to copy the fragment instead.
     const std::string response_short = answer_premise(response, question);
@@ -538,7 +538,7 @@ class LlmJudge : public Judge {
     if (scope.empty()) return claim_ledger(sample, calls);
     const std::string question = sample.user_input.value_or("");
     const std::string response = sample.response.value_or("");
-    const std::string reference = sample.reference.value_or("");
+    const std::string reference(sample.reference().value_or(""));
     static const std::vector<std::string> kNone;
     const auto& chunks = sample.retrieved_contexts ? *sample.retrieved_contexts : kNone;
     std::string joined;

@@ -68,7 +68,7 @@ StatusOr<ClaimLedger> offline_claim_ledger(const Sample& sample) {
   OfflineJudgeInput input;
   input.question = sample.user_input ? std::string_view(*sample.user_input) : std::string_view();
   input.response = sample.response ? std::string_view(*sample.response) : std::string_view();
-  input.reference = sample.reference ? std::string_view(*sample.reference) : std::string_view();
+  input.reference = sample.reference().value_or(std::string_view());
   input.chunks = chunks;
   input.chunk_ids = ids;
   ClaimLedger ledger;

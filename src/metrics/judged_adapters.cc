@@ -29,7 +29,7 @@ std::optional<MetricResult> require(const Sample& s, bool user_input, bool respo
     if (auto skip = require_field(s.response, "response")) return skip;
   }
   if (reference) {
-    if (auto skip = require_field(s.reference, "reference")) return skip;
+    if (auto skip = require_field(s.reference(), "reference")) return skip;
   }
   if (contexts) {
     if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return skip;
@@ -192,7 +192,7 @@ MetricResult answer_relevancy(Judgement& j, const MetricRequest&, const ScoringO
 MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require(j.sample(), false, false, true, true)) return *skip;
   CallLog calls;
-  auto entities = j.judge().reference_and_context_entities(*j.sample().reference,
+  auto entities = j.judge().reference_and_context_entities(*j.sample().reference(),
                                                             *j.sample().retrieved_contexts, &calls);
   if (!entities.ok()) return with_calls(judge_failed(entities.status()), calls);
   const std::vector<std::string>* reference_entities = &entities->reference;
@@ -305,7 +305,7 @@ MetricResult rubric_score(Judgement& j, const MetricRequest&, const ScoringOptio
   if (auto skip = require(j.sample(), false, true, false, false)) return *skip;
   const Sample& s = j.sample();
   const bool own = s.rubrics.has_value() && !s.rubrics->empty();
-  const auto& rubrics = own ? *s.rubrics : default_rubrics(s.reference && !s.reference->empty());
+  const auto& rubrics = own ? *s.rubrics : default_rubrics(s.reference() && !s.reference()->empty());
   CallLog calls;
   auto score = j.judge().rubric_score(s, rubrics, &calls);
   if (!score.ok()) return judge_refused_or_failed(score.status(), calls);

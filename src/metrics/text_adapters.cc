@@ -11,20 +11,20 @@ namespace {
 // Checks that response and reference are present and non-empty.
 std::optional<MetricResult> require_pair(const Sample& s) {
   if (auto skip = require_field(s.response, "response")) return skip;
-  return require_field(s.reference, "reference");
+  return require_field(s.reference(), "reference");
 }
 
 template <typename Fn>
 MetricResult score_pair(const Sample& s, Fn fn) {
   if (auto skip = require_pair(s)) return *skip;
-  return MetricResult::ok(fn(*s.response, *s.reference));
+  return MetricResult::ok(fn(*s.response, *s.reference()));
 }
 
 MetricResult rouge_result(const Sample& s, RougeScore (*fn)(std::string_view, std::string_view,
                                                             const RougeOptions&),
                           const RougeOptions& options) {
   if (auto skip = require_pair(s)) return *skip;
-  RougeScore rouge = fn(*s.response, *s.reference, options);
+  RougeScore rouge = fn(*s.response, *s.reference(), options);
   MetricResult result = MetricResult::ok(rouge.fmeasure);
   result.evidence = {{"precision", rouge.precision}, {"recall", rouge.recall}};
   return result;
@@ -34,7 +34,7 @@ MetricResult chrf_result(const Sample& s, ChrfOptions options, int word_order) {
   if (auto skip = require_pair(s)) return *skip;
   options.word_order = word_order;
   // The statistics serve both the sentence score and the corpus sum: computed once.
-  std::vector<double> stats = chrf_statistics(*s.response, s.references, options);
+  std::vector<double> stats = chrf_statistics(*s.response, s.references(), options);
   MetricResult result = MetricResult::ok(chrf_from_statistics(stats, options));
   result.corpus_stats = std::move(stats);
   return result;
@@ -59,19 +59,19 @@ MetricResult string_presence(const Sample& s, const MetricRequest&, const Scorin
 
 MetricResult squad_exact_match(const Sample& s, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require_pair(s)) return *skip;
-  return MetricResult::ok(ragmeter::squad_exact_match(*s.response, s.references));
+  return MetricResult::ok(ragmeter::squad_exact_match(*s.response, s.references()));
 }
 
 MetricResult token_f1(const Sample& s, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require_pair(s)) return *skip;
-  return MetricResult::ok(ragmeter::squad_token_f1(*s.response, s.references));
+  return MetricResult::ok(ragmeter::squad_token_f1(*s.response, s.references()));
 }
 
 MetricResult bleu(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
   if (auto skip = require_pair(s)) return *skip;
   // Statistics computed once: the sentence score uses effective order, as sacreBLEU's
   // sentence_bleu; the corpus score sums the same statistics without it.
-  std::vector<double> stats = bleu_statistics(*s.response, s.references, o.bleu);
+  std::vector<double> stats = bleu_statistics(*s.response, s.references(), o.bleu);
   BleuOptions sentence_options = o.bleu;
   sentence_options.effective_order = true;
   MetricResult result = MetricResult::ok(bleu_from_statistics(stats, sentence_options));

@@ -79,8 +79,7 @@ Sample full_sample() {
   Sample s;
   s.user_input = "Q";
   s.response = "A";
-  s.reference = "R";
-  s.references = {"R"};
+  s.set_reference("R");
   s.retrieved_contexts = std::vector<std::string>{"C1", "C2"};
   return s;
 }
@@ -137,7 +136,7 @@ TEST(JudgedMetricsTest, MissingFieldIsSkippedByNameWithoutAskingTheJudge) {
   EXPECT_EQ(r["faithfulness"].reason, "field 'retrieved_contexts' is missing");
   EXPECT_EQ(judge->ledger_calls, 0);
   s = full_sample();
-  s.reference = "";
+  s.set_reference("");
   r = score(s, "factual_correctness", judge);
   EXPECT_EQ(r["factual_correctness"].reason, "field 'reference' is empty");
 }
@@ -202,8 +201,7 @@ TEST(JudgedMetricsTest, OfflineJudgeIsTheDefaultAndScoresAWorkedExample) {
   Sample s;
   s.user_input = "Which magazine was started first, Arthur's Magazine or First for Women?";
   s.response = "Arthur's Magazine";
-  s.reference = "Arthur's Magazine";
-  s.references = {"Arthur's Magazine"};
+  s.set_reference("Arthur's Magazine");
   s.retrieved_contexts = std::vector<std::string>{
       "Arthur's Magazine (1844-1846) was an American literary periodical published in "
       "Philadelphia.",

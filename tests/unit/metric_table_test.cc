@@ -59,7 +59,7 @@ TEST(MetricTableTest, MissingFieldIsSkippedWithItsName) {
   EXPECT_EQ(results[0].outcome, Outcome::kSkipped);
   EXPECT_NE(results[0].reason.find("reference"), std::string::npos);
   EXPECT_EQ(results[1].outcome, Outcome::kSkipped);
-  sample.reference = "";
+  sample.set_reference("");
   results = score_sample(sample, options);
   EXPECT_EQ(results[0].reason, "field 'reference' is empty");
 }

@@ -14,8 +14,8 @@ TEST(SampleTest, RagasNamesFillTheFields) {
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   EXPECT_EQ(*s->user_input, "q");
   EXPECT_EQ(*s->response, "a");
-  EXPECT_EQ(*s->reference, "r");
-  EXPECT_EQ(s->references, std::vector<std::string>{"r"});
+  EXPECT_EQ(*s->reference(), "r");
+  EXPECT_EQ(s->references(), std::vector<std::string>{"r"});
   EXPECT_EQ(*s->retrieved_contexts, (std::vector<std::string>{"c1", "c2"}));
   EXPECT_EQ(*s->retrieved_context_ids, (std::vector<std::string>{"1", "d2"}));
   EXPECT_FALSE(s->reference_contexts.has_value());
@@ -28,15 +28,15 @@ TEST(SampleTest, LegacyNamesAreAccepted) {
   EXPECT_EQ(*s->user_input, "q");
   EXPECT_EQ(*s->response, "a");
   EXPECT_EQ(*s->retrieved_contexts, std::vector<std::string>{"c"});
-  EXPECT_EQ(*s->reference, "r");
+  EXPECT_EQ(*s->reference(), "r");
 }
 
 TEST(SampleTest, GroundTruthsListGivesAllReferencesAndTheFirstAsReference) {
   Json row = Json::parse(R"({"answer":"a","ground_truths":["r1","r2"]})");
   auto s = sample_from_json(row);
   ASSERT_TRUE(s.ok());
-  EXPECT_EQ(*s->reference, "r1");
-  EXPECT_EQ(s->references, (std::vector<std::string>{"r1", "r2"}));
+  EXPECT_EQ(*s->reference(), "r1");
+  EXPECT_EQ(s->references(), (std::vector<std::string>{"r1", "r2"}));
 }
 
 TEST(SampleTest, CsvListCellsParseAsJsonOrPythonLiterals) {
@@ -67,7 +67,7 @@ TEST(SampleTest, ColumnMapRenamesUserColumns) {
   auto s = sample_from_json(Json::parse(R"({"query":"q","gold":"g"})"), map);
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(*s->user_input, "q");
-  EXPECT_EQ(*s->reference, "g");
+  EXPECT_EQ(*s->reference(), "g");
 }
 
 // A user column mapped onto a field beats its canonical name, which beats its legacy
@@ -82,14 +82,14 @@ TEST(SampleTest, NamesArePreferredInOrder) {
   auto first_legacy = sample_from_json(
       Json::parse(R"({"ground_truths":["b"],"ground_truth":"a","contexts":["c"]})"));
   ASSERT_TRUE(first_legacy.ok());
-  EXPECT_EQ(*first_legacy->reference, "a");
+  EXPECT_EQ(*first_legacy->reference(), "a");
   ColumnMap map;
   ASSERT_TRUE(parse_column_mapping("mine=response", &map).ok());
   ASSERT_TRUE(parse_column_mapping("answer=reference", &map).ok());
   auto mapped = sample_from_json(Json::parse(R"({"response":"canonical","mine":"mapped","answer":"x"})"), map);
   ASSERT_TRUE(mapped.ok());
   EXPECT_EQ(*mapped->response, "mapped");
-  EXPECT_EQ(*mapped->reference, "x");  // a mapped column also keeps its own meaning
+  EXPECT_EQ(*mapped->reference(), "x");  // a mapped column also keeps its own meaning
   auto mapped_null = sample_from_json(Json::parse(R"({"response":"canonical","mine":null})"), map);
   ASSERT_TRUE(mapped_null.ok());
   EXPECT_EQ(*mapped_null->response, "canonical");
