@@ -7,6 +7,7 @@
 // source (m_*.c); each function names the measure it computes.
 #pragma once
 
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,9 +29,10 @@ struct TrecJudgedRanking {
   // Relevance of each retrieved document, best first: its judged level (>= 0),
   // kNotInPool or kUnjudged.
   std::vector<long> rels;
-  // level_counts[l]: documents of this query judged at level l >= 0, retrieved or not;
-  // the last entry is the highest level judged (trec_eval's rel_levels).
-  std::vector<long> level_counts;
+  // Level -> documents of this query judged at it, retrieved or not, for every level
+  // >= 0 judged at least once (trec_eval's rel_levels, without its empty levels). A map,
+  // not an array indexed by level, so that a level of 2,000,000,000 costs one entry.
+  std::map<long, long> level_counts;
   long relevance_level = 1;  // levels at or above it are relevant (trec_eval -l)
   long num_rel = 0;          // judged documents at or above relevance_level (R)
   long num_rel_ret = 0;      // retrieved documents at or above relevance_level

@@ -74,9 +74,9 @@ double log_clamped(double value) { return std::log(std::max(value, kMinGeoMean))
 
 long TrecJudgedRanking::num_nonrel() const {
   long count = 0;
-  for (long level = 0; level < relevance_level && level < static_cast<long>(level_counts.size());
-       ++level) {
-    count += level_counts[level];
+  for (auto it = level_counts.begin(); it != level_counts.end() && it->first < relevance_level;
+       ++it) {
+    count += it->second;
   }
   return count;
 }
@@ -86,13 +86,10 @@ TrecJudgedRanking trec_judged_ranking(const Ranking& ranking, const Judgements& 
   TrecJudgedRanking r;
   r.relevance_level = options.relevance_level;
   for (const auto& [doc, level] : judgements) {
-    if (level < 0) continue;
-    if (static_cast<std::size_t>(level) >= r.level_counts.size()) r.level_counts.resize(level + 1);
-    ++r.level_counts[level];
+    if (level >= 0) ++r.level_counts[level];
   }
-  for (long level = std::max(0L, r.relevance_level);
-       level < static_cast<long>(r.level_counts.size()); ++level) {
-    r.num_rel += r.level_counts[level];
+  for (auto it = r.level_counts.lower_bound(r.relevance_level); it != r.level_counts.end(); ++it) {
+    r.num_rel += it->second;
   }
   const std::size_t limit = options.max_docs > 0 ? static_cast<std::size_t>(options.max_docs)
                                                  : ranking.size();
@@ -292,13 +289,15 @@ std::vector<TrecGain> trec_gains(const TrecJudgedRanking& r,
   std::vector<TrecGain> gains;
   gains.reserve(overrides.size() + r.level_counts.size());
   for (const auto& [level, gain] : overrides) gains.push_back({level, gain, 0});
-  for (long level = 0; level < static_cast<long>(r.level_counts.size()); ++level) {
+  // trec_eval also lists the levels between 0 and the highest that nobody is judged at,
+  // with no documents: they change no measure, so they are left out.
+  for (const auto& [level, count] : r.level_counts) {
     const auto given = std::find_if(gains.begin(), gains.begin() + overrides.size(),
                                     [&](const TrecGain& g) { return g.level == level; });
     if (given != gains.begin() + overrides.size()) {
-      given->count = r.level_counts[level];
+      given->count = count;
     } else {
-      gains.push_back({level, static_cast<double>(level), r.level_counts[level]});
+      gains.push_back({level, static_cast<double>(level), count});
     }
   }
   std::stable_sort(gains.begin(), gains.end(),

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ class TrecWorkedExample : public testing::Test {
 TEST_F(TrecWorkedExample, JudgedRankingMarksUnpooledAndUnjudgedDocuments) {
   EXPECT_EQ(r_.rels, (std::vector<long>{1, TrecJudgedRanking::kNotInPool, 0,
                                         TrecJudgedRanking::kUnjudged, 2}));
-  EXPECT_EQ(r_.level_counts, (std::vector<long>{1, 2, 1}));
+  EXPECT_EQ(r_.level_counts, (std::map<long, long>{{0, 1}, {1, 2}, {2, 1}}));
   EXPECT_EQ(r_.num_rel, 3);
   EXPECT_EQ(r_.num_rel_ret, 2);
   EXPECT_EQ(trec_num_nonrel_judged_ret(r_), 1);
@@ -88,6 +89,20 @@ TEST_F(TrecWorkedExample, NdcgUsesLevelsAsGainsAndOverridesReplaceThem) {
               kTolerance);
   // At 1: b (gain 1) against a (gain 2).
   EXPECT_NEAR(trec_ndcg_at(r_, 1), 0.5, kTolerance);
+}
+
+// The judged-level counts were an array indexed by level, so a qrels level of
+// 2,000,000,000 asked for 16 GB and the program died (found while writing the fuzz
+// target for the TREC readers; its 10-minute run did not reach such a level).
+TEST(TrecJudgedRanking, HugeRelevanceLevelCostsOneEntry) {
+  const Judgements judgements = {{"a", 2000000000}, {"b", 1}};
+  const TrecJudgedRanking r = trec_judged_ranking({"b", "a"}, judgements);
+  EXPECT_EQ(r.level_counts.size(), 2u);
+  EXPECT_EQ(r.num_rel, 2);
+  // Graded gains: b (1) at rank 1, a (2e9) at rank 2, against the ideal a, b.
+  const double dcg = 1.0 + 2e9 / std::log2(3.0);
+  const double ideal = 2e9 + 1.0 / std::log2(3.0);
+  EXPECT_NEAR(trec_ndcg(r, trec_gains(r)), dcg / ideal, 1e-12);
 }
 
 TEST(TrecJudgedRanking, DuplicatesCountOnceAndDepthAndJudgedOnlyCut) {
