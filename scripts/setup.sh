@@ -19,6 +19,7 @@ debian_packages=(
   python3-doc poppler-utils  # ragmeter gen tests: a real HTML document set; pdftotext cross-check
   libtasn1-doc  # ragmeter gen tests: a real PDF (the libtasn1 manual, 36 pages)
   python3-venv
+  clang libclang-rt-14-dev  # the libFuzzer targets of tests/fuzz (docs/fuzzing.md); not CI
 )
 
 missing=()

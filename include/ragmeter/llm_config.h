@@ -60,6 +60,10 @@ struct JudgeSettings {
 // the key for a syntax error, an unknown key (a key value in the file, too), a value of
 // the wrong type or out of range. Thread-safe.
 StatusOr<JudgeSettings> load_judge_config(const std::string& toml_path);
+// The same over TOML text already in memory; `toml_path` names it in errors and anchors
+// a relative cache path. Never NotFound.
+StatusOr<JudgeSettings> parse_judge_config(std::string_view toml_text,
+                                           const std::string& toml_path);
 
 // Looks up an environment variable; nullopt when unset.
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;

@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "ragmeter/llm_config.h"
@@ -204,13 +206,9 @@ std::string resolve_cache_path(const std::string& path, const std::string& confi
   return (std::filesystem::path(config_file).parent_path() / resolved).lexically_normal().string();
 }
 
-StatusOr<toml::table> parse_toml(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
-    return not_found("judge config " + path + " does not exist or is not a file");
-  }
+StatusOr<toml::table> parse_toml(std::string_view text, const std::string& path) {
   try {
-    return toml::parse_file(path);
+    return toml::parse(text, path);
   } catch (const toml::parse_error& parse_error) {
     return invalid_argument(location(path, parse_error.source()) + ": " +
                             std::string(parse_error.description()));
@@ -220,7 +218,20 @@ StatusOr<toml::table> parse_toml(const std::string& path) {
 }  // namespace
 
 StatusOr<JudgeSettings> load_judge_config(const std::string& toml_path) {
-  RAGMETER_ASSIGN_OR_RETURN(toml::table root, parse_toml(toml_path));
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(toml_path, error)) {
+    return not_found("judge config " + toml_path + " does not exist or is not a file");
+  }
+  std::ifstream in(toml_path, std::ios::binary);
+  if (!in) return not_found("cannot open judge config " + toml_path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_judge_config(text.str(), toml_path);
+}
+
+StatusOr<JudgeSettings> parse_judge_config(std::string_view toml_text,
+                                           const std::string& toml_path) {
+  RAGMETER_ASSIGN_OR_RETURN(toml::table root, parse_toml(toml_text, toml_path));
   JudgeSettings settings;
   for (auto&& [key, node] : root) {
     if (key.str() == "prices") {
