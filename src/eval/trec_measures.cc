@@ -291,7 +291,9 @@ std::vector<TrecGain> trec_gains(const TrecJudgedRanking& r,
   for (const auto& [level, gain] : overrides) gains.push_back({level, gain, 0});
   // trec_eval also lists the levels between 0 and the highest that nobody is judged at,
   // with no documents: they change no measure, so they are left out.
-  for (const auto& [level, count] : r.level_counts) {
+  for (const auto& entry : r.level_counts) {
+    const long level = entry.first;  // a plain variable: clang 14 cannot capture bindings
+    const long count = entry.second;
     const auto given = std::find_if(gains.begin(), gains.begin() + overrides.size(),
                                     [&](const TrecGain& g) { return g.level == level; });
     if (given != gains.begin() + overrides.size()) {
