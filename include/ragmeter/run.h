@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ragmeter/dataset.h"
+#include "ragmeter/evaluate.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/status.h"
 
@@ -286,5 +287,30 @@ using RunProgress = std::function<void(std::int64_t done, std::int64_t failed)>;
 // sink are used from the calling thread only.
 StatusOr<RunSummary> run_target(RowReader& reader, Target& target, const RunOptions& options,
                                 RunSink& sink, const RunProgress& progress = {});
+
+// Scoring a run's rows as they are finished, in the same process: a RunSink that feeds
+// evaluate() running on its own thread, so scores are computed while the target is still
+// answering. Rows reach evaluate() in input order as run_row_json() writes them; a row
+// that ends with run_error reaches it as a rejected row, so every metric of that row is
+// `failed` with the reason "row rejected: SOURCE:N: field 'run_error': KIND: MESSAGE", N
+// the row's line in the run's output (its 1-based position).
+// on_row() is called from one thread (run_target's); `results` and `progress` are called
+// from the evaluation's thread.
+class RunEvaluation : public RunSink {
+ public:
+  // Starts evaluate() over the rows this sink will receive. `source_name` names them in
+  // messages. Scoring starts once a batch of options.batch_rows rows has arrived: lower
+  // it (say, to the judge's concurrency) for scores to follow answers closely.
+  static std::unique_ptr<RunEvaluation> start(EvalOptions options, ResultSink& results,
+                                              std::string source_name,
+                                              ProgressCallback progress = {});
+  // Ends the input (when finish() was not called) and waits for the thread.
+  virtual ~RunEvaluation() = default;
+  // Queues the row; waits while the queue holds many rows (scoring lags the run). The
+  // evaluation's error when it has already stopped on one.
+  Status on_row(const RunRow& row) override = 0;
+  // Ends the input and waits for the evaluation: its summary, or its error.
+  virtual StatusOr<EvalSummary> finish() = 0;
+};
 
 }  // namespace ragmeter

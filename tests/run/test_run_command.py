@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import read_jsonl, write_questions
+from run_testing import read_jsonl, write_questions
 
 FAKE = Path(__file__).resolve().parent / "fake_rag_command.py"
 

@@ -13,7 +13,7 @@ import sqlite3
 import subprocess
 import time
 
-from conftest import read_jsonl, write_questions
+from run_testing import read_jsonl, write_questions
 
 
 def run(ragmeter_bin, *args, timeout=120):
@@ -212,3 +212,35 @@ def test_sigkill_mid_run_then_restart_asks_only_unanswered_questions(ragmeter_bi
     rows = read_jsonl(out)
     assert [r["user_input"] for r in rows] == [f"question {i}" for i in range(n)]
     assert all(r["response"] == f"answer to {r['user_input']}" for r in rows)
+
+
+def test_eval_scores_in_the_same_process_as_eval_scores_the_written_answers(ragmeter_bin, fake_target, tmp_path):
+    target = fake_target()
+    questions = ["what is one", "500 once", "malformed", "no answer", "plain two"]
+    q = tmp_path / "q.jsonl"
+    with open(q, "w") as f:
+        for i, question in enumerate(questions):
+            f.write(json.dumps({"id": i, "user_input": question, "reference": f"answer to {question} maybe",
+                                "reference_contexts": [f"context one for {question}"]}) + "\n")
+    out = tmp_path / "a.jsonl"
+    metrics = "token_f1,rouge_l,faithfulness,context_recall"
+    proc = run(ragmeter_bin, q, "--target", target.url, "--out", out, "--eval", metrics,
+               "--eval-out", tmp_path / "scores.jsonl", "--eval-summary", tmp_path / "es.json",
+               "--fail-under", "token_f1=0.99")
+    assert proc.returncode == 1, proc.stderr  # the threshold is checked as `eval` checks it
+    inline = read_jsonl(tmp_path / "scores.jsonl")
+    # The same metrics by `ragmeter eval` over the answers file, afterwards.
+    ev = subprocess.run([str(ragmeter_bin), "eval", str(out), "--metrics", metrics, "--out",
+                         str(tmp_path / "later.jsonl")], capture_output=True, text=True)
+    later = read_jsonl(tmp_path / "later.jsonl")
+    assert len(inline) == len(later) == 5
+    for now, after in zip(inline, later):
+        if "run_error" in after:
+            # A row without an answer: every metric failed, naming the run's error.
+            assert set(now["status"].values()) == {"failed"}
+            assert after["run_error"]["kind"] in now["reasons"]["token_f1"]
+        else:
+            assert now["scores"] == after["scores"] and now["status"] == after["status"]
+    summary = json.loads((tmp_path / "es.json").read_text())
+    assert summary["rows"] == {"read": 5, "rejected": 2}
+    assert summary["metrics"]["token_f1"]["n"] == 3

@@ -326,7 +326,7 @@ CommandRun add_gen_command(CLI::App& parent) {
   cmd->add_option("--summary", args->summary, "Summary JSON: counts, rejections by reason, usage");
   cmd->add_option("--chunks-out", args->chunks_out, "Also write every chunk (id, source, text) as JSON lines");
   cmd->add_flag("--quiet,-q", args->quiet, "No report and no progress display");
-  add_judge_flags(cmd, &args->judge,
+  add_judge_flags(cmd, &args->judge, /*run=*/false,
                   "openai (an OpenAI-compatible server: --judge-url, --judge-model); generation "
                   "has no offline judge",
                   "Embeddings of chunks and questions: offline (default: hashed word vectors) or openai");

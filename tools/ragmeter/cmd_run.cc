@@ -6,10 +6,12 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "eval_flags.h"
 #include "exit_codes.h"
 #include "progress.h"
 #include "ragmeter/dataset.h"
 #include "ragmeter/llm.h"
+#include "ragmeter/results.h"
 #include "ragmeter/run.h"
 
 namespace ragmeter::cli {
@@ -43,6 +45,9 @@ struct RunArgs {
   std::string docs, llm_url, llm_model, llm_key_env = "OPENAI_API_KEY";
   std::size_t top_k = 4, chunk_size = 1000, chunk_overlap = 100;
   int llm_max_tokens = 256;
+  // --eval METRICS and the eval flags (eval_flags.h)
+  EvalFlags eval;
+  std::string eval_out, eval_summary;
 };
 
 StatusOr<std::unique_ptr<Target>> make_baseline(const RunArgs& args) {
@@ -119,7 +124,8 @@ StatusOr<std::unique_ptr<Target>> make_target(const RunArgs& args) {
 
 class JsonlRunWriter : public RunSink {
  public:
-  explicit JsonlRunWriter(std::ostream& out) : out_(out) {}
+  // `then` (may be null) receives each row after it is written: the evaluation.
+  JsonlRunWriter(std::ostream& out, RunSink* then) : out_(out), then_(then) {}
   Status on_row(const RunRow& row) override {
     out_ << run_row_json(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     if (!row.outcome.ok() && row.outcome.failure.kind != "not_asked" && ++reported_ <= kMaxReported) {
@@ -130,12 +136,13 @@ class JsonlRunWriter : public RunSink {
       }
     }
     if (!out_) return unavailable("cannot write the output");
-    return ok_status();
+    return then_ != nullptr ? then_->on_row(row) : ok_status();
   }
 
  private:
   static constexpr int kMaxReported = 20;  // rows whose failure is printed
   std::ostream& out_;
+  RunSink* then_;
   int reported_ = 0;
 };
 
@@ -189,14 +196,49 @@ int run_run(const RunArgs& args) {
   options.id_field = args.id_field;
   options.limit = args.limit;
   options.give_up_after = args.give_up_after;
-  JsonlRunWriter writer(out);
+  // --eval: rows are scored on another thread as they are written.
+  std::optional<PreparedEval> eval;
+  std::ofstream eval_file;
+  std::unique_ptr<ResultSink> eval_writer;
+  FanOutSink eval_sinks;
+  std::unique_ptr<RunEvaluation> evaluation;
+  if (args.eval.metrics_given) {
+    const bool csv = args.eval_out.ends_with(".csv");
+    auto prepared = prepare_eval(args.eval, !args.eval_out.empty() && !csv);
+    if (!prepared.ok()) {
+      std::cerr << "ragmeter: --eval: " << prepared.status().message() << "\n";
+      return kExitUsage;
+    }
+    eval = std::move(*prepared);
+    if (!args.eval_out.empty()) {
+      eval_file.open(args.eval_out, std::ios::binary);
+      if (!eval_file) {
+        std::cerr << "ragmeter: cannot write --eval-out " << args.eval_out << "\n";
+        return kExitUsage;
+      }
+      eval_writer = csv ? make_csv_result_writer(eval_file, eval->options.metrics)
+                        : make_jsonl_result_writer(eval_file, eval->options.metrics);
+      eval_sinks.add(eval_writer.get());
+    }
+    EvalOptions options_for_run = eval->options;
+    // Small batches: scores follow answers instead of waiting for thousands of them.
+    options_for_run.batch_rows = static_cast<std::size_t>(std::max(32, options_for_run.threads));
+    evaluation = RunEvaluation::start(std::move(options_for_run), eval_sinks, args.out);
+  }
+  JsonlRunWriter writer(out, evaluation.get());
   Progress progress(args.quiet, "asking");
   auto summary = run_target(**reader, **target, options, writer,
                             [&](std::int64_t done, std::int64_t failed) { progress.update(done, failed); });
   progress.finish();
   out.close();
+  std::optional<StatusOr<EvalSummary>> scores;
+  if (evaluation) scores = evaluation->finish();
   if (!summary.ok()) {
     std::cerr << "ragmeter: " << summary.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (scores && !scores->ok()) {
+    std::cerr << "ragmeter: --eval: " << scores->status().message() << "\n";
     return kExitUsage;
   }
   if (!args.summary.empty()) {
@@ -217,6 +259,11 @@ int run_run(const RunArgs& args) {
   if (summary->stopped_early) {
     std::cerr << "ragmeter: " << summary->stop_reason << "\n";
     return kExitUsage;
+  }
+  if (scores) {
+    // Rows without an answer are rejected rows of the evaluation: its exit code covers them.
+    return report_eval(args.eval, *eval, **scores, args.out, args.eval_summary, args.quiet,
+                       args.allow_failures);
   }
   if (summary->failed > 0 && !args.allow_failures) {
     std::cerr << "ragmeter: some rows have no answer (run_error in --out; exit code 3, "
@@ -245,9 +292,12 @@ CommandRun add_run_command(CLI::App& parent) {
       "  ragmeter run testset.jsonl --target-cmd 'python my_rag.py' --concurrency 4 --out a.jsonl\n"
       "  ragmeter run testset.jsonl --target baseline --docs docs/ --llm-url http://localhost:8080/v1 \\\n"
       "      --llm-model qwen2.5 --top-k 4 --out baseline.jsonl\n"
+      "  ragmeter run testset.jsonl --target URL --out a.jsonl --eval ragas,token_f1 \\\n"
+      "      --eval-out scores.jsonl --eval-summary summary.json   (score as answers arrive)\n"
       "See docs/run.md.\n\n"
       "Exit codes: 0 every row answered; 2 bad usage, or the target failed every question\n"
-      "(the run stops early); 3 some rows have run_error (--allow-failures: 0).");
+      "(the run stops early); 3 some rows have run_error (--allow-failures: 0). With --eval,\n"
+      "as `ragmeter eval`: 1 a --fail-under threshold not met; 3 also when scores failed.");
   cmd->add_option("questions", args->questions, "Question set (.jsonl, .json, .csv), e.g. from `ragmeter gen`")
       ->required();
   cmd->add_option("--out,-o", args->out, "Answers (JSONL), in input order")->required();
@@ -318,7 +368,12 @@ CommandRun add_run_command(CLI::App& parent) {
       ->capture_default_str();
   cmd->add_option("--chunk-overlap", args->chunk_overlap, "--target baseline: characters of overlap")
       ->capture_default_str();
-  cmd->add_flag("--allow-failures", args->allow_failures, "Exit 0 even when rows have run_error");
+  cmd->add_flag("--allow-failures", args->allow_failures,
+                "Exit 0 even when rows have run_error (or, with --eval, scores failed)");
+  cmd->add_option("--eval-out", args->eval_out,
+                  "--eval: per-sample scores, .jsonl (with evidence) or .csv, as `eval --out`");
+  cmd->add_option("--eval-summary", args->eval_summary, "--eval: the summary JSON, as `eval --summary`");
+  add_eval_flags(cmd, &args->eval, /*run=*/true);
   cmd->add_flag("--quiet,-q", args->quiet, "No summary and no progress display");
   return [args] { return run_run(*args); };
 }

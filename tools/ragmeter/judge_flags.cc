@@ -3,7 +3,7 @@
 
 namespace ragmeter::cli {
 
-void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, const std::string& judge_help,
+void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, bool run, const std::string& judge_help,
                      const std::string& embedder_help) {
   cmd->add_option("--judge", flags->judge, judge_help)
       ->check(CLI::IsMember({"offline", "openai"}))
@@ -20,7 +20,7 @@ void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, const std::string& judge_
       ->check(CLI::IsMember({"offline", "openai"}));
   cmd->add_option("--embedder-url", flags->embedder_url, "Embeddings server (default: --judge-url)");
   cmd->add_option("--embedder-model", flags->embedder_model, "Embedding model name");
-  cmd->add_option("--concurrency", flags->concurrency, "Judge requests in flight (default 16)")
+  cmd->add_option(run ? "--judge-concurrency" : "--concurrency", flags->concurrency, "Judge requests in flight (default 16)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--cache", flags->cache,
                   "Judge cache file (default ${XDG_CACHE_HOME:-~/.cache}/ragmeter/judge.sqlite)");
@@ -29,7 +29,7 @@ void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, const std::string& judge_
       ->check(CLI::IsMember({"rw", "ro", "off", "replay"}));
   cmd->add_option("--max-cost", flags->max_cost, "Stop judge spending at this many USD (0: no budget)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--timeout", flags->timeout, "Seconds per judge HTTP attempt (default 120)")
+  cmd->add_option(run ? "--judge-timeout" : "--timeout", flags->timeout, "Seconds per judge HTTP attempt (default 120)")
       ->check(CLI::PositiveNumber);
 }
 

@@ -25,7 +25,9 @@ struct JudgeFlags {
 
 // Registers the flags on `cmd`. `judge_help` and `embedder_help` say what the judge and
 // the embedder are used for in this command.
-void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, const std::string& judge_help,
+// `run`: the judge's --concurrency and --timeout are registered as --judge-concurrency and
+// --judge-timeout (`ragmeter run --eval`, whose own flags of those names are the target's).
+void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, bool run, const std::string& judge_help,
                      const std::string& embedder_help);
 
 // Settings from --config, the environment and the flags, in that order of precedence.

@@ -1,0 +1,298 @@
+// The evaluation flags shared by `ragmeter eval` and `ragmeter run --eval` (eval_flags.h).
+#include "eval_flags.h"
+
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "exit_codes.h"
+#include "ragmeter/llm_config.h"
+#include "ragmeter/llm_judge.h"
+
+namespace ragmeter::cli {
+namespace {
+
+Status parse_thresholds(const std::vector<std::string>& specs,
+                        const std::vector<MetricRequest>& metrics,
+                        std::map<std::string, double>* thresholds) {
+  for (const auto& spec : specs) {
+    auto eq = spec.find('=');
+    if (eq == std::string::npos) return invalid_argument("--fail-under expects METRIC=VALUE, got '" + spec + "'");
+    std::string name = spec.substr(0, eq);
+    bool requested = std::any_of(metrics.begin(), metrics.end(),
+                                 [&](const MetricRequest& r) { return r.name == name; });
+    if (!requested) return invalid_argument("--fail-under: metric '" + name + "' is not among --metrics");
+    try {
+      std::size_t used = 0;
+      double value = std::stod(spec.substr(eq + 1), &used);
+      if (used != spec.size() - eq - 1) throw std::invalid_argument("trailing text");
+      (*thresholds)[name] = value;
+    } catch (const std::exception&) {
+      return invalid_argument("--fail-under: '" + spec.substr(eq + 1) + "' is not a number");
+    }
+  }
+  return ok_status();
+}
+
+Status build_scoring_options(const EvalFlags& args, ScoringOptions* scoring) {
+  scoring->rouge.use_stemmer = args.rouge_stem;
+  scoring->rouge.tokenizer =
+      args.rouge_tokenizer == "unicode" ? RougeTokenizer::kUnicode : RougeTokenizer::kDefault;
+  static const std::map<std::string, BleuSmoothing> kSmoothing = {
+      {"exp", BleuSmoothing::kExp}, {"floor", BleuSmoothing::kFloor},
+      {"add-k", BleuSmoothing::kAddK}, {"none", BleuSmoothing::kNone}};
+  scoring->bleu.smoothing = kSmoothing.at(args.bleu_smoothing);
+  scoring->bleu.tokenizer = args.bleu_tokenize == "none" ? BleuTokenizer::kNone : BleuTokenizer::k13a;
+  scoring->context_match_threshold = args.context_match_threshold;
+  return ok_status();
+}
+
+}  // namespace
+
+StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_evidence) {
+  EvalOptions options;
+  RAGMETER_ASSIGN_OR_RETURN(options.metrics, parse_metric_list(args.metrics));
+  for (const auto& spec : args.critics) {
+    RAGMETER_ASSIGN_OR_RETURN(MetricRequest critic, parse_critic(spec));
+    bool taken = std::any_of(options.metrics.begin(), options.metrics.end(),
+                             [&](const MetricRequest& r) { return r.name == critic.name; });
+    if (taken) return invalid_argument("--critic " + critic.name + " is given twice");
+    options.metrics.push_back(std::move(critic));
+  }
+  if (args.critic_votes < 1 || args.critic_votes % 2 == 0) {
+    return invalid_argument("--critic-votes must be odd (1, 3, 5, ...) so a majority exists");
+  }
+  options.scoring.critic_votes = args.critic_votes;
+  for (const auto& mapping : args.column_map) {
+    RAGMETER_RETURN_IF_ERROR(parse_column_mapping(mapping, &options.column_map));
+  }
+  RAGMETER_RETURN_IF_ERROR(build_scoring_options(args, &options.scoring));
+  options.threads = args.threads;
+  options.keep_evidence = keep_evidence;
+  options.bootstrap.seed = args.seed;
+  options.bootstrap.resamples = args.resamples;
+  return options;
+}
+
+
+
+
+// Makes the judge the flags ask for: null for the offline judge.
+StatusOr<std::shared_ptr<Judge>> make_judge(const EvalFlags& args, JudgeClients* clients) {
+  RAGMETER_ASSIGN_OR_RETURN(llm::JudgeSettings settings, judge_settings(args.judge));
+  if (settings.judge == "offline") {
+    if (settings.embedder != "offline") {
+      return invalid_argument("--embedder " + settings.embedder +
+                              " needs an LLM judge (--judge-url and --judge-model)");
+    }
+    return std::shared_ptr<Judge>();
+  }
+  RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions chat_options, llm::to_client_options(settings));
+  chat_options.keep_traces = !args.traces.empty();
+  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> chat, llm::make_client(chat_options));
+  clients->chat = std::move(chat);
+  clients->concurrency = settings.concurrency;
+  LlmJudgeOptions options;
+  options.chat = clients->chat;
+  options.model = chat_options.endpoint.model;
+  options.endpoint = chat_options.endpoint.base_url;
+  options.endpoint_options = chat_options.endpoint;
+  options.context_tokens = args.judge_context_tokens;
+  options.ragas_plan = args.plan == "ragas";
+  options.verdict_cache = chat_options.cache;
+  if (settings.embedder != "offline") {
+    RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
+                              llm::to_embedder_client_options(settings));
+    embed_options.keep_traces = !args.traces.empty();
+    RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> embedder,
+                              llm::make_client(embed_options));
+    options.embedder_endpoint_options = embed_options.endpoint;
+    clients->embedder = std::move(embedder);
+    options.embedder = clients->embedder;
+  }
+  return make_llm_judge(std::move(options));
+}
+
+static JudgeUsage usage_of(const JudgeClients& clients) {
+  JudgeUsage usage;
+  for (const auto* client : {clients.chat.get(), clients.embedder.get()}) {
+    if (client == nullptr) continue;
+    llm::UsageTotals totals = client->totals();
+    usage.requests += totals.requests;
+    usage.cache_hits += totals.cache_hits;
+    usage.failed_calls += totals.failed_calls;
+    usage.prompt_tokens += totals.tokens.prompt_tokens;
+    usage.completion_tokens += totals.tokens.completion_tokens;
+    usage.cached_tokens += totals.tokens.cached_tokens;
+    usage.cost_usd += totals.cost_usd;
+  }
+  return usage;
+}
+
+// Every judge call as one JSON line: {"kind", "cache_key", "request", "raw_reply",
+// "attempts", "from_cache", "error"}. The evidence's "judge_calls" name them by cache_key.
+static Status write_traces(const std::string& path, const JudgeClients& clients) {
+  std::ofstream out(path, std::ios::binary);
+  for (const auto* client : {clients.chat.get(), clients.embedder.get()}) {
+    if (client == nullptr) continue;
+    for (const llm::CallTrace& trace : client->traces()) {
+      nlohmann::ordered_json line = {{"kind", trace.kind},
+                                     {"cache_key", trace.cache_key},
+                                     {"request", trace.request},
+                                     {"raw_reply", trace.raw_reply},
+                                     {"attempts", trace.attempts},
+                                     {"from_cache", trace.from_cache},
+                                     {"error", trace.error}};
+      out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    }
+  }
+  if (!out) return invalid_argument("cannot write --traces " + path);
+  return ok_status();
+}
+
+// Checks --fail-under; prints each miss. Returns true when every threshold is met.
+static bool thresholds_met(const EvalSummary& summary, const std::map<std::string, double>& thresholds) {
+  bool met = true;
+  for (const auto& metric : summary.metrics) {
+    auto it = thresholds.find(metric.name);
+    if (it == thresholds.end()) continue;
+    if (metric.stats.n == 0 || metric.stats.mean < it->second) {
+      std::cerr << fmt::format("ragmeter: {} mean {} is below --fail-under {}\n", metric.name,
+                               metric.stats.n == 0 ? std::string("(none scored)")
+                                                   : fmt::format("{:.4f}", metric.stats.mean),
+                               it->second);
+      met = false;
+    }
+  }
+  return met;
+}
+
+static bool any_failed(const EvalSummary& summary) {
+  return std::any_of(summary.metrics.begin(), summary.metrics.end(),
+                     [](const MetricSummary& m) { return m.failed > 0; });
+}
+
+StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) {
+  PreparedEval eval;
+  RAGMETER_ASSIGN_OR_RETURN(eval.options, build_eval_options(flags, keep_evidence));
+  auto judge = make_judge(flags, &eval.clients);
+  if (!judge.ok()) return invalid_argument("judge: " + judge.status().message());
+  eval.options.judge = *judge;
+  // Without --metrics, the offline judge scores what it can: metrics that need an LLM
+  // (critics, rubrics) would only be skipped.
+  if (!flags.metrics_given && !eval.options.judge) {
+    std::erase_if(eval.options.metrics, [](const MetricRequest& r) {
+      return r.info->judged != nullptr && metric_needs_llm(*r.info) && r.definition.empty();
+    });
+  }
+  // Each sample waits on its judge calls: enough samples in flight to keep
+  // --concurrency requests busy.
+  if (eval.options.judge) eval.options.threads = std::max(eval.options.threads, eval.clients.concurrency);
+  RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_under, eval.options.metrics, &eval.thresholds));
+  return eval;
+}
+
+int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSummary& summary,
+                const std::string& source, const std::string& summary_path, bool quiet,
+                bool allow_failures) {
+  const std::string judge_description =
+      eval.options.judge ? eval.options.judge->description() : make_offline_judge()->description();
+  RunInfo info{judge_description, source, usage_of(eval.clients),
+               eval.options.judge ? eval.options.judge->usage_by_call() : nlohmann::ordered_json()};
+  if (!flags.traces.empty()) {
+    if (Status s = write_traces(flags.traces, eval.clients); !s.ok()) {
+      std::cerr << "ragmeter: " << s.message() << "\n";
+      return kExitUsage;
+    }
+  }
+  if (!summary_path.empty()) {
+    std::ofstream summary_file(summary_path);
+    summary_file << summary_json_text(summary, info);
+    if (!summary_file) {
+      std::cerr << "ragmeter: cannot write the summary " << summary_path << "\n";
+      return kExitUsage;
+    }
+  }
+  if (!quiet) {
+    std::cout << format_summary_table(summary);
+    std::cout << "judge: " << judge_description << "\n";
+    if (eval.options.judge) {
+      const JudgeUsage& u = info.usage;
+      std::cout << fmt::format(
+          "judge calls: {} requests, {} from the cache, {} failed; tokens: {} prompt ({} cached), "
+          "{} completion; cost ${:.4f}\n",
+          u.requests, u.cache_hits, u.failed_calls, u.prompt_tokens, u.cached_tokens,
+          u.completion_tokens, u.cost_usd);
+    } else {
+      std::cout << "For an LLM judge: --judge-url http://HOST/v1 --judge-model NAME (key from "
+                   "OPENAI_API_KEY), or --config judge.toml; see docs/judges.md\n";
+    }
+  }
+  if (!thresholds_met(summary, eval.thresholds)) return kExitBelowThreshold;
+  bool partial = summary.rows_rejected > 0 || any_failed(summary);
+  if (partial && !allow_failures) {
+    std::cerr << "ragmeter: the run completed with rejected rows or failed scores (exit code 3; "
+                 "--allow-failures makes this 0)\n";
+    return kExitPartial;
+  }
+  return kExitOk;
+}
+
+void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
+  cmd->add_option(run ? "--eval" : "--metrics,-m", flags->metrics,
+                  "Comma-separated metric names (`ragmeter metrics` lists them), with @k for "
+                  "cutoffs (ndcg@10); 'all', 'text', 'retrieval', 'judged', 'ragas' (ragas's "
+                  "default four) or 'ragchecker' for a group. Default: all (with the offline "
+                  "judge, all but the critics and rubric scores, which need an LLM)")
+      ->capture_default_str()
+      ->each([flags](const std::string&) { flags->metrics_given = true; });
+  cmd->add_option("--critic", flags->critics,
+                  "A user-defined aspect critic NAME=DEFINITION (1 when the response meets it); "
+                  "needs an LLM judge; repeatable");
+  cmd->add_option("--critic-votes", flags->critic_votes,
+                  "Judgements per aspect critic verdict, majority wins (odd)")
+      ->capture_default_str();
+  cmd->add_option("--column-map", flags->column_map,
+                  "Rename a column: COLUMN=FIELD (e.g. query=user_input); repeatable");
+  cmd->add_option("--threads,-j", flags->threads, "CPU threads for scoring")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--fail-under", flags->fail_under,
+                  "METRIC=VALUE: exit with code 1 when the metric's mean is below VALUE; repeatable");
+  add_judge_flags(cmd, &flags->judge, run,
+                  "Judge of the judged metrics: offline (the default: no model, no network) or "
+                  "openai (any OpenAI-compatible server: --judge-url, --judge-model)",
+                  "Embeddings for semantic similarity: offline (default) or openai");
+  cmd->add_option("--judge-context-tokens", flags->judge_context_tokens,
+                  "The judge model's context window; verdict calls that would not fit are split "
+                  "(premise pieces x claim groups), never truncated. 0: unknown, no splitting")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--plan", flags->plan,
+                  "compact (default: one claim ledger per sample, shared by every metric) or "
+                  "ragas (ragas's call structure, one set of calls per metric, for comparison)")
+      ->check(CLI::IsMember({"compact", "ragas"}));
+  cmd->add_option("--traces", flags->traces,
+                  "Write every judge call (request, raw reply, attempts, error) as JSON lines; "
+                  "the evidence's judge_calls name them by cache_key");
+  cmd->add_option("--seed", flags->seed, "Seed of the bootstrap confidence intervals")
+      ->capture_default_str();
+  cmd->add_option("--bootstrap-resamples", flags->resamples, "Bootstrap resamples for the 95% CI")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000000));
+  cmd->add_flag("--rouge-stem", flags->rouge_stem, "ROUGE with the Porter stemmer (rouge-score's use_stemmer)");
+  cmd->add_option("--rouge-tokenizer", flags->rouge_tokenizer,
+                  "default (rouge-score: ASCII only) or unicode (every script)")
+      ->check(CLI::IsMember({"default", "unicode"}));
+  cmd->add_option("--bleu-smoothing", flags->bleu_smoothing, "exp (sacreBLEU default), floor, add-k, none")
+      ->check(CLI::IsMember({"exp", "floor", "add-k", "none"}));
+  cmd->add_option("--bleu-tokenize", flags->bleu_tokenize, "13a (sacreBLEU default) or none")
+      ->check(CLI::IsMember({"13a", "none"}));
+  cmd->add_option("--context-match-threshold", flags->context_match_threshold,
+                  "Levenshtein similarity at which a retrieved text matches a reference context")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+
+}
+
+}  // namespace ragmeter::cli
