@@ -66,3 +66,24 @@ def test_a_hung_command_is_killed_on_timeout_and_started_again(ragmeter_bin, tmp
     rows = read_jsonl(tmp_path / "a.jsonl")
     assert rows[0]["run_error"]["kind"] == "timeout"
     assert rows[1]["response"] == "ok fine"
+
+
+def test_the_documented_example_command_answers_and_is_scored(ragmeter_bin, tmp_path):
+    example = Path(__file__).resolve().parents[2] / "examples" / "rag_command.py"
+    q = tmp_path / "q.jsonl"
+    q.write_text(json.dumps({"user_input": "What does colorsys convert?",
+                             "reference": "Colors between RGB and YIQ, HLS and HSV."}) + "\n" +
+                 json.dumps({"user_input": "Where is the moon?", "reference": "In the sky."}) + "\n")
+    proc = subprocess.run([str(ragmeter_bin), "run", str(q), "--target-cmd", f"{sys.executable} {example}",
+                           "--out", str(tmp_path / "a.jsonl"), "--eval", "token_f1",
+                           "--eval-out", str(tmp_path / "s.jsonl")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    rows = read_jsonl(tmp_path / "a.jsonl")
+    assert rows[0]["response"].startswith("The colorsys module converts colors")
+    assert rows[0]["retrieved_context_ids"] == ["d1"]
+    assert rows[1]["response"] == "I do not know." and rows[1]["retrieved_contexts"] == []
+    scores = read_jsonl(tmp_path / "s.jsonl")
+    # By hand (SQuAD normalisation drops "the" and punctuation): 8 shared tokens, 11 in the
+    # answer, 8 in the reference: F1 = 2 * (8/11) * 1 / (8/11 + 1) = 16/19.
+    assert abs(scores[0]["scores"]["token_f1"] - 16 / 19) < 1e-9
+    assert scores[1]["scores"]["token_f1"] == 0.0
