@@ -113,7 +113,9 @@ const MetricInfo* find_metric(std::string_view name);
 // Parses a comma-separated list of metric names with optional "@k" cutoffs, and the
 // shorthands "all" (every metric), "text"/"retrieval"/"judged" (a family) and
 // "ragchecker" (RAGChecker's eleven diagnostics). InvalidArgument
-// names the unknown metric or the bad cutoff.
+// names the unknown metric or the bad cutoff; for an unknown name within a third of its
+// length (or two) in edits of an accepted one, the message suggests the nearest ("unknown metric
+// 'faithfullness' (did you mean 'faithfulness'? ...)").
 StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec);
 
 const char* metric_family_name(MetricFamily family);

@@ -5,6 +5,7 @@
 
 #include "metrics/adapters.h"
 #include "ragmeter/metric.h"
+#include "ragmeter/string_similarity.h"
 
 namespace ragmeter {
 namespace {
@@ -90,6 +91,28 @@ constexpr MetricInfo kMetrics[] = {
 // User-defined aspect critics (parse_critic) share this entry; it is not in the table.
 constexpr MetricInfo kUserCritic = {"aspect_critic", kJ, "response", "A user-defined aspect critic.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic};
 
+// The names parse_metric_list accepts besides the table's: its shorthands.
+constexpr std::string_view kShorthands[] = {"all", "text", "retrieval", "judged", "ragas", "ragchecker"};
+
+// The accepted name closest to `name` by edit distance (ties: the first in table order),
+// when it is close enough to be a likely typo: at most a third of the longer name's
+// length away, or two edits for short names (a swapped pair). Empty when none is.
+std::string_view nearest_metric_name(std::string_view name) {
+  std::string_view best;
+  std::size_t best_distance = std::string_view::npos;
+  auto consider = [&](std::string_view candidate) {
+    std::size_t distance = levenshtein_distance(name, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  };
+  for (const auto& info : kMetrics) consider(info.name);
+  for (std::string_view shorthand : kShorthands) consider(shorthand);
+  std::size_t longer = std::max(name.size(), best.size());
+  return best_distance <= std::max<std::size_t>(2, longer / 3) ? best : std::string_view();
+}
+
 Status parse_one(std::string_view item, std::vector<MetricRequest>* out) {
   std::string_view name = item;
   int k = 0;
@@ -103,8 +126,10 @@ Status parse_one(std::string_view item, std::vector<MetricRequest>* out) {
   }
   const MetricInfo* info = find_metric(name);
   if (info == nullptr) {
-    return invalid_argument("unknown metric '" + std::string(name) +
-                            "' (`ragmeter metrics` lists them all)");
+    std::string_view nearest = nearest_metric_name(name);
+    std::string hint = nearest.empty() ? "" : "did you mean '" + std::string(nearest) + "'? ";
+    return invalid_argument("unknown metric '" + std::string(name) + "' (" + hint +
+                            "`ragmeter metrics` lists them all)");
   }
   if (k > 0 && !info->takes_cutoff) {
     return invalid_argument("metric '" + std::string(name) + "' takes no @k cutoff");

@@ -50,6 +50,25 @@ TEST(MetricTableTest, RejectsUnknownNamesAndBadCutoffs) {
   EXPECT_FALSE(parse_metric_list("").ok());
 }
 
+TEST(MetricTableTest, UnknownNameSuggestsTheNearest) {
+  auto typo = parse_metric_list("token_f1,faithfullness");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(typo.status().message().find("unknown metric 'faithfullness' (did you mean 'faithfulness'?"),
+            std::string::npos)
+      << typo.status().message();
+  // One edit from "ndcg", with a cutoff: the cutoff is not part of the name compared.
+  auto cut = parse_metric_list("ndgc@10");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.status().message().find("did you mean 'ndcg'?"), std::string::npos)
+      << cut.status().message();
+  // Nothing is near: no suggestion, still the pointer to `ragmeter metrics`.
+  auto far = parse_metric_list("perplexity_of_the_moon");
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.status().message().find("did you mean"), std::string::npos) << far.status().message();
+  EXPECT_NE(far.status().message().find("`ragmeter metrics` lists them all"), std::string::npos);
+}
+
 TEST(MetricTableTest, MissingFieldIsSkippedWithItsName) {
   EvalOptions options;
   options.metrics = *parse_metric_list("token_f1,precision@3");
