@@ -20,6 +20,7 @@ debian_packages=(
   libtasn1-doc  # ragmeter gen tests: a real PDF (the libtasn1 manual, 36 pages)
   python3-venv
   clang libclang-rt-14-dev  # the libFuzzer targets of tests/fuzz (docs/fuzzing.md); not CI
+  ccache  # the Python package's wheel build (scripts/test_python.sh) reuses compiled objects
 )
 
 missing=()
@@ -47,7 +48,22 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   "$venv/bin/pip" install -q "${python_packages[@]}"
   echo "$want" > "$stamp"
 fi
-echo "setup: ok (python oracles in $venv)"
+# The Python package (python/): its build tools and the packages its tests use. Each test
+# run builds the wheel with these and installs it into a fresh venv that sees them through
+# a .pth file (scripts/test_python.sh).
+pyenv="$cache_dir/pyenv"
+pyenv_packages=(scikit-build-core==1.1.2 nanobind==2.9.2 pytest==9.2.0 pandas==3.1.1
+                datasets==5.2.0 tqdm==4.70.1 sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6)
+pystamp="$pyenv/.ragmeter-stamp"
+pywant="${pyenv_packages[*]}"
+if [ ! -f "$pystamp" ] || [ "$(cat "$pystamp")" != "$pywant" ]; then
+  echo "setup: creating the Python package's build and test environment in $pyenv"
+  python3 -m venv "$pyenv"
+  "$pyenv/bin/pip" install -q --upgrade pip >/dev/null
+  "$pyenv/bin/pip" install -q "${pyenv_packages[@]}"
+  echo "$pywant" > "$pystamp"
+fi
+echo "setup: ok (python oracles in $venv, package build and test tools in $pyenv)"
 
 # The local sentence-embedding model (--embedder local), checked by SHA-256.
 bash "$(dirname "$0")/setup_embedder.sh"

@@ -4,7 +4,9 @@
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the oracle tests against the Python reference implementations, the CLI tests, the
 #      `ragmeter run` tests against fake targets (tests/run), and the
-#      end-to-end tests against a real local LLM server (llama.cpp, started and stopped here).
+#      end-to-end tests against a real local LLM server (llama.cpp, started and stopped here);
+#   4. the Python package: a wheel built from python/, installed into a fresh virtual
+#      environment, and tests/python run against it (scripts/test_python.sh).
 # RAGMETER_SKIP_LLM=1 leaves out the LLM server and its tests (they need a one-time build of
 # llama-cpp-python, cached outside the checkout by scripts/setup_llm.sh).
 set -euo pipefail
@@ -30,3 +32,6 @@ cmake --build build-asan -j "$(nproc)" --target ragmeter_tests
 echo "== oracle, CLI and local LLM server tests"
 RAGMETER_BUILD_DIR="$PWD/build" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
   tests/oracle tests/cli tests/run tests/llm
+
+echo "== Python package: build the wheel, install it into a fresh venv, test it"
+bash scripts/test_python.sh

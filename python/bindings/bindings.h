@@ -1,0 +1,13 @@
+// The parts of the extension module ragmeter._core, one function per file that adds its
+// names to the module (module.cc calls them in order).
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+namespace ragmeter::python {
+
+void bind_metrics(nanobind::module_& m);   // metrics_binding.cc: pure scoring functions
+void bind_data(nanobind::module_& m);      // data_binding.cc: Python data -> rows
+void bind_evaluate(nanobind::module_& m);  // evaluate_binding.cc: runs and their results
+
+}  // namespace ragmeter::python

@@ -1,0 +1,334 @@
+// ragmeter._core.evaluate and the Run it returns: the library's evaluation with the GIL
+// released, Ctrl-C and progress callbacks heard between samples, and the results as
+// Python values (columns for pandas, evidence, the summary JSON, the --out file).
+#include <atomic>
+#include <fstream>
+#include <map>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.h"
+#include "data_source.h"
+#include "py_json.h"
+#include "ragmeter/offline_judge.h"
+#include "run_result.h"
+#include "scoring_options.h"
+#include "status_errors.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace ragmeter::python {
+namespace {
+
+// Set from Python (aevaluate's task cancellation) or by the progress hook (Ctrl-C).
+struct CancelFlag {
+  std::atomic<bool> flag{false};
+};
+
+struct EvalArgs {
+  std::string metrics = "all";
+  bool metrics_given = false;
+  std::vector<std::string> critics;
+  int critic_votes = 1;
+  std::map<std::string, std::string> column_map;
+  int threads = 1;
+  std::int64_t limit = 0;
+  bool strict = false;
+  std::uint64_t seed = 42;
+  int bootstrap_resamples = 1000;
+  bool rouge_stem = false;
+  std::string rouge_tokenizer = "default";
+  std::string bleu_smoothing = "exp";
+  std::string bleu_tokenize = "13a";
+  double context_match_threshold = 0.5;
+  bool keep_evidence = true;
+};
+
+EvalOptions build_options(const EvalArgs& args) {
+  EvalOptions options;
+  options.metrics = value_or_raise(parse_metric_list(args.metrics));
+  for (const auto& spec : args.critics) {
+    MetricRequest critic = value_or_raise(parse_critic(spec));
+    for (const auto& r : options.metrics) {
+      if (r.name == critic.name) raise_status(invalid_argument("critic " + critic.name + " is given twice"));
+    }
+    options.metrics.push_back(std::move(critic));
+  }
+  if (args.critic_votes < 1 || args.critic_votes % 2 == 0) {
+    raise_status(invalid_argument("critic_votes must be odd (1, 3, 5, ...) so a majority exists"));
+  }
+  if (args.threads < 1) raise_status(invalid_argument("threads must be at least 1"));
+  if (args.limit < 0) raise_status(invalid_argument("limit must not be negative"));
+  if (args.bootstrap_resamples < 0) raise_status(invalid_argument("bootstrap_resamples must not be negative"));
+  if (!(args.context_match_threshold >= 0.0 && args.context_match_threshold <= 1.0)) {
+    raise_status(invalid_argument("context_match_threshold must be within 0..1"));
+  }
+  options.scoring.critic_votes = args.critic_votes;
+  options.scoring.rouge.use_stemmer = args.rouge_stem;
+  options.scoring.rouge.tokenizer = rouge_tokenizer_named(args.rouge_tokenizer);
+  options.scoring.bleu.smoothing = bleu_smoothing_named(args.bleu_smoothing);
+  options.scoring.bleu.tokenizer = bleu_tokenizer_named(args.bleu_tokenize);
+  options.scoring.context_match_threshold = args.context_match_threshold;
+  options.column_map = ColumnMap(args.column_map.begin(), args.column_map.end());
+  options.threads = args.threads;
+  options.limit = args.limit;
+  options.strict = args.strict;
+  options.keep_evidence = args.keep_evidence;
+  options.bootstrap.seed = args.seed;
+  options.bootstrap.resamples = args.bootstrap_resamples;
+  // Without metrics named, the offline judge scores what it can: metrics that need an
+  // LLM (critics, rubric scores) would only be skipped (as `ragmeter eval`).
+  if (!args.metrics_given && !options.judge) {
+    std::erase_if(options.metrics, [](const MetricRequest& r) {
+      return r.info->judged != nullptr && metric_needs_llm(*r.info) && r.definition.empty();
+    });
+  }
+  return options;
+}
+
+// Called by the library on this thread between samples (GIL released): hears Ctrl-C and
+// runs the Python progress callback. The first exception from either stops the run
+// (EvalOptions::cancel) and is kept for the caller, who gets the finished rows with it.
+class ProgressHook {
+ public:
+  ProgressHook(nb::object callback, std::atomic<bool>* cancel)
+      : callback_(std::move(callback)), cancel_(cancel) {}
+
+  void operator()(std::int64_t rows) {
+    nb::gil_scoped_acquire gil;
+    if (stop_.is_valid()) return;
+    if (PyErr_CheckSignals() != 0) {
+      stop_with_current_error();
+      return;
+    }
+    if (callback_.is_none()) return;
+    try {
+      callback_(rows);
+    } catch (nb::python_error& e) {
+      e.restore();
+      stop_with_current_error();
+    }
+  }
+
+  // The exception that stopped the run, or None.
+  nb::object stop_exception() const { return stop_.is_valid() ? stop_ : nb::none(); }
+
+ private:
+  // Takes the error indicator's exception, normalised: on Python < 3.12 a KeyboardInterrupt
+  // raised by the signal handler has no exception object until it is normalised.
+  void stop_with_current_error() {
+    PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    if (traceback != nullptr && value != nullptr) PyException_SetTraceback(value, traceback);
+    Py_XDECREF(traceback);
+    Py_XDECREF(type);
+    stop_ = nb::steal(value);
+    cancel_->store(true);
+  }
+
+  nb::object callback_;
+  std::atomic<bool>* cancel_;
+  nb::object stop_;
+};
+
+nb::tuple run_evaluate(DataSource& data, const EvalArgs& args, nb::object progress,
+                       CancelFlag* cancel) {
+  EvalOptions options = build_options(args);
+  CancelFlag own_cancel;
+  std::atomic<bool>* flag = cancel != nullptr ? &cancel->flag : &own_cancel.flag;
+  options.cancel = flag;
+  std::unique_ptr<RowReader> reader = data.open();
+  ProgressHook hook(std::move(progress), flag);
+  const std::string source = data.name();
+  StatusOr<EvalRun> run = [&] {
+    nb::gil_scoped_release unlocked;
+    return evaluate_to_table(*reader, source, options, [&](std::int64_t rows) { hook(rows); });
+  }();
+  nb::object stop = hook.stop_exception();
+  if (!run.ok()) {
+    if (!stop.is_none()) {  // the stop came first: raise it rather than what followed
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(stop.ptr())), stop.ptr());
+      throw nb::python_error();
+    }
+    raise_status(run.status());
+  }
+  auto result = std::make_unique<RunResult>();
+  result->run = std::move(run).value();
+  result->info.judge = options.judge ? options.judge->description() : make_offline_judge()->description();
+  // Rows held in memory have no dataset path: the summary then names none.
+  result->info.dataset = data.is_file() ? source : std::string();
+  return nb::make_tuple(nb::cast(result.release(), nb::rv_policy::take_ownership), stop);
+}
+
+const MetricSummary* find_summary(const RunResult& r, const std::string& metric) {
+  for (const MetricSummary& s : r.run.summary.metrics) {
+    if (s.name == metric) return &s;
+  }
+  return nullptr;
+}
+
+// The per-row table as columns for pandas: {"fields": {name: [...]}, "scores": {metric:
+// [float or None]}, "status": {metric: [...]}, "reasons": {metric: [str or None]},
+// "row_error": [str or None]}. Field names in order of first appearance.
+nb::dict table_columns(const RunResult& r) {
+  const ResultTable& table = r.run.table;
+  const std::size_t n = table.rows.size();
+  std::vector<std::string> names;
+  std::map<std::string, std::size_t> position;
+  for (const RowResult& row : table.rows) {
+    if (!row.fields.is_object()) continue;
+    for (auto it = row.fields.begin(); it != row.fields.end(); ++it) {
+      if (position.emplace(it.key(), names.size()).second) names.push_back(it.key());
+    }
+  }
+  std::vector<nb::list> field_columns(names.size());
+  nb::list row_error;
+  for (const RowResult& row : table.rows) {
+    std::vector<bool> filled(names.size(), false);
+    if (row.fields.is_object()) {
+      for (auto it = row.fields.begin(); it != row.fields.end(); ++it) {
+        std::size_t j = position.at(it.key());
+        field_columns[j].append(from_json(*it));
+        filled[j] = true;
+      }
+    }
+    for (std::size_t j = 0; j < names.size(); ++j) {
+      if (!filled[j]) field_columns[j].append(nb::none());
+    }
+    row_error.append(row.error ? nb::object(nb::str(row.error->to_string().c_str())) : nb::none());
+  }
+  nb::dict fields, scores, status, reasons;
+  for (std::size_t j = 0; j < names.size(); ++j) fields[names[j].c_str()] = field_columns[j];
+  for (std::size_t m = 0; m < table.metrics.size(); ++m) {
+    nb::list score_column, status_column, reason_column;
+    for (std::size_t i = 0; i < n; ++i) {
+      const MetricResult& result = table.rows[i].results[m];
+      bool ok = result.outcome == Outcome::kOk;
+      score_column.append(ok ? nb::object(nb::float_(result.score)) : nb::none());
+      status_column.append(outcome_name(result.outcome));
+      reason_column.append(ok ? nb::none() : nb::object(nb::str(result.reason.data(), result.reason.size())));
+    }
+    const char* name = table.metrics[m].c_str();
+    scores[name] = score_column;
+    status[name] = status_column;
+    reasons[name] = reason_column;
+  }
+  nb::dict columns;
+  columns["fields"] = fields;
+  columns["scores"] = scores;
+  columns["status"] = status;
+  columns["reasons"] = reasons;
+  columns["row_error"] = row_error;
+  return columns;
+}
+
+const RowResult& row_at(const RunResult& r, std::int64_t i) {
+  const auto n = static_cast<std::int64_t>(r.run.table.rows.size());
+  if (i < 0) i += n;
+  if (i < 0 || i >= n) throw nb::index_error("row index out of range");
+  return r.run.table.rows[static_cast<std::size_t>(i)];
+}
+
+void bind_run(nb::module_& m) {
+  nb::class_<CancelFlag>(m, "CancelFlag", "Stops a running evaluate() when set, from any thread.")
+      .def(nb::init<>())
+      .def("set", [](CancelFlag& c) { c.flag.store(true); })
+      .def("is_set", [](const CancelFlag& c) { return c.flag.load(); });
+
+  nb::class_<RunResult>(m, "Run", "The results of one evaluate() call (see ragmeter.Result).")
+      .def("__len__", [](const RunResult& r) { return r.run.table.rows.size(); })
+      .def_prop_ro("metrics", [](const RunResult& r) { return r.run.table.metrics; },
+                   "The metric names, in run order.")
+      .def_prop_ro("cancelled", [](const RunResult& r) { return r.run.summary.cancelled; },
+                   "True when the run was stopped before the end of the data.")
+      .def("summary_json", [](const RunResult& r) { return summary_json_text(r.run.summary, r.info); },
+           "The text `ragmeter eval --summary` writes for this run.")
+      .def("summary_table", [](const RunResult& r) { return format_summary_table(r.run.summary); },
+           "The summary table `ragmeter eval` prints.")
+      .def(
+          "mean",
+          [](const RunResult& r, const std::string& metric) -> std::optional<double> {
+            const MetricSummary* s = find_summary(r, metric);
+            if (s == nullptr) {
+              throw nb::key_error(("no metric '" + metric + "' in this result").c_str());
+            }
+            if (s->stats.n == 0) return std::nullopt;
+            return s->stats.mean;
+          },
+          "metric"_a, "The metric's mean over its scored samples; None when none was scored.")
+      .def("columns", &table_columns, "The per-row table as columns (for pandas).")
+      .def(
+          "evidence",
+          [](const RunResult& r, std::int64_t i) {
+            const RowResult& row = row_at(r, i);
+            nb::dict evidence;
+            for (std::size_t m = 0; m < r.run.table.metrics.size(); ++m) {
+              if (!row.results[m].evidence.is_null()) {
+                evidence[r.run.table.metrics[m].c_str()] = from_json(row.results[m].evidence);
+              }
+            }
+            return evidence;
+          },
+          "i"_a, "Row i's evidence: metric -> its evidence (claims, verdicts, parts).")
+      .def(
+          "row",
+          [](const RunResult& r, std::int64_t i) {
+            const RowResult& row = row_at(r, i);
+            return row.fields.is_null() ? nb::object(nb::dict()) : from_json(row.fields);
+          },
+          "i"_a, "Row i's own fields (empty for a rejected row).")
+      .def(
+          "write_jsonl",
+          [](const RunResult& r, const std::string& path) {
+            std::ofstream out(path, std::ios::binary);
+            if (!out) raise_status(not_found("cannot write " + path));
+            Status status;
+            {
+              nb::gil_scoped_release unlocked;
+              status = write_results_jsonl(r.run.table, out);
+              out.close();
+            }
+            ok_or_raise(status);
+            if (!out) raise_status(unavailable("cannot write " + path));
+          },
+          "path"_a, "Writes the per-row results as `ragmeter eval --out FILE.jsonl` does.");
+}
+
+}  // namespace
+
+void bind_evaluate(nb::module_& m) {
+  bind_run(m);
+  m.def(
+      "evaluate",
+      [](DataSource& data, const std::string& metrics, bool metrics_given,
+         std::vector<std::string> critics, int critic_votes,
+         std::map<std::string, std::string> column_map, int threads, std::int64_t limit,
+         bool strict, std::uint64_t seed, int bootstrap_resamples, bool rouge_stem,
+         const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
+         const std::string& bleu_tokenize, double context_match_threshold, bool keep_evidence,
+         nb::object progress, CancelFlag* cancel) {
+        EvalArgs args{metrics,       metrics_given,   std::move(critics),      critic_votes,
+                      std::move(column_map), threads, limit,                   strict,
+                      seed,          bootstrap_resamples, rouge_stem,           rouge_tokenizer,
+                      bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence};
+        return run_evaluate(data, args, std::move(progress), cancel);
+      },
+      "data"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
+      "critics"_a = std::vector<std::string>(), "critic_votes"_a = 1,
+      "column_map"_a = std::map<std::string, std::string>(), "threads"_a = 1, "limit"_a = 0,
+      "strict"_a = false, "seed"_a = 42, "bootstrap_resamples"_a = 1000, "rouge_stem"_a = false,
+      "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
+      "context_match_threshold"_a = 0.5, "keep_evidence"_a = true,
+      "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
+      "Scores `data` (a DataSource) and returns (Run, the exception that stopped it or None). "
+      "The GIL is released while rows are scored; `progress(rows_done)` is called about "
+      "every 100 ms on this thread.");
+}
+
+}  // namespace ragmeter::python

@@ -1,0 +1,106 @@
+"""Python data -> rows for the C++ library (glue only: no field logic lives here).
+
+Shapes are recognised by duck typing, so none of pandas, datasets or ragas is imported:
+
+- a path (``str`` or ``os.PathLike``): a JSONL, JSON or CSV file, read by the library as
+  ``ragmeter eval FILE`` reads it;
+- a pandas ``DataFrame`` or a pyarrow ``Table``, a Hugging Face ``datasets.Dataset``, or
+  a dict of equally long columns (ragas's legacy ``Dataset.from_dict`` input): by column;
+- a ragas ``EvaluationDataset`` (its ``to_list()``), a list of ragas ``SingleTurnSample``
+  (pydantic models: ``model_dump()``), or a list of dicts (what
+  ``EvaluationDataset.from_list`` takes): by row.
+
+Field names are resolved by the library (ragas's names, the legacy ones, ``column_map``),
+exactly as for a file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any, List, Sequence
+
+from . import _core
+
+__all__ = ["to_source"]
+
+
+def _is_path(data: Any) -> bool:
+    return isinstance(data, (str, os.PathLike))
+
+
+def _looks_like_dataframe(data: Any) -> bool:
+    return hasattr(data, "columns") and hasattr(data, "iloc") and hasattr(data, "dtypes")
+
+
+def _looks_like_hf_dataset(data: Any) -> bool:
+    return hasattr(data, "column_names") and hasattr(data, "features") and hasattr(data, "to_dict")
+
+
+def _looks_like_evaluation_dataset(data: Any) -> bool:
+    return hasattr(data, "samples") and hasattr(data, "to_list")
+
+
+def _sample_record(item: Any) -> Any:
+    """A row as a dict: pydantic models (ragas's SingleTurnSample) through model_dump()."""
+    if isinstance(item, Mapping):
+        return item
+    dump = getattr(item, "model_dump", None)
+    if callable(dump):
+        return dump(exclude_none=True)
+    to_dict = getattr(item, "to_dict", None)
+    if callable(to_dict):
+        return to_dict()
+    return item  # rejected by the library ("a row must be a JSON object"), at its place
+
+
+def _columns_source(names: Sequence[Any], columns: Sequence[Sequence[Any]], name: str):
+    return _core.rows_from_columns([str(n) for n in names], list(columns), name)
+
+
+def _dataframe_columns(frame: Any) -> List[list]:
+    # By position, so repeated column names stay separate (the library rejects a row
+    # with a repeated field the same way it treats a CSV header).
+    return [frame.iloc[:, j].tolist() for j in range(frame.shape[1])]
+
+
+def to_source(data: Any, *, format: str = "auto", name: str = "<memory>") -> "_core.DataSource":
+    """Turns one of the accepted shapes into a DataSource for ``_core.evaluate``."""
+    if isinstance(data, _core.DataSource):
+        return data
+    if _is_path(data):
+        return _core.dataset_file(os.fspath(data), format)
+    if _looks_like_dataframe(data):
+        return _columns_source(list(data.columns), _dataframe_columns(data), name)
+    if _looks_like_hf_dataset(data):
+        columns = data.to_dict()
+        return _columns_source(list(columns.keys()), list(columns.values()), name)
+    if hasattr(data, "to_pydict") and hasattr(data, "column_names"):  # pyarrow.Table
+        columns = data.to_pydict()
+        return _columns_source(list(columns.keys()), list(columns.values()), name)
+    if _looks_like_evaluation_dataset(data):
+        return _core.rows_from_records(data.to_list(), name)
+    if isinstance(data, Mapping):
+        values = list(data.values())
+        if values and all(isinstance(v, (list, tuple)) or hasattr(v, "tolist") for v in values):
+            return _columns_source(list(data.keys()), [list(v) for v in values], name)
+        raise _errors().InvalidArgumentError(
+            "a dict is read as columns (field -> list of values, one per sample); for one "
+            "sample pass a list holding the dict: evaluate([sample])"
+        )
+    if isinstance(data, (list, tuple)):
+        if all(isinstance(item, dict) for item in data):
+            return _core.rows_from_records(data, name)
+        return _core.rows_from_records([_sample_record(item) for item in data], name)
+    if hasattr(data, "__iter__"):
+        return _core.rows_from_records([_sample_record(item) for item in data], name)
+    raise _errors().InvalidArgumentError(
+        f"cannot read samples from a {type(data).__name__}: pass a list of dicts, a pandas "
+        "DataFrame, a datasets.Dataset, a ragas EvaluationDataset or a file path"
+    )
+
+
+def _errors():
+    from . import errors
+
+    return errors

@@ -1,0 +1,173 @@
+"""evaluate() and aevaluate(): keyword arguments named as ``ragmeter eval``'s flags,
+turned into one call of the C++ evaluation (which releases the GIL while it scores)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Mapping
+from typing import Any, Dict, Iterable, List, Optional, Union
+
+from . import _core
+from ._data import to_source
+from ._progress import Progress, ProgressArg
+from ._result import Result
+from .errors import InvalidArgumentError, Interrupted
+
+__all__ = ["evaluate", "aevaluate"]
+
+MetricsArg = Union[None, str, Iterable[Any]]
+
+
+def _metric_spec(metrics: MetricsArg) -> Optional[str]:
+    """A --metrics value from a str, a list of names, or metric objects with a ``name``
+    (ragas's metric instances: ``ragas.metrics.faithfulness.name == "faithfulness"``)."""
+    if metrics is None:
+        return None
+    if isinstance(metrics, str):
+        return metrics
+    names = []
+    for metric in metrics:
+        name = metric if isinstance(metric, str) else getattr(metric, "name", None)
+        if not isinstance(name, str):
+            raise InvalidArgumentError(
+                f"metrics: {metric!r} is neither a metric name nor an object with a .name"
+            )
+        names.append(name)
+    if not names:
+        raise InvalidArgumentError("metrics: the list is empty")
+    return ",".join(names)
+
+
+def _column_map(column_map: Union[None, Mapping, Iterable[str]]) -> Dict[str, str]:
+    """{user column: field}, or the CLI's "COLUMN=FIELD" strings."""
+    if column_map is None:
+        return {}
+    if isinstance(column_map, Mapping):
+        return {str(k): str(v) for k, v in column_map.items()}
+    mapping = {}
+    for spec in column_map:
+        column, eq, field = str(spec).partition("=")
+        if not eq:
+            raise InvalidArgumentError(f"column_map: expected COLUMN=FIELD, got '{spec}'")
+        mapping[column] = field
+    return mapping
+
+
+def _critics(critic: Union[None, str, Mapping, Iterable[str]]) -> List[str]:
+    """--critic NAME=DEFINITION values, or a dict {name: definition}."""
+    if critic is None:
+        return []
+    if isinstance(critic, str):
+        return [critic]
+    if isinstance(critic, Mapping):
+        return [f"{name}={definition}" for name, definition in critic.items()]
+    return [str(c) for c in critic]
+
+
+def evaluate(
+    data: Any,
+    metrics: MetricsArg = None,
+    judge: Any = None,
+    embedder: Any = None,
+    *,
+    column_map: Union[None, Mapping, Iterable[str]] = None,
+    critic: Union[None, str, Mapping, Iterable[str]] = None,
+    critic_votes: int = 1,
+    threads: Optional[int] = None,
+    limit: int = 0,
+    strict: bool = False,
+    format: str = "auto",
+    seed: int = 42,
+    bootstrap_resamples: int = 1000,
+    rouge_stem: bool = False,
+    rouge_tokenizer: str = "default",
+    bleu_smoothing: str = "exp",
+    bleu_tokenize: str = "13a",
+    context_match_threshold: float = 0.5,
+    progress: ProgressArg = True,
+    keep_evidence: bool = True,
+    _cancel: Optional["_core.CancelFlag"] = None,
+) -> Result:
+    """Scores every sample of `data` with `metrics`; see docs/python.md.
+
+    data: a list of dicts, a pandas DataFrame, a datasets.Dataset, a ragas
+        EvaluationDataset or list of SingleTurnSample, a dict of columns, or a path to a
+        JSONL/JSON/CSV file. Field names as ``ragmeter eval`` accepts them (ragas's and
+        the legacy question/answer/contexts/ground_truth), renamed by `column_map`.
+    metrics: names as ``ragmeter metrics`` prints them ("bleu", "ndcg@10"), a
+        comma-separated string, a shorthand ("ragas", "text", "all"), or ragas metric
+        objects (by their ``.name``). None: every metric the judge can score.
+    progress: True (tqdm when installed, else a line on stderr), False, or a callable
+        ``progress(rows_done, total)``; an exception it raises stops the run.
+
+    Raises InvalidArgumentError (a ValueError) for an unknown metric or a bad option,
+    NotFoundError for a missing file. A bad row is not an exception: its metrics are
+    ``failed`` with the reason. Ctrl-C raises ``ragmeter.Interrupted`` (a
+    KeyboardInterrupt) whose ``.result`` holds the samples finished before it.
+    """
+    spec = _metric_spec(metrics)
+    if judge not in (None, "offline") and type(judge).__name__ != "OfflineJudge":
+        raise InvalidArgumentError("only the offline judge is supported in this build")
+    source = to_source(data, format=format)
+    total = len(source) if not isinstance(data, (str, os.PathLike)) else None
+    if limit and total is not None:
+        total = min(total, limit)
+    bar = Progress(progress, total)
+    try:
+        run, stop = _core.evaluate(
+            source,
+            metrics=spec if spec is not None else "all",
+            metrics_given=spec is not None,
+            critics=_critics(critic),
+            critic_votes=critic_votes,
+            column_map=_column_map(column_map),
+            threads=threads if threads is not None else (os.cpu_count() or 1),
+            limit=limit,
+            strict=strict,
+            seed=seed,
+            bootstrap_resamples=bootstrap_resamples,
+            rouge_stem=rouge_stem,
+            rouge_tokenizer=rouge_tokenizer,
+            bleu_smoothing=bleu_smoothing,
+            bleu_tokenize=bleu_tokenize,
+            context_match_threshold=context_match_threshold,
+            keep_evidence=keep_evidence,
+            progress=bar,
+            cancel=_cancel,
+        )
+    finally:
+        bar.close()
+    result = Result(run)
+    if stop is not None:
+        if isinstance(stop, KeyboardInterrupt):
+            raise Interrupted(
+                f"evaluation interrupted after {len(result)} rows; the finished rows are in "
+                "this exception's .result",
+                result,
+                stop,
+            ) from stop
+        raise stop
+    return result
+
+
+async def aevaluate(data: Any, metrics: MetricsArg = None, judge: Any = None,
+                    embedder: Any = None, **options: Any) -> Result:
+    """evaluate() for asyncio: runs in a worker thread, so the event loop stays free.
+    Cancelling the awaiting task stops the evaluation between samples (and raises
+    CancelledError once it has stopped)."""
+    cancel = _core.CancelFlag()
+    options.setdefault("progress", False)
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(
+        None, lambda: evaluate(data, metrics, judge, embedder, _cancel=cancel, **options)
+    )
+    try:
+        return await asyncio.shield(future)
+    except asyncio.CancelledError:
+        cancel.set()
+        try:
+            await future
+        except BaseException:
+            pass
+        raise

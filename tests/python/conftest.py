@@ -1,0 +1,67 @@
+"""Shared fixtures of the Python package tests (tests/python).
+
+These tests run in a fresh virtual environment into which scripts/test_python.sh installed
+the wheel it just built: `import ragmeter` is the installed package, never the source
+tree (test_package.py checks). The command-line program for comparisons is
+$RAGMETER_BUILD_DIR/ragmeter. Tests marked `llm` use the real local llama.cpp server
+(tests/llm/conftest.py starts it) and are left out with RAGMETER_SKIP_LLM=1.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
+EXAMPLE = REPO / "examples" / "halueval_rag.jsonl"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "llm: needs the real local LLM server (slow)")
+
+
+def read_jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+@pytest.fixture(scope="session")
+def ragmeter_bin():
+    binary = BUILD / "ragmeter"
+    if not binary.exists():
+        pytest.fail(f"{binary} is not built (scripts/build.sh)")
+    return binary
+
+
+@pytest.fixture
+def cli(ragmeter_bin):
+    """Runs `ragmeter ARGS...`; returns the CompletedProcess."""
+
+    def _run(*args):
+        return subprocess.run([str(ragmeter_bin), *map(str, args)], capture_output=True,
+                              text=True, timeout=600)
+
+    return _run
+
+
+@pytest.fixture
+def example_rows():
+    return read_jsonl(EXAMPLE)
+
+
+def _llm_server_fixture():
+    """The session fixture `server` of tests/llm/conftest.py (one implementation of how
+    the real local server is started and stopped)."""
+    spec = importlib.util.spec_from_file_location("llm_conftest", REPO / "tests" / "llm" / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.server
+
+
+server = _llm_server_fixture()

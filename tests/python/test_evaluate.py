@@ -1,0 +1,152 @@
+"""ragmeter.evaluate against the `ragmeter eval` program on the same rows: the same
+numbers to the last bit, the same statuses and reasons, the same files."""
+
+import json
+import sys
+
+import pytest
+
+import ragmeter
+from conftest import EXAMPLE, read_jsonl
+
+DETERMINISTIC = "token_f1,rouge_l,bleu,chrf,ndcg@3,mrr,exact_match,k_precision"
+
+
+def cli_run(cli, tmp_path, data_path, metrics, *extra):
+    out, summary = tmp_path / "cli.jsonl", tmp_path / "cli_summary.json"
+    p = cli("eval", data_path, "--metrics", metrics, "--out", out, "--summary", summary,
+            "--quiet", "--allow-failures", *extra)
+    assert p.returncode == 0, p.stderr
+    return out, summary
+
+
+def test_list_of_dicts_equals_the_cli_to_the_last_bit(cli, tmp_path, example_rows):
+    out, summary = cli_run(cli, tmp_path, EXAMPLE, DETERMINISTIC)
+    result = ragmeter.evaluate(example_rows, metrics=DETERMINISTIC, threads=2, progress=False)
+    py_out = tmp_path / "py.jsonl"
+    result.to_jsonl(py_out)
+    assert py_out.read_bytes() == out.read_bytes()
+    cli_summary = json.loads(summary.read_text())
+    # The dataset's name is the only difference: a path for the CLI, "<memory>" here.
+    assert cli_summary["judge"] == result.summary["judge"]
+    assert cli_summary["metrics"] == result.summary["metrics"]
+    assert cli_summary["rows"] == result.summary["rows"] == {"read": 30, "rejected": 0}
+    # Means and per-sample scores as floats, compared exactly.
+    for metric in DETERMINISTIC.split(","):
+        assert result[metric] == cli_summary["metrics"][metric]["mean"]
+        assert result.scores(metric) == [row["scores"][metric] for row in read_jsonl(out)]
+
+
+def test_a_path_gives_the_cli_summary_byte_for_byte(cli, tmp_path):
+    _, summary = cli_run(cli, tmp_path, EXAMPLE, DETERMINISTIC)
+    result = ragmeter.evaluate(str(EXAMPLE), metrics=DETERMINISTIC, progress=False)
+    assert result.summary_json() == summary.read_text()
+
+
+def test_metrics_as_a_list_and_threads_do_not_change_the_numbers(example_rows):
+    one = ragmeter.evaluate(example_rows, metrics=["bleu", "rouge_l"], threads=1, progress=False)
+    four = ragmeter.evaluate(example_rows, metrics="bleu,rouge_l", threads=4, progress=False)
+    assert one.summary == four.summary
+    assert one.metrics == ["bleu", "rouge_l"]
+
+
+def test_repr_is_the_cli_summary_table(cli, example_rows):
+    p = cli("eval", EXAMPLE, "--metrics", "token_f1,bleu")
+    assert p.returncode == 0, p.stderr
+    result = ragmeter.evaluate(example_rows, metrics="token_f1,bleu", progress=False)
+    assert repr(result) in p.stdout
+    assert "token_f1" in repr(result)
+
+
+def test_evidence_and_usage(example_rows):
+    result = ragmeter.evaluate(example_rows[:3], metrics="rouge_l,faithfulness", progress=False)
+    evidence = result.evidence(0)
+    assert set(evidence) == {"rouge_l", "faithfulness"}
+    assert set(evidence["rouge_l"]) == {"precision", "recall"}
+    assert evidence["faithfulness"]["total"] == len(evidence["faithfulness"]["claims"]) >= 1
+    assert result.usage["requests"] == 0  # the offline judge makes no calls
+    assert result.evidence(-1) == result.evidence(2)
+    with pytest.raises(IndexError):
+        result.evidence(3)
+
+
+def test_a_bad_row_is_a_per_row_status_not_an_exception(cli, tmp_path, example_rows):
+    rows = [dict(r) for r in example_rows[:4]]
+    rows[1]["retrieved_contexts"] = 42  # a list field holding a number
+    rows[2] = "not a dict"
+    rows[3]["response"] = b"bytes"  # a Python type JSON does not have
+    result = ragmeter.evaluate(rows, metrics="token_f1,mrr", progress=False)
+    assert len(result) == 4
+    frame = result.to_pandas()
+    assert list(frame["token_f1_status"]) == ["ok", "failed", "failed", "failed"]
+    assert "field 'retrieved_contexts'" in frame["token_f1_reason"][1]
+    assert "<memory>:3: a row must be a JSON object" in frame["token_f1_reason"][2]
+    assert "field 'response'" in frame["mrr_reason"][3] and "bytes" in frame["mrr_reason"][3]
+    assert frame["row_error"][1].startswith("<memory>:2:")
+    assert result.summary["rows"] == {"read": 4, "rejected": 3}
+    # The same first bad row through the CLI gets the same reason.
+    data = tmp_path / "bad.jsonl"
+    data.write_text(json.dumps(rows[0]) + "\n" + json.dumps(rows[1]) + "\n")
+    out, _ = cli_run(cli, tmp_path, data, "token_f1,mrr")
+    cli_reason = read_jsonl(out)[1]["reasons"]["token_f1"]
+    assert cli_reason.replace(str(data), "<memory>") == frame["token_f1_reason"][1]
+
+
+def test_strict_stops_at_the_first_bad_row(example_rows):
+    rows = [example_rows[0], {"retrieved_contexts": 1}]
+    with pytest.raises(ragmeter.InvalidArgumentError, match="field 'retrieved_contexts'"):
+        ragmeter.evaluate(rows, metrics="token_f1", strict=True, progress=False)
+
+
+def test_unknown_metric_names_it_and_suggests_the_nearest(example_rows):
+    with pytest.raises(ragmeter.InvalidArgumentError) as info:
+        ragmeter.evaluate(example_rows, metrics=["faithfullness", "bleu"], progress=False)
+    assert isinstance(info.value, ValueError)
+    assert "unknown metric 'faithfullness'" in str(info.value)
+    assert "did you mean 'faithfulness'?" in str(info.value)
+
+
+def test_exception_mapping(tmp_path, example_rows):
+    with pytest.raises(ragmeter.NotFoundError) as missing:
+        ragmeter.evaluate(tmp_path / "missing.jsonl", metrics="bleu", progress=False)
+    assert isinstance(missing.value, FileNotFoundError) and isinstance(missing.value, LookupError)
+    assert "missing.jsonl" in str(missing.value)
+    (tmp_path / "data.txt").write_text("x")
+    with pytest.raises(ragmeter.InvalidArgumentError):  # an extension no reader knows
+        ragmeter.evaluate(tmp_path / "data.txt", metrics="bleu", progress=False)
+    with pytest.raises(ValueError, match="bleu_smoothing"):
+        ragmeter.evaluate(example_rows, metrics="bleu", bleu_smoothing="nope", progress=False)
+    with pytest.raises(ValueError, match="critic_votes must be odd"):
+        ragmeter.evaluate(example_rows, metrics="bleu", critic_votes=2, progress=False)
+    with pytest.raises(ragmeter.InvalidArgumentError, match="cutoff"):
+        ragmeter.metrics.metric_names("ndcg@0")
+
+
+def test_options_named_as_the_cli_flags_give_the_cli_numbers(cli, tmp_path, example_rows):
+    out, summary = cli_run(cli, tmp_path, EXAMPLE, "bleu,rouge_l", "--bleu-smoothing", "floor",
+                           "--rouge-stem", "--seed", "7", "--bootstrap-resamples", "200",
+                           "--limit", "20")
+    result = ragmeter.evaluate(example_rows, metrics="bleu,rouge_l", bleu_smoothing="floor",
+                               rouge_stem=True, seed=7, bootstrap_resamples=200, limit=20,
+                               progress=False)
+    assert result.summary["metrics"] == json.loads(summary.read_text())["metrics"]
+    py_out = tmp_path / "py.jsonl"
+    result.to_jsonl(py_out)
+    assert py_out.read_bytes() == out.read_bytes()
+
+
+def test_progress_callback_sees_every_row(example_rows):
+    seen = []
+    ragmeter.evaluate(example_rows, metrics="bleu", progress=lambda done, total: seen.append((done, total)))
+    assert seen and seen[-1] == (30, 30)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_progress_bar_is_tqdm_when_installed_else_plain_text(example_rows, capsys, monkeypatch):
+    ragmeter.evaluate(example_rows, metrics="bleu", progress=True)
+    err = capsys.readouterr().err
+    assert "ragmeter" in err and "30/30" in err and "rows/s" in err  # tqdm's bar
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # as if tqdm were not installed
+    monkeypatch.setitem(sys.modules, "tqdm.auto", None)
+    ragmeter.evaluate(example_rows, metrics="bleu", progress=True)
+    assert capsys.readouterr().err.endswith("ragmeter: 30/30 rows\n")
