@@ -1,0 +1,237 @@
+// The local sentence embedder (include/ragmeter/sentence_embedder.h): model files, batching
+// of distinct texts, threads. The arithmetic is in bert_encoder.cc.
+#include "ragmeter/sentence_embedder.h"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "embed/bert_encoder.h"
+#include "embed/safetensors.h"
+
+namespace ragmeter {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kSettings =
+    "install it with scripts/setup_embedder.sh, or name the model directory with "
+    "--embedder-model-path, the config key embedder_model_path or RAGMETER_EMBEDDER_MODEL";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string hex_sha256(const std::string& data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(data.data(), data.size(), digest, &size, EVP_sha256(), nullptr) != 1) return "";
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < size; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 15];
+  }
+  return out;
+}
+
+// sentence-transformers' configuration: max_seq_length, and that pooling is the mean
+// (1_Pooling/config.json, when present).
+StatusOr<std::size_t> read_max_seq_length(const fs::path& dir) {
+  const fs::path path = dir / "sentence_bert_config.json";
+  const nlohmann::json doc = nlohmann::json::parse(read_text(path), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("max_seq_length") ||
+      !doc["max_seq_length"].is_number_integer() || doc["max_seq_length"].get<int>() < 2) {
+    return invalid_argument(path.string() + ": field max_seq_length: missing or not an integer >= 2");
+  }
+  const fs::path pooling = dir / "1_Pooling" / "config.json";
+  if (fs::exists(pooling)) {
+    const nlohmann::json p = nlohmann::json::parse(read_text(pooling), nullptr, false);
+    if (p.is_discarded() || !p.value("pooling_mode_mean_tokens", false) ||
+        p.value("pooling_mode_cls_token", false) || p.value("pooling_mode_max_tokens", false) ||
+        p.value("pooling_mode_mean_sqrt_len_tokens", false)) {
+      return invalid_argument(pooling.string() +
+                              ": field pooling_mode_mean_tokens: only mean pooling is supported");
+    }
+  }
+  return doc["max_seq_length"].get<std::size_t>();
+}
+
+}  // namespace
+
+std::string default_embedder_model_path() {
+  if (const char* env = std::getenv(std::string(kEmbedderModelEnv).c_str()); env != nullptr && *env != '\0') {
+    return env;
+  }
+  std::string cache;
+  if (const char* c = std::getenv("RAGMETER_CACHE"); c != nullptr && *c != '\0') {
+    cache = c;
+  } else {
+    const char* home = std::getenv("HOME");
+    cache = std::string(home != nullptr ? home : ".") + "/.cache/ragmeter";
+  }
+  return cache + "/models/all-MiniLM-L6-v2";
+}
+
+struct SentenceEmbedder::Impl {
+  std::string model_path;
+  std::string identity;
+  int threads = 2;
+  std::size_t max_batch_tokens = 8192;
+  std::size_t max_tokens = 256;
+  std::unique_ptr<const embed::BertEncoder> encoder;
+  std::unique_ptr<WordPieceTokenizer> tokenizer;
+
+  // Encodes sequences [begin, end) of `ids` in pieces of at most max_batch_tokens tokens,
+  // writing rows of `out`.
+  void encode_range(const std::vector<std::vector<std::int32_t>>& ids, std::size_t begin,
+                    std::size_t end, float* out) const {
+    const auto h = static_cast<std::size_t>(encoder->config().hidden);
+    while (begin < end) {
+      std::vector<std::span<const std::int32_t>> piece;
+      std::size_t tokens = 0;
+      std::size_t i = begin;
+      for (; i < end && (piece.empty() || tokens + ids[i].size() <= max_batch_tokens); ++i) {
+        piece.emplace_back(ids[i]);
+        tokens += ids[i].size();
+      }
+      encoder->embed(piece, out + begin * h);
+      begin = i;
+    }
+  }
+};
+
+SentenceEmbedder::SentenceEmbedder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SentenceEmbedder::~SentenceEmbedder() = default;
+
+StatusOr<std::shared_ptr<const SentenceEmbedder>> SentenceEmbedder::load(const SentenceEmbedderOptions& options) {
+  if (options.threads < 1) return invalid_argument("the local embedder needs at least one thread");
+  auto impl = std::make_unique<Impl>();
+  impl->model_path = options.model_path.empty() ? default_embedder_model_path() : options.model_path;
+  const fs::path dir(impl->model_path);
+  for (const char* name : {"model.safetensors", "tokenizer.json", "config.json", "sentence_bert_config.json"}) {
+    std::error_code error;
+    if (!fs::is_regular_file(dir / name, error)) {
+      return not_found("the local embedder's model is not at " + impl->model_path + " (no " + name + "): " +
+                       kSettings);
+    }
+  }
+  RAGMETER_ASSIGN_OR_RETURN(const std::size_t max_tokens, read_max_seq_length(dir));
+  RAGMETER_ASSIGN_OR_RETURN(const embed::BertConfig config, embed::read_bert_config((dir / "config.json").string()));
+  if (max_tokens > static_cast<std::size_t>(config.max_positions)) {
+    return invalid_argument((dir / "sentence_bert_config.json").string() +
+                            ": field max_seq_length: larger than max_position_embeddings");
+  }
+  if (options.max_batch_tokens < max_tokens) {
+    return invalid_argument("max_batch_tokens (" + std::to_string(options.max_batch_tokens) +
+                            ") is below the model's max_seq_length (" + std::to_string(max_tokens) + ")");
+  }
+  RAGMETER_ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer,
+                            WordPieceTokenizer::load((dir / "tokenizer.json").string()));
+  if (tokenizer.vocabulary_size() > static_cast<std::size_t>(config.vocabulary)) {
+    return invalid_argument((dir / "tokenizer.json").string() + ": field model.vocab: " +
+                            std::to_string(tokenizer.vocabulary_size()) + " tokens, more than the model's " +
+                            std::to_string(config.vocabulary));
+  }
+  RAGMETER_ASSIGN_OR_RETURN(auto weights, embed::SafetensorsFile::open((dir / "model.safetensors").string()));
+  std::string weights_header;
+  for (const auto& [name, view] : weights->tensors()) {
+    weights_header += name + " " + view.dtype + " " + std::to_string(view.bytes) + "\n";
+  }
+  RAGMETER_ASSIGN_OR_RETURN(impl->encoder, embed::BertEncoder::load(std::move(weights), config));
+
+  impl->tokenizer = std::make_unique<WordPieceTokenizer>(std::move(tokenizer));
+  impl->threads = options.threads;
+  impl->max_batch_tokens = options.max_batch_tokens;
+  impl->max_tokens = max_tokens;
+  const std::string digest =
+      hex_sha256(read_text(dir / "config.json") + '\0' + read_text(dir / "tokenizer.json") + '\0' +
+                 read_text(dir / "sentence_bert_config.json") + '\0' + weights_header);
+  fs::path name = fs::absolute(dir).lexically_normal();
+  if (!name.has_filename()) name = name.parent_path();  // "dir/"
+  impl->identity = "local " + name.filename().string() + " " + digest.substr(0, 12);
+  return std::shared_ptr<const SentenceEmbedder>(new SentenceEmbedder(std::move(impl)));
+}
+
+std::vector<std::vector<float>> SentenceEmbedder::embed(const std::vector<std::string>& texts) const {
+  // Distinct texts, in order of first occurrence.
+  std::unordered_map<std::string_view, std::size_t> index;
+  std::vector<std::size_t> slot(texts.size());
+  std::vector<std::vector<std::int32_t>> ids;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    auto [it, added] = index.emplace(texts[i], ids.size());
+    if (added) ids.push_back(impl_->tokenizer->encode(texts[i], impl_->max_tokens));
+    slot[i] = it->second;
+  }
+  const auto h = static_cast<std::size_t>(dimensions());
+  std::vector<float> distinct(ids.size() * h);
+
+  // Contiguous ranges of about equal token counts, one per thread.
+  std::size_t total = 0;
+  for (const auto& sequence : ids) total += sequence.size();
+  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(impl_->threads), ids.size());
+  std::vector<std::size_t> bounds{0};
+  std::size_t running = 0;
+  for (std::size_t i = 0; i < ids.size() && bounds.size() < workers; ++i) {
+    running += ids[i].size();
+    if (running * workers >= total * bounds.size()) bounds.push_back(i + 1);
+  }
+  bounds.push_back(ids.size());
+  std::vector<std::thread> pool;
+  for (std::size_t w = 1; w + 1 < bounds.size(); ++w) {
+    pool.emplace_back([&, w] { impl_->encode_range(ids, bounds[w], bounds[w + 1], distinct.data()); });
+  }
+  if (bounds.size() > 1) impl_->encode_range(ids, bounds[0], bounds[1], distinct.data());
+  for (std::thread& t : pool) t.join();
+
+  std::vector<std::vector<float>> out(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const float* row = distinct.data() + slot[i] * h;
+    out[i].assign(row, row + h);
+  }
+  return out;
+}
+
+std::vector<float> SentenceEmbedder::embed(std::string_view text) const {
+  return std::move(embed(std::vector<std::string>{std::string(text)}).front());
+}
+
+double SentenceEmbedder::similarity(std::string_view a, std::string_view b) const {
+  const auto vectors = embed(std::vector<std::string>{std::string(a), std::string(b)});
+  double dot = 0;
+  for (std::size_t k = 0; k < vectors[0].size(); ++k) dot += static_cast<double>(vectors[0][k]) * vectors[1][k];
+  return std::clamp(dot, -1.0, 1.0);
+}
+
+int SentenceEmbedder::dimensions() const { return impl_->encoder->config().hidden; }
+std::size_t SentenceEmbedder::max_tokens() const { return impl_->max_tokens; }
+const std::string& SentenceEmbedder::model_path() const { return impl_->model_path; }
+const std::string& SentenceEmbedder::identity() const { return impl_->identity; }
+const WordPieceTokenizer& SentenceEmbedder::tokenizer() const { return *impl_->tokenizer; }
+
+StatusOr<std::shared_ptr<const SentenceEmbedder>> load_embedder_choice(std::string_view choice,
+                                                                      const std::string& model_path,
+                                                                      int threads) {
+  if (choice != "local" && choice != "auto") return std::shared_ptr<const SentenceEmbedder>();
+  SentenceEmbedderOptions options;
+  options.model_path = model_path.empty() ? default_embedder_model_path() : model_path;
+  options.threads = threads;
+  std::error_code error;
+  if (choice == "auto" && !fs::is_regular_file(fs::path(options.model_path) / "model.safetensors", error)) {
+    return std::shared_ptr<const SentenceEmbedder>();
+  }
+  return SentenceEmbedder::load(options);
+}
+
+}  // namespace ragmeter
