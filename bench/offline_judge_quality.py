@@ -40,6 +40,7 @@ the retrieval metrics), scored with `--metrics all` on the offline judge with --
 
 Run:  RAGMETER_BUILD_DIR=build python3 bench/offline_judge_quality.py [--split dev|test|both]
           [--json FIGURES.json] [--dump DIR (the dev split's per-row results, for error analysis)]
+          [--embedder auto|offline|local (default auto, as ragmeter eval)]
       RAGMETER_BUILD_DIR=build python3 bench/offline_judge_quality.py --speed
 Needs only Python 3's standard library. Results are in docs/judges.md and docs/performance.md.
 """
@@ -62,6 +63,7 @@ BUILD = pathlib.Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
 HALUEVAL = REPO / "tests/data/halueval_qa_one_turn.jsonl"
 RAGCHECKER = REPO / "bench/data/ragchecker_human_labeled.json.gz"
 SPLIT_SALT = "ragmeter-judge-quality"
+EMBEDDER = "auto"  # --embedder: similarity by the local model when installed, else bag of stems
 
 HALUEVAL_METRICS = ["faithfulness", "k_precision", "answer_correctness", "token_f1"]
 RAGCHECKER_METRICS = ["factual_correctness", "answer_correctness", "factual_correctness_precision",
@@ -165,7 +167,7 @@ def score_rows(rows, metrics, workdir, name, threads):
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     cmd = [str(ragmeter()), "eval", str(data), "-m", ",".join(metrics), "-o", str(out), "-q",
-           "--threads", str(threads), "--bootstrap-resamples", "0"]
+           "--threads", str(threads), "--bootstrap-resamples", "0", "--embedder", EMBEDDER]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode not in (0, 3):
         sys.exit(f"ragmeter failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr}")
@@ -388,7 +390,13 @@ def main():
     parser.add_argument("--dump", help="write the dev split's per-row results to this directory")
     parser.add_argument("--speed", action="store_true", help="measure speed instead of quality")
     parser.add_argument("--speed-rows", type=int, default=10_000)
+    parser.add_argument("--embedder", choices=["auto", "offline", "local"], default="auto",
+                        help="ragmeter eval's --embedder: similarity (semantic_similarity, "
+                             "answer_correctness, answer_relevancy) by the local model or the "
+                             "offline bag-of-stems vectors")
     args = parser.parse_args()
+    global EMBEDDER
+    EMBEDDER = args.embedder
     with tempfile.TemporaryDirectory(prefix="ragmeter-judge-quality-") as workdir:
         if args.speed:
             speed(workdir, args.speed_rows)
@@ -397,7 +405,7 @@ def main():
         halu, halu_cmd = halueval(workdir, args.threads, args.dump)
         rag, rag_cmd = ragchecker(workdir, args.threads, args.dump)
         splits = ["dev", "test"] if args.split == "both" else [args.split]
-        print(f"ragmeter: {ragmeter()}")
+        print(f"ragmeter: {ragmeter()} --embedder {EMBEDDER}")
         report(halu, rag, splits)
         print(f"\n({time.perf_counter() - start:.1f} s)")
         if args.json:

@@ -25,6 +25,8 @@
 
 namespace ragmeter {
 
+class SentenceEmbedder;
+
 // context_entity_recall's entities: of the reference, and of the retrieved contexts
 // together (normalised strings; each list without repeats).
 struct EntityLists {
@@ -121,6 +123,12 @@ class Judge {
   // The key facts (claims) of `text` and whether `summary` states each of them.
   virtual StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text,
                                                       std::string_view summary, CallLog* calls) = 0;
+  // Called by the evaluation loop with each batch of samples before any of them is
+  // scored, from one thread while no other method runs. A judge may prepare what the
+  // batch shares: with the local embedder, the batch's questions, responses and
+  // references are embedded together (each distinct text once, in one pass) when the
+  // first similarity is asked. The samples outlive the batch's scoring. Default: nothing.
+  virtual void prepare_batch(const std::vector<const Sample*>& samples) { (void)samples; }
   // What the judge's calls have used so far, per kind of call ("claims", "verdicts",
   // "questions", "entities", "embeddings"): {"kind": {"calls", "cache_hits", "failed",
   // "prompt_tokens", "completion_tokens"}}; null for a judge that makes no calls.
@@ -136,6 +144,10 @@ class Judge {
 //    and noncommittal comes from is_noncommittal;
 //  - entities: offline_entities (text_vectors.h).
 std::shared_ptr<Judge> make_offline_judge();
+// The same with similarity (semantic_similarity, answer_correctness, answer_relevancy)
+// from `embedder` (sentence_embedder.h; null: the offline vectors), batched across the
+// rows of each evaluation batch (prepare_batch). description() names the embedder.
+std::shared_ptr<Judge> make_offline_judge(std::shared_ptr<const SentenceEmbedder> embedder);
 
 // The judge's answers for one sample, each asked for once and kept. Not thread-safe.
 class SampleJudgement {

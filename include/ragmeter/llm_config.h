@@ -29,11 +29,17 @@ struct JudgeSettings {
   std::string judge_url;    // base URL ending in /v1; empty: OPENAI_BASE_URL or none
   std::string judge_model;  // model name (Azure: the deployment)
   std::string judge_key_env = "OPENAI_API_KEY";  // the variable's name, never the key
-  // "offline" (the default) or "openai"; the embedder endpoint falls back to judge_url
-  // when embedder_url is empty.
-  std::string embedder = "offline";
+  // Embeddings (semantic similarity, answer_relevancy; gen's chunk index):
+  //   "auto" (the default): the local model when it is installed, else "offline";
+  //   "offline": bag-of-stems vectors (text_vectors.h; gen: hashed_embedding.h), no model;
+  //   "local": all-MiniLM-L6-v2 in-process (sentence_embedder.h), an error when missing;
+  //   "openai": an embeddings endpoint (embedder_url, or judge_url when it is empty).
+  std::string embedder = "auto";
   std::string embedder_url;
   std::string embedder_model;
+  // The local model's directory; empty: default_embedder_model_path() (sentence_embedder.h:
+  // RAGMETER_EMBEDDER_MODEL, else ~/.cache/ragmeter/models/all-MiniLM-L6-v2).
+  std::string embedder_model_path;
   // nullopt: OpenAI, unless the URL came from AZURE_OPENAI_ENDPOINT.
   std::optional<ApiFlavor> flavor;
   std::string api_version;         // Azure api-version; empty: EndpointOptions' default
@@ -50,12 +56,12 @@ struct JudgeSettings {
 };
 
 // Reads the judge settings from the TOML file at `toml_path` over the defaults above.
-// Keys (top level): judge, judge_url, judge_model, judge_key_env, embedder, embedder_url,
-// embedder_model, flavor ("openai" | "azure"), api_version, concurrency, timeout,
+// Keys (top level): judge, judge_url, judge_model, judge_key_env, embedder ("auto" |
+// "offline" | "local" | "openai"), embedder_url, embedder_model, embedder_model_path, flavor ("openai" | "azure"), api_version, concurrency, timeout,
 // max_attempts, rpm, tpm, cache, cache_mode ("rw" | "ro" | "off" | "replay"), max_cost,
 // and tables [prices."MODEL"] with prompt, completion, cached_prompt (USD per million
-// tokens; cached_prompt defaults to prompt). A relative `cache` path is relative to the
-// file's directory and "~/" means $HOME.
+// tokens; cached_prompt defaults to prompt). A relative `cache` or `embedder_model_path`
+// is relative to the file's directory and "~/" means $HOME.
 // NotFound when the file does not exist; InvalidArgument naming the file, the line and
 // the key for a syntax error, an unknown key (a key value in the file, too), a value of
 // the wrong type or out of range. Thread-safe.
@@ -80,7 +86,7 @@ void apply_environment(JudgeSettings* settings, const EnvLookup& lookup);
 
 // The client options of the judge. InvalidArgument when judge is "openai" but the URL
 // or the model is missing, or a setting is unknown; FailedPrecondition when the judge
-// is offline (there is no client to make).
+// is offline, or (embedder) auto or local (there is no client to make).
 StatusOr<ClientOptions> to_client_options(const JudgeSettings& settings);
 
 // The same for the embedder (embedder_url, or judge_url when it is empty).

@@ -61,6 +61,8 @@
 
 namespace ragmeter {
 
+class SentenceEmbedder;
+
 inline constexpr std::string_view kLlmPromptVersion = "llm-v2";
 
 struct LlmJudgeOptions {
@@ -69,8 +71,11 @@ struct LlmJudgeOptions {
   std::string endpoint;                   // base URL, for reports (no key is ever in it)
   // The chat client's endpoint, to name each call by its cache key (llm::chat_cache_key).
   llm::EndpointOptions endpoint_options;
-  std::shared_ptr<llm::Client> embedder;  // null: offline similarity
+  std::shared_ptr<llm::Client> embedder;  // null: local_embedder, else offline similarity
   llm::EndpointOptions embedder_endpoint_options;
+  // Similarity in-process (sentence_embedder.h) when `embedder` is null, batched across
+  // each evaluation batch's rows (Judge::prepare_batch). null: the offline vectors.
+  std::shared_ptr<const SentenceEmbedder> local_embedder;
   int max_tokens = 2048;                  // per reply
   // The judge model's context window in tokens; 0: unknown (nothing is split, and a
   // request too long for the model fails at the server, its metrics `failed` with the

@@ -78,6 +78,15 @@ constexpr std::chrono::milliseconds kProgressInterval{100};
 // binding checking for Ctrl-C) hears from the run even while a slow sample is judged.
 void score_batch(std::vector<PendingRow>& batch, const EvalOptions& options,
                  const ProgressCallback& progress, std::int64_t rows_before) {
+  const bool judged = std::any_of(options.metrics.begin(), options.metrics.end(),
+                                  [](const MetricRequest& r) { return r.info->judged != nullptr; });
+  if (options.judge && judged) {
+    std::vector<const Sample*> samples;
+    for (const PendingRow& row : batch) {
+      if (!row.rejected) samples.push_back(&row.sample);
+    }
+    options.judge->prepare_batch(samples);
+  }
   std::atomic<std::size_t> next{0};
   std::atomic<std::int64_t> finished{0};
   for (const PendingRow& pending : batch) finished += pending.rejected ? 1 : 0;

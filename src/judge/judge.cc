@@ -2,7 +2,9 @@
 #include "ragmeter/judge.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "judge/local_similarity.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter/text_vectors.h"
 
@@ -11,8 +13,20 @@ namespace {
 
 class OfflineJudge : public Judge {
  public:
+  explicit OfflineJudge(std::shared_ptr<const SentenceEmbedder> embedder) {
+    if (embedder != nullptr) local_.emplace(std::move(embedder));
+  }
+
   std::string description() const override {
+    if (local_) {
+      return "offline (lexical entailment; similarity: " + local_->identity() + "; " +
+             std::string(kOfflineJudgeVersion) + ")";
+    }
     return "offline (lexical entailment, no model; " + std::string(kOfflineJudgeVersion) + ")";
+  }
+
+  void prepare_batch(const std::vector<const Sample*>& samples) override {
+    if (local_) local_->prepare_batch(samples);
   }
 
   StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog*) override {
@@ -20,7 +34,14 @@ class OfflineJudge : public Judge {
   }
 
   StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog*) override {
+    if (local_) return local_->similarity(a, b);
     return offline_similarity(a, b);
+  }
+
+  StatusOr<std::vector<double>> similarities(std::string_view a, const std::vector<std::string>& others,
+                                             CallLog* calls) override {
+    if (local_) return local_->similarities(a, others);
+    return Judge::similarities(a, others, calls);
   }
 
   StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog*) override {
@@ -67,6 +88,9 @@ class OfflineJudge : public Judge {
     }
     return out;
   }
+
+ private:
+  std::optional<LocalSimilarity> local_;
 };
 
 }  // namespace
@@ -111,7 +135,11 @@ StatusOr<RubricScore> Judge::rubric_score(const Sample&, const std::map<std::str
                              description() + " judge cannot judge them");
 }
 
-std::shared_ptr<Judge> make_offline_judge() { return std::make_shared<OfflineJudge>(); }
+std::shared_ptr<Judge> make_offline_judge() { return std::make_shared<OfflineJudge>(nullptr); }
+
+std::shared_ptr<Judge> make_offline_judge(std::shared_ptr<const SentenceEmbedder> embedder) {
+  return std::make_shared<OfflineJudge>(std::move(embedder));
+}
 
 const StatusOr<ClaimLedger>& SampleJudgement::ledger() {
   if (!ledger_) ledger_.emplace(judge_.claim_ledger(sample_, &ledger_calls_));

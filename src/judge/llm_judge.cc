@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "judge/call_book.h"
+#include "judge/local_similarity.h"
 #include "judge/verdict_store.h"
 #include "judge/verdict_table.h"
 #include "ragmeter/offline_judge.h"
@@ -234,13 +235,15 @@ class LlmJudge : public Judge {
       : options_(std::move(options)), book_(options_.endpoint_options),
         embed_book_(options_.embedder_endpoint_options),
         store_(std::move(verdict_cache), options_.endpoint_options,
-               std::string(prompts::k_system) + "\n" + std::string(prompts::k_verdict_table)) {}
+               std::string(prompts::k_system) + "\n" + std::string(prompts::k_verdict_table)) {
+    if (!options_.embedder && options_.local_embedder) local_.emplace(options_.local_embedder);
+  }
 
   std::string description() const override {
     std::string out = "llm " + options_.model;
     if (!options_.endpoint.empty()) out += " at " + options_.endpoint;
-    return out + " (prompts " + std::string(kLlmPromptVersion) +
-           (options_.ragas_plan ? ", ragas plan)" : ", compact plan)");
+    return out + " (" + (local_ ? "similarity: " + local_->identity() + "; " : std::string()) + "prompts " +
+           std::string(kLlmPromptVersion) + (options_.ragas_plan ? ", ragas plan)" : ", compact plan)");
   }
 
   StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) override {
@@ -296,7 +299,12 @@ class LlmJudge : public Judge {
     return ledger;
   }
 
+  void prepare_batch(const std::vector<const Sample*>& samples) override {
+    if (local_) local_->prepare_batch(samples);
+  }
+
   StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) override {
+    if (!options_.embedder && local_) return local_->similarity(a, b);
     if (!options_.embedder) return offline_similarity(a, b);
     RAGMETER_ASSIGN_OR_RETURN(std::vector<double> values,
                               similarities(a, {std::string(b)}, calls));
@@ -307,6 +315,7 @@ class LlmJudge : public Judge {
   StatusOr<std::vector<double>> similarities(std::string_view a,
                                              const std::vector<std::string>& others,
                                              CallLog* calls) override {
+    if (!options_.embedder && local_) return local_->similarities(a, others);
     if (!options_.embedder) return Judge::similarities(a, others, calls);
     llm::EmbeddingRequest request;
     request.inputs.push_back(std::string(a));
@@ -915,6 +924,7 @@ class LlmJudge : public Judge {
   CallBook book_;
   CallBook embed_book_;
   VerdictStore store_;
+  std::optional<LocalSimilarity> local_;
 };
 
 }  // namespace

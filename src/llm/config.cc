@@ -111,7 +111,8 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"judge_url", text(&JudgeSettings::judge_url)},
       {"judge_model", text(&JudgeSettings::judge_model)},
       {"judge_key_env", set_key_env},
-      {"embedder", choice(&JudgeSettings::embedder, {"offline", "openai"})},
+      {"embedder", choice(&JudgeSettings::embedder, {"auto", "offline", "local", "openai"})},
+      {"embedder_model_path", text(&JudgeSettings::embedder_model_path)},
       {"embedder_url", text(&JudgeSettings::embedder_url)},
       {"embedder_model", text(&JudgeSettings::embedder_model)},
       {"flavor", set_flavor},
@@ -252,6 +253,7 @@ StatusOr<JudgeSettings> parse_judge_config(std::string_view toml_text,
     settings.embedder = "openai";
   }
   settings.cache_path = resolve_cache_path(settings.cache_path, toml_path);
+  settings.embedder_model_path = resolve_cache_path(settings.embedder_model_path, toml_path);
   return settings;
 }
 
@@ -283,10 +285,12 @@ namespace {
 StatusOr<ClientOptions> client_options(const JudgeSettings& settings, const std::string& kind,
                                        const std::string& url, const std::string& model,
                                        const std::string& what) {
-  if (kind == "offline")
-    return failed_precondition("the " + what + " is offline: no client to make");
+  if (kind == "offline" || kind == "auto" || kind == "local") {
+    return failed_precondition("the " + what + " is " + kind + ": no client to make");
+  }
   if (kind != "openai") {
-    return invalid_argument("unknown " + what + " '" + kind + "' (expected offline or openai)");
+    return invalid_argument("unknown " + what + " '" + kind + "' (expected " +
+                            (what == "embedder" ? "auto, offline, local" : "offline") + " or openai)");
   }
   if (url.empty()) {
     return invalid_argument("the " + what + " needs a URL: --" + what + "-url, " + what +

@@ -234,6 +234,17 @@ TEST(LlmConfigTest, OfflineJudgeHasNoClient) {
   EXPECT_EQ(options.status().code(), StatusCode::kFailedPrecondition);
 }
 
+TEST(LlmConfigTest, LocalEmbedderPathIsRelativeToTheFileAndNeedsNoClient) {
+  JudgeSettings settings = load_or_die(fixture("local_embedder.toml"));
+  EXPECT_EQ(settings.embedder, "local");
+  EXPECT_EQ(settings.embedder_model_path, fixture("models/minilm"));
+  StatusOr<ClientOptions> options = to_embedder_client_options(settings);
+  ASSERT_FALSE(options.ok());
+  EXPECT_EQ(options.status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST(LlmConfigTest, EmbedderDefaultsToAuto) { EXPECT_EQ(JudgeSettings{}.embedder, "auto"); }
+
 TEST(LlmConfigTest, EmbedderFallsBackToTheJudgeUrl) {
   JudgeSettings settings = load_or_die(fixture("url_only.toml"));
   StatusOr<ClientOptions> options = to_embedder_client_options(settings);

@@ -80,7 +80,7 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
       continue;
     }
     ++rows;
-    if (llm_judge) plan += plan_llm_calls(*sample, options.metrics, settings->embedder != "offline",
+    if (llm_judge) plan += plan_llm_calls(*sample, options.metrics, settings->embedder == "openai",
                                             args.eval.judge_context_tokens);
   }
   std::cout << fmt::format("dry run: {} rows ({} rejected), {} metrics; nothing was sent\n", rows,

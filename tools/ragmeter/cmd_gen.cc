@@ -14,6 +14,7 @@
 #include "ragmeter/chunker.h"
 #include "ragmeter/documents.h"
 #include "ragmeter/hashed_embedding.h"
+#include "ragmeter/sentence_embedder.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/testset.h"
 #include "ragmeter/vector_index.h"
@@ -52,15 +53,18 @@ std::string sha256_hex(const std::string& text) {
   return hex;
 }
 
-// Embeds texts with the offline hashed vectors or an embeddings endpoint (in batches).
+// Embeds texts with the local model (in one pass), an embeddings endpoint (in batches) or
+// the offline hashed vectors.
 class Embedder {
  public:
-  Embedder(std::shared_ptr<llm::Client> client, std::string identity)
-      : client_(std::move(client)), identity_(std::move(identity)) {}
+  Embedder(std::shared_ptr<llm::Client> client, std::shared_ptr<const SentenceEmbedder> local,
+           std::string identity)
+      : client_(std::move(client)), local_(std::move(local)), identity_(std::move(identity)) {}
 
   const std::string& identity() const { return identity_; }
 
   StatusOr<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) const {
+    if (local_) return local_->embed(texts);
     std::vector<std::vector<float>> out;
     if (!client_) {
       for (const std::string& text : texts) out.push_back(hashed_embedding(text));
@@ -85,6 +89,7 @@ class Embedder {
 
  private:
   std::shared_ptr<llm::Client> client_;
+  std::shared_ptr<const SentenceEmbedder> local_;
   std::string identity_;
 };
 
@@ -185,7 +190,11 @@ int run_gen(const GenArgs& args) {
   if (!chat.ok()) return fail(chat.status());
   std::shared_ptr<llm::Client> embed_client;
   std::string embedder_identity = "offline hashed-" + std::to_string(kHashedEmbeddingDimensions);
-  if (settings->embedder != "offline") {
+  // --embedder auto (the default): the local model when installed, else hashed vectors.
+  auto local = load_embedder_choice(settings->embedder, settings->embedder_model_path);
+  if (!local.ok()) return fail(local.status());
+  if (*local) embedder_identity = (*local)->identity();
+  if (settings->embedder == "openai") {
     auto embed_options = llm::to_embedder_client_options(*settings);
     if (!embed_options.ok()) return fail(embed_options.status());
     embed_options->keep_traces = false;
@@ -194,7 +203,7 @@ int run_gen(const GenArgs& args) {
     embed_client = std::move(made).value();
     embedder_identity = "openai " + embed_options->endpoint.base_url + " " + embed_options->endpoint.model;
   }
-  const Embedder embedder(embed_client, embedder_identity);
+  const Embedder embedder(embed_client, *local, embedder_identity);
 
   // The index, beside the output.
   const std::string index_path = args.out + ".index";
@@ -329,7 +338,8 @@ CommandRun add_gen_command(CLI::App& parent) {
   add_judge_flags(cmd, &args->judge, /*run=*/false,
                   "openai (an OpenAI-compatible server: --judge-url, --judge-model); generation "
                   "has no offline judge",
-                  "Embeddings of chunks and questions: offline (default: hashed word vectors) or openai");
+                  "Embeddings of chunks and questions: auto (default: local when installed, else "
+                  "offline), offline (hashed word vectors), local (all-MiniLM-L6-v2 in-process) or openai");
   return [args] { return run_gen(*args); };
 }
 

@@ -9,6 +9,7 @@
 #include "exit_codes.h"
 #include "ragmeter/llm_config.h"
 #include "ragmeter/llm_judge.h"
+#include "ragmeter/sentence_embedder.h"
 
 namespace ragmeter::cli {
 namespace {
@@ -81,12 +82,15 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_eviden
 // Makes the judge the flags ask for: null for the offline judge.
 StatusOr<std::shared_ptr<Judge>> make_judge(const EvalFlags& args, JudgeClients* clients) {
   RAGMETER_ASSIGN_OR_RETURN(llm::JudgeSettings settings, judge_settings(args.judge));
+  // --embedder auto (the default): the local model when installed, else offline vectors.
+  RAGMETER_ASSIGN_OR_RETURN(std::shared_ptr<const SentenceEmbedder> local,
+                            load_embedder_choice(settings.embedder, settings.embedder_model_path));
   if (settings.judge == "offline") {
-    if (settings.embedder != "offline") {
-      return invalid_argument("--embedder " + settings.embedder +
-                              " needs an LLM judge (--judge-url and --judge-model)");
+    if (settings.embedder == "openai") {
+      return invalid_argument("--embedder openai needs an LLM judge (--judge-url and --judge-model)");
     }
-    return std::shared_ptr<Judge>();
+    // The offline judge, with the local model's similarity when there is one.
+    return local ? make_offline_judge(local) : std::shared_ptr<Judge>();
   }
   RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions chat_options, llm::to_client_options(settings));
   chat_options.keep_traces = !args.traces.empty();
@@ -101,7 +105,8 @@ StatusOr<std::shared_ptr<Judge>> make_judge(const EvalFlags& args, JudgeClients*
   options.context_tokens = args.judge_context_tokens;
   options.ragas_plan = args.plan == "ragas";
   options.verdict_cache = chat_options.cache;
-  if (settings.embedder != "offline") {
+  options.local_embedder = local;
+  if (settings.embedder == "openai") {
     RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
                               llm::to_embedder_client_options(settings));
     embed_options.keep_traces = !args.traces.empty();
@@ -181,14 +186,15 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) 
   eval.options.judge = *judge;
   // Without --metrics, the offline judge scores what it can: metrics that need an LLM
   // (critics, rubrics) would only be skipped.
-  if (!flags.metrics_given && !eval.options.judge) {
+  const bool llm_judge = eval.clients.chat != nullptr;  // the offline judge may hold a local embedder
+  if (!flags.metrics_given && !llm_judge) {
     std::erase_if(eval.options.metrics, [](const MetricRequest& r) {
       return r.info->judged != nullptr && metric_needs_llm(*r.info) && r.definition.empty();
     });
   }
   // Each sample waits on its judge calls: enough samples in flight to keep
   // --concurrency requests busy.
-  if (eval.options.judge) eval.options.threads = std::max(eval.options.threads, eval.clients.concurrency);
+  if (llm_judge) eval.options.threads = std::max(eval.options.threads, eval.clients.concurrency);
   RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_under, eval.options.metrics, &eval.thresholds));
   return eval;
 }
@@ -217,7 +223,7 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
   if (!quiet) {
     std::cout << format_summary_table(summary);
     std::cout << "judge: " << judge_description << "\n";
-    if (eval.options.judge) {
+    if (eval.clients.chat) {  // an LLM judge (the offline one may have a local embedder: no calls)
       const JudgeUsage& u = info.usage;
       std::cout << fmt::format(
           "judge calls: {} requests, {} from the cache, {} failed; tokens: {} prompt ({} cached), "
@@ -263,7 +269,9 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
   add_judge_flags(cmd, &flags->judge, run,
                   "Judge of the judged metrics: offline (the default: no model, no network) or "
                   "openai (any OpenAI-compatible server: --judge-url, --judge-model)",
-                  "Embeddings for semantic similarity: offline (default) or openai");
+                  "Embeddings for semantic similarity and answer_relevancy: auto (default: local "
+                  "when installed, else offline), offline (bag of stems), local (all-MiniLM-L6-v2 "
+                  "in-process) or openai");
   cmd->add_option("--judge-context-tokens", flags->judge_context_tokens,
                   "The judge model's context window; verdict calls that would not fit are split "
                   "(premise pieces x claim groups), never truncated. 0: unknown, no splitting")

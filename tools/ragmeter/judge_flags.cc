@@ -17,7 +17,10 @@ void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, bool run, const std::stri
   cmd->add_option("--judge-key-env", flags->judge_key_env,
                   "Name of the environment variable holding the key (default OPENAI_API_KEY)");
   cmd->add_option("--embedder", flags->embedder, embedder_help)
-      ->check(CLI::IsMember({"offline", "openai"}));
+      ->check(CLI::IsMember({"auto", "offline", "local", "openai"}));
+  cmd->add_option("--embedder-model-path", flags->embedder_model_path,
+                  "Directory of the local embedding model (default: RAGMETER_EMBEDDER_MODEL, else "
+                  "~/.cache/ragmeter/models/all-MiniLM-L6-v2, installed by scripts/setup_embedder.sh)");
   cmd->add_option("--embedder-url", flags->embedder_url, "Embeddings server (default: --judge-url)");
   cmd->add_option("--embedder-model", flags->embedder_model, "Embedding model name");
   cmd->add_option(run ? "--judge-concurrency" : "--concurrency", flags->concurrency, "Judge requests in flight (default 16)")
@@ -49,6 +52,7 @@ StatusOr<llm::JudgeSettings> judge_settings(const JudgeFlags& args) {
   if (args.embedder) settings.embedder = *args.embedder;
   if (args.embedder_url) settings.embedder_url = *args.embedder_url;
   if (args.embedder_model) settings.embedder_model = *args.embedder_model;
+  if (args.embedder_model_path) settings.embedder_model_path = *args.embedder_model_path;
   if (!args.embedder && (args.embedder_url || args.embedder_model)) settings.embedder = "openai";
   if (args.cache) settings.cache_path = *args.cache;
   if (args.cache_mode) {

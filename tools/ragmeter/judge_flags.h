@@ -18,7 +18,7 @@ struct JudgeFlags {
   bool judge_given = false;
   std::string config;
   std::optional<std::string> judge_url, judge_model, judge_key_env, embedder, embedder_url,
-      embedder_model, cache, cache_mode;
+      embedder_model, embedder_model_path, cache, cache_mode;
   std::optional<int> concurrency;
   std::optional<double> max_cost, timeout;
 };
