@@ -30,6 +30,8 @@
 
 namespace ragmeter {
 
+class SentenceEmbedder;
+
 // ---- What a target is asked and what it answers -------------------------------
 
 // One question: a row of the question set. Shared, so a target may keep it while an
@@ -198,10 +200,13 @@ struct BaselineTargetOptions {
   std::string endpoint;            // its base URL, for identity()
   int max_tokens = 256;            // per answer
   int workers = 4;                 // questions answered at once
+  // Chunk and question vectors: the local sentence embedder (sentence_embedder.h; every
+  // chunk embedded in one pass when the target is made); null: hashed embeddings.
+  std::shared_ptr<const SentenceEmbedder> embedder;
 };
 
-// ragmeter's own RAG system: the chunker and the hashed-embedding vector index of
-// `gen` over `docs`, and the chat model answering from the top_k chunks (contexts are
+// ragmeter's own RAG system: the chunker and the vector index of `gen` (embeddings as
+// BaselineTargetOptions::embedder says) over `docs`, and the chat model answering from the top_k chunks (contexts are
 // the chunk texts, context ids the chunk ids). InvalidArgument when no document loads
 // or no chat client is given.
 StatusOr<std::unique_ptr<Target>> make_baseline_target(const BaselineTargetOptions& options);

@@ -2,6 +2,7 @@
 #include "judge/local_similarity.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 namespace ragmeter {
@@ -21,10 +22,13 @@ LocalSimilarity::LocalSimilarity(std::shared_ptr<const SentenceEmbedder> embedde
 void LocalSimilarity::prepare_batch(const std::vector<const Sample*>& samples) {
   auto batch = std::make_shared<Batch>();
   std::unordered_set<std::string_view> seen;
+  auto add = [&](std::optional<std::string_view> text) {
+    if (text && seen.insert(*text).second) batch->texts.emplace_back(*text);
+  };
   for (const Sample* sample : samples) {
-    for (const auto* field : {&sample->user_input, &sample->response, &sample->reference}) {
-      if (field->has_value() && seen.insert(**field).second) batch->texts.push_back(**field);
-    }
+    add(sample->user_input);
+    add(sample->response);
+    add(sample->reference());
   }
   std::lock_guard<std::mutex> lock(mutex_);
   batch_ = std::move(batch);

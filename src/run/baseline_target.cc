@@ -11,6 +11,7 @@
 #include "ragmeter/chunker.h"
 #include "ragmeter/documents.h"
 #include "ragmeter/hashed_embedding.h"
+#include "ragmeter/sentence_embedder.h"
 #include "ragmeter/run.h"
 #include "ragmeter/vector_index.h"
 
@@ -20,6 +21,16 @@ namespace {
 constexpr const char* kBaselineSystem =
     "You answer questions using only the numbered context passages you are given. Answer in "
     "one to three sentences. If the passages do not contain the answer, say that you do not know.";
+
+// The query and chunk vectors: the local sentence embedder when given, else hashed.
+std::vector<float> embed(const BaselineTargetOptions& options, std::string_view text) {
+  return options.embedder ? options.embedder->embed(text) : hashed_embedding(text);
+}
+
+std::string embedder_identity(const BaselineTargetOptions& options) {
+  return options.embedder ? options.embedder->identity()
+                          : "offline hashed-" + std::to_string(kHashedEmbeddingDimensions);
+}
 
 class BaselineTarget final : public BlockingTarget {
  public:
@@ -31,7 +42,7 @@ class BaselineTarget final : public BlockingTarget {
   }
 
   TargetOutcome answer(const TargetRequest& request, int) override {
-    std::vector<VectorHit> hits = index_.search(hashed_embedding(request.question), options_.top_k);
+    std::vector<VectorHit> hits = index_.search(embed(options_, request.question), options_.top_k);
     TargetAnswer answer;
     answer.contexts.emplace();
     answer.context_ids.emplace();
@@ -65,6 +76,7 @@ class BaselineTarget final : public BlockingTarget {
                                    {"chunk_size", options_.chunk_size},
                                    {"chunk_overlap", options_.chunk_overlap},
                                    {"top_k", options_.top_k},
+                                   {"embedder", embedder_identity(options_)},
                                    {"endpoint", options_.endpoint},
                                    {"model", options_.model},
                                    {"max_tokens", options_.max_tokens},
@@ -103,9 +115,18 @@ StatusOr<std::unique_ptr<Target>> make_baseline_target(const BaselineTargetOptio
                                         "{} could not be read)",
                                         options.docs, loaded.files_seen, loaded.problems.size()));
   }
-  RAGMETER_ASSIGN_OR_RETURN(VectorIndex index, VectorIndex::create(kHashedEmbeddingDimensions));
-  for (const DocumentChunk& chunk : chunks) {
-    RAGMETER_RETURN_IF_ERROR(index.add(hashed_embedding(chunk.text)).status());
+  const int dimensions = options.embedder ? options.embedder->dimensions() : kHashedEmbeddingDimensions;
+  RAGMETER_ASSIGN_OR_RETURN(VectorIndex index, VectorIndex::create(dimensions));
+  if (options.embedder) {  // every chunk in one pass
+    std::vector<std::string> texts;
+    for (const DocumentChunk& chunk : chunks) texts.push_back(chunk.text);
+    for (const std::vector<float>& vector : options.embedder->embed(texts)) {
+      RAGMETER_RETURN_IF_ERROR(index.add(vector).status());
+    }
+  } else {
+    for (const DocumentChunk& chunk : chunks) {
+      RAGMETER_RETURN_IF_ERROR(index.add(hashed_embedding(chunk.text)).status());
+    }
   }
   auto target = std::make_shared<BaselineTarget>(options, std::move(chunks), std::move(index));
   return make_pooled_target(std::move(target), options.workers);

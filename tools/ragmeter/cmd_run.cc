@@ -13,6 +13,7 @@
 #include "ragmeter/llm.h"
 #include "ragmeter/results.h"
 #include "ragmeter/run.h"
+#include "ragmeter/sentence_embedder.h"
 
 namespace ragmeter::cli {
 namespace {
@@ -74,6 +75,11 @@ StatusOr<std::unique_ptr<Target>> make_baseline(const RunArgs& args) {
   options.endpoint = args.llm_url;
   options.max_tokens = args.llm_max_tokens;
   options.workers = args.concurrency;
+  // The same --embedder as --eval's similarity: auto (the default) is the local model when
+  // installed; offline, openai or no model: hashed vectors for retrieval.
+  RAGMETER_ASSIGN_OR_RETURN(options.embedder,
+                            load_embedder_choice(args.eval.judge.embedder.value_or("auto"),
+                                                 args.eval.judge.embedder_model_path.value_or("")));
   return make_baseline_target(options);
 }
 
