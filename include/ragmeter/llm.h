@@ -102,7 +102,17 @@ struct EndpointOptions {
   std::string api_key_env = "OPENAI_API_KEY";  // the variable holding the key; may be unset
   ApiFlavor flavor = ApiFlavor::kOpenAI;
   std::string azure_api_version = "2024-10-21";
-  double timeout_seconds = 120.0;          // per HTTP attempt, not per sample
+  // Seconds without a sign of life from the server before an attempt is abandoned (and
+  // retried): no byte on this attempt and none on any other attempt of this client, so
+  // an attempt that only waits behind our own earlier requests is never abandoned while
+  // the server works through them. Raised to 3x the time the server is measured to need
+  // for the largest prompt sent so far, when that is longer.
+  double timeout_seconds = 120.0;
+  // Chat replies are streamed ("stream": true with stream_options.include_usage): tokens
+  // are signs of life, and abandoning an attempt closes its connection, which stops the
+  // generation on llama.cpp's servers. A reply without usage gets its tokens estimated
+  // (UsageTotals::estimated_usage_calls). false: one JSON body per reply.
+  bool stream = true;
   bool verify_tls = true;                  // never turned off by default
   // Structured output support: kJsonSchema requests fall back to JSON mode with the
   // schema attached ({"type": "json_object", "schema": ...}, which llama.cpp's servers
@@ -170,6 +180,15 @@ struct UsageTotals {
   std::int64_t failed_calls = 0;
   TokenUsage tokens;
   double cost_usd = 0.0;
+  // How the client adapted to the server (adaptive concurrency, stall detection).
+  int concurrency_limit = 0;         // requests allowed in flight at the end: what it settled on
+  int concurrency_lowest = 0;        // the lowest the limit went
+  int server_parallelism = 0;        // requests the server was seen serving at once (0: not seen)
+  std::int64_t timed_out_attempts = 0;  // attempts abandoned for no sign of life (then retried)
+  // Server time spent on abandoned attempts, estimated from when the server could have
+  // started each one (after the previous reply) to when it was abandoned. 0 is the goal.
+  double abandoned_server_seconds = 0.0;
+  std::int64_t estimated_usage_calls = 0;  // streamed replies without usage: tokens estimated
 };
 
 // One call as it happened, for evidence and debugging. Holds no key.

@@ -5,6 +5,7 @@
 // of calls waiting for it: admission, send, retry timers, parsing, the one repair
 // attempt, the cache write and the fulfilment of the future. No thread sleeps: waits
 // are timers on the loop.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "llm/chat_stream.h"
 #include "llm/http_transport.h"
 #include "llm/openai_protocol.h"
 #include "llm/pricing.h"
@@ -79,6 +81,10 @@ class Call : public std::enable_shared_from_this<Call> {
 
   void set_body(json body) {
     body_ = std::move(body);
+    if (streams_) {
+      body_["stream"] = true;
+      body_["stream_options"] = {{"include_usage", true}};
+    }
     body_text_ = body_.dump();
     exchange_attempts_ = 0;
   }
@@ -96,6 +102,21 @@ class Call : public std::enable_shared_from_this<Call> {
   bool probing_ = false;    // sent as the client's format probe (loop thread only)
   HttpResponse last_;       // the last response received
   TokenUsage usage_;        // summed over every reply, repairs included
+  double prompt_tokens_ = 0;  // estimated prompt size (characters / 4)
+
+  // The attempt in flight (loop thread only).
+  bool streams_ = false;       // chat replies are asked for as event streams
+  std::uint64_t exchange_ = 0;  // the transport's id of the attempt
+  std::uint64_t serial_ = 0;   // attempts sent; a watchdog of an older attempt does nothing
+  bool in_flight_ = false;
+  bool abandoned_ = false;     // the watchdog cancelled it
+  double sent_at_ = 0;
+  double last_byte_at_ = 0;
+  double first_data_at_ = -1;  // first streamed chunk, -1 before
+  double service_start_ = 0;   // when the server could have started it
+  bool generating_ = false;    // counted as generating by the adaptive limit
+  bool waiting_ = false;       // counted as waiting by the adaptive limit
+  StreamProgress progress_;
 };
 
 class OpenAIClient final : public Client {
@@ -106,7 +127,9 @@ class OpenAIClient final : public Client {
         cache_(std::move(cache)),
         limiter_(options.limits),
         random_(std::random_device{}()),
-        transport_(std::move(transport)) {}
+        transport_(std::move(transport)) {
+    publish_limits();
+  }
 
   // Stops the loop first: calls still running end with Unavailable as their last
   // holders (queue, timers, transfers) let go of them.
@@ -149,6 +172,10 @@ class OpenAIClient final : public Client {
   void enqueue(std::shared_ptr<Call> call);
   // Books a reply's tokens and their cost. Any thread.
   void add_usage(const TokenUsage& usage, const std::string& model);
+  void note_estimated_usage() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++totals_.estimated_usage_calls;
+  }
   // Records how a call ended. Any thread.
   void record(const Call& call, const Status& status, bool from_cache);
   Status redacted(const Status& status) const;
@@ -158,6 +185,14 @@ class OpenAIClient final : public Client {
   void send(std::shared_ptr<Call> call);
   void on_response(const std::shared_ptr<Call>& call, HttpResponse response);
   void retry_later(std::shared_ptr<Call> call, double delay_seconds);
+  // Progress of the attempt in flight: bytes arrived, the attempt ended.
+  void on_data(const std::shared_ptr<Call>& call, std::string_view bytes);
+  void end_attempt(Call& call, const HttpResponse& response);
+  // Abandons the attempt when the server has shown no sign of life for too long.
+  void watch(const std::shared_ptr<Call>& call, std::uint64_t serial, double at);
+  double stall_limit() const;
+  void note_speed(const Call& call, double prompt_tokens);
+  void publish_limits();
   static bool format_rejected(const Call& call);
   Status final_status(const Call& call) const;
   double now() const { return std::chrono::duration<double>(Clock::now() - origin_).count(); }
@@ -175,6 +210,10 @@ class OpenAIClient final : public Client {
   int probes_in_flight_ = 0;  // calls sent with probing_ set
   bool pump_timer_set_ = false;
   std::mt19937_64 random_;
+  double last_progress_at_ = 0;    // the last byte or reply from the server, any attempt
+  double last_reply_at_ = -1;      // the last attempt that ended with a reply
+  double largest_prompt_ = 0;      // estimated tokens, over every attempt sent
+  std::deque<double> prompt_speeds_;  // tokens per second, recent streamed replies
 
   mutable std::mutex mutex_;  // guards totals_ and traces_
   UsageTotals totals_;
@@ -244,6 +283,9 @@ class ChatCall final : public PromisedCall<ChatResponse> {
     if (client_->needs_keys()) key_ = chat_cache_key(client_->options().endpoint, request_);
     url_ = chat_url(client_->options().endpoint);
     tokens_ = estimate_tokens(request_);
+    prompt_tokens_ = std::max(0.0, tokens_ - static_cast<double>(request_.max_tokens) *
+                                                 std::max(request_.n, 1));
+    streams_ = client_->options().endpoint.stream;
     sent_ = weakest(first_format_step(request_), client_->format_floor());
     set_body(chat_request_body(client_->options().endpoint, request_, sent_));
   }
@@ -279,6 +321,7 @@ class ChatCall final : public PromisedCall<ChatResponse> {
 
  private:
   bool wants_json() const { return request_.format != ReplyFormat::kText; }
+  StatusOr<ChatResponse> parse_reply(const std::string& body);
   Status check_json(ChatChoice& choice) const;
   void on_main_reply(ChatResponse reply);
   void on_repair_reply(ChatResponse reply);
@@ -293,7 +336,7 @@ class ChatCall final : public PromisedCall<ChatResponse> {
 };
 
 void ChatCall::on_reply(const std::string& body) {
-  StatusOr<ChatResponse> reply = parse_chat_reply(body);
+  StatusOr<ChatResponse> reply = parse_reply(body);
   if (!reply.ok()) return fail(reply.status());
   book_usage(reply->usage, reply->model);
   if (sent_ != first_format_step(request_)) client_->accept_format(sent_);
@@ -307,6 +350,23 @@ void ChatCall::on_reply(const std::string& body) {
   }
   if (repairing_) return on_repair_reply(std::move(reply).value());
   on_main_reply(std::move(reply).value());
+}
+
+// A streamed request may still be answered with one JSON body. A stream without usage
+// gets its tokens estimated: the prompt's characters / 4, one token per chunk.
+StatusOr<ChatResponse> ChatCall::parse_reply(const std::string& body) {
+  auto type = last_.headers.find("content-type");
+  if (!is_event_stream(type == last_.headers.end() ? "" : type->second, body)) {
+    return parse_chat_reply(body);
+  }
+  bool usage_given = false;
+  StatusOr<ChatResponse> reply = parse_chat_stream(body, &usage_given);
+  if (reply.ok() && !usage_given) {
+    reply->usage.prompt_tokens = static_cast<std::int64_t>(prompt_tokens_);
+    reply->usage.completion_tokens = progress_.data_events();
+    client_->note_estimated_usage();
+  }
+  return reply;
 }
 
 Status ChatCall::check_json(ChatChoice& choice) const {
@@ -365,6 +425,7 @@ class EmbeddingCall final : public PromisedCall<EmbeddingResponse> {
     size_t characters = 0;
     for (const std::string& input : request_.inputs) characters += input.size();
     tokens_ = static_cast<double>(characters) / 4.0;
+    prompt_tokens_ = tokens_;
     set_body(embedding_request_body(client_->options().endpoint, request_));
   }
 
@@ -459,15 +520,124 @@ void OpenAIClient::send(std::shared_ptr<Call> call) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++totals_.requests;
   }
+  // No transport timeout: watch() abandons an attempt when the server shows no sign of
+  // life, which an attempt waiting behind our own earlier requests does not count as.
   HttpRequest request{"POST", call->url_, request_headers(options_.endpoint), call->body_text_,
-                      options_.endpoint.timeout_seconds};
-  transport_->send(std::move(request), [this, call = std::move(call)](HttpResponse response) {
+                      0.0, [this, call](std::string_view bytes) { on_data(call, bytes); }};
+  double at = now();
+  call->in_flight_ = true;
+  call->abandoned_ = false;
+  call->sent_at_ = call->last_byte_at_ = at;
+  call->first_data_at_ = -1;
+  call->service_start_ = at;
+  call->progress_ = StreamProgress();
+  std::uint64_t serial = ++call->serial_;
+  if (call->streams_) {
+    call->waiting_ = true;
+    limiter_.adaptive().on_waiting_change(+1);
+  }
+  largest_prompt_ = std::max(largest_prompt_, call->prompt_tokens_);
+  call->exchange_ = transport_->send(std::move(request), [this, call](HttpResponse response) {
     on_response(call, std::move(response));
   });
+  watch(call, serial, at + stall_limit());
+}
+
+void OpenAIClient::on_data(const std::shared_ptr<Call>& call, std::string_view bytes) {
+  double at = now();
+  call->last_byte_at_ = last_progress_at_ = at;
+  if (!call->streams_) return;
+  if (call->progress_.feed(bytes) == 0 && !call->progress_.done()) return;
+  AdaptiveLimit& adaptive = limiter_.adaptive();
+  if (call->waiting_ && call->progress_.data_events() > 0) {
+    call->waiting_ = false;
+    adaptive.on_waiting_change(-1);
+    call->first_data_at_ = at;
+    // A server serving one request at a time starts the next after its previous reply.
+    call->service_start_ = std::max(call->sent_at_, last_reply_at_);
+    call->generating_ = true;
+    adaptive.on_generation_start();
+  }
+  if (call->generating_ && call->progress_.done()) {
+    call->generating_ = false;
+    adaptive.on_generation_end();
+  }
+}
+
+// Book-keeping when an attempt ends, whichever way.
+void OpenAIClient::end_attempt(Call& call, const HttpResponse& response) {
+  double at = now();
+  call.in_flight_ = false;
+  AdaptiveLimit& adaptive = limiter_.adaptive();
+  if (call.waiting_) {
+    call.waiting_ = false;
+    adaptive.on_waiting_change(-1);
+  }
+  if (call.generating_) {
+    call.generating_ = false;
+    adaptive.on_generation_end();
+  }
+  if (response.cancelled || response.timed_out) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++totals_.timed_out_attempts;
+    // From when the server could have started it (after the reply before it) to now.
+    double start = call.first_data_at_ >= 0 ? call.service_start_
+                                            : std::max(call.sent_at_, last_reply_at_);
+    totals_.abandoned_server_seconds += std::max(0.0, at - start);
+    return;
+  }
+  if (response.status != 0) {
+    last_progress_at_ = at;
+    last_reply_at_ = at;
+  }
+}
+
+// The attempt is abandoned when neither it nor any other attempt of this client has
+// received anything for stall_limit() seconds.
+void OpenAIClient::watch(const std::shared_ptr<Call>& call, std::uint64_t serial, double at) {
+  transport_->schedule(std::max(0.0, at - now()), [this, call, serial] {
+    if (!call->in_flight_ || call->serial_ != serial) return;
+    double due = std::max(call->last_byte_at_, last_progress_at_) + stall_limit();
+    if (now() < due) return watch(call, serial, due);
+    call->abandoned_ = true;
+    transport_->cancel(call->exchange_);
+  });
+}
+
+// The configured timeout, or 3x the measured time of the server for the largest
+// prompt sent so far (the server may be silent that long evaluating it).
+double OpenAIClient::stall_limit() const {
+  double limit = options_.endpoint.timeout_seconds;
+  if (prompt_speeds_.empty()) return limit;
+  std::vector<double> speeds(prompt_speeds_.begin(), prompt_speeds_.end());
+  std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
+  double speed = speeds[speeds.size() / 2];
+  return speed > 0 ? std::max(limit, 3.0 * largest_prompt_ / speed) : limit;
+}
+
+// Prompt tokens per second of a streamed reply: its prompt over the time from when the
+// server could start it to its first chunk (queueing makes this an underestimate: the
+// stall limit errs long).
+void OpenAIClient::note_speed(const Call& call, double prompt_tokens) {
+  if (call.first_data_at_ < 0 || prompt_tokens <= 0) return;
+  double seconds = call.first_data_at_ - call.service_start_;
+  if (seconds <= 0) return;
+  prompt_speeds_.push_back(prompt_tokens / seconds);
+  if (prompt_speeds_.size() > 9) prompt_speeds_.pop_front();
+}
+
+void OpenAIClient::publish_limits() {
+  const AdaptiveLimit& adaptive = limiter_.adaptive();
+  std::lock_guard<std::mutex> lock(mutex_);
+  totals_.concurrency_limit = adaptive.limit();
+  totals_.concurrency_lowest = adaptive.lowest_limit();
+  totals_.server_parallelism = adaptive.measured_parallelism();
 }
 
 void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse response) {
   limiter_.release();
+  end_attempt(*call, response);
+  if (response.cancelled) response.timed_out = true;  // only the watchdog cancels
   if (call->probing_) {
     call->probing_ = false;
     --probes_in_flight_;
@@ -479,13 +649,17 @@ void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse r
   int status = call->last_.status;
   if (status >= 200 && status < 300) {
     limiter_.on_success();
+    note_speed(*call, call->prompt_tokens_);
+    publish_limits();
     call->on_reply(call->last_.body);
   } else if (format_rejected(*call) && call->on_rejected()) {
     waiting_.push_front(call);  // the weaker format at once: no retry budget spent
   } else if (format_rejected(*call)) {
     call->fail(final_status(*call));  // no weaker format left; retrying cannot help
   } else {
-    if (status == 429) limiter_.on_throttled(call->ticket_);
+    // A 429, or an attempt the server never answered: fewer requests at once.
+    if (status == 429 || call->last_.timed_out) limiter_.on_throttled(call->ticket_);
+    publish_limits();
     RetryDecision decision = decide_retry(call->last_, call->exchange_attempts_, options_.retry,
                                           random_, std::chrono::system_clock::now());
     if (decision.retry) {
@@ -519,8 +693,8 @@ Status OpenAIClient::final_status(const Call& call) const {
   const HttpResponse& response = call.last_;
   std::string attempts = " (" + std::to_string(call.exchange_attempts_) + " attempts)";
   if (response.status == 0 && response.timed_out) {
-    return deadline_exceeded("no reply within " + number_text(options_.endpoint.timeout_seconds) +
-                             " s" + attempts);
+    return deadline_exceeded("no reply within " + number_text(stall_limit()) +
+                             " s of the server's last sign of life" + attempts);
   }
   if (response.status == 0) return unavailable("connection failed: " + response.error + attempts);
   std::string what = "HTTP " + std::to_string(response.status) + " from the server";

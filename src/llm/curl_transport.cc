@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "llm/http_transport.h"
@@ -33,6 +34,7 @@ using Clock = std::chrono::steady_clock;
 struct Transfer {
   CURL* easy = nullptr;
   bool active = false;
+  std::uint64_t id = 0;  // of the current exchange; 0 when idle
   HttpRequest request;
   HttpResponse response;
   curl_slist* header_list = nullptr;
@@ -43,6 +45,7 @@ struct Transfer {
 struct PendingSend {  // a send() from another thread, for the loop to start
   HttpRequest request;
   HttpTransport::Callback done;
+  std::uint64_t id = 0;
 };
 
 struct Timer {
@@ -74,7 +77,9 @@ std::string_view trim(std::string_view text) {
 }
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {
-  static_cast<Transfer*>(user)->response.body.append(data, size * count);
+  auto* transfer = static_cast<Transfer*>(user);
+  transfer->response.body.append(data, size * count);
+  if (transfer->request.on_data) transfer->request.on_data(std::string_view(data, size * count));
   return size * count;
 }
 
@@ -106,7 +111,8 @@ class CurlTransport final : public HttpTransport {
   ~CurlTransport() override;
 
   Status init();
-  void send(HttpRequest request, Callback done) override;
+  std::uint64_t send(HttpRequest request, Callback done) override;
+  void cancel(std::uint64_t id) override;
   void schedule(double delay_seconds, Task task) override;
 
  private:
@@ -118,7 +124,7 @@ class CurlTransport final : public HttpTransport {
   void run();
   int wait_milliseconds() const;
   void take_incoming();
-  void start(HttpRequest request, Callback done);
+  void start(HttpRequest request, Callback done, std::uint64_t id);
   Transfer* idle_transfer();
   void set_up_handle(Transfer& transfer);
   void configure(Transfer& transfer);
@@ -138,6 +144,7 @@ class CurlTransport final : public HttpTransport {
   std::vector<Transfer*> idle_;                       // reusable, easy handle kept
   std::vector<Timer> timers_;                         // a heap, earliest first
   std::optional<Clock::time_point> curl_due_;
+  std::unordered_map<std::uint64_t, Transfer*> running_;  // by exchange id
 
   // Guarded by mutex_: work posted from other threads.
   std::mutex mutex_;
@@ -145,6 +152,7 @@ class CurlTransport final : public HttpTransport {
   std::vector<Timer> incoming_timers_;
   bool wake_pending_ = false;
   std::uint64_t next_sequence_ = 0;
+  std::atomic<std::uint64_t> next_id_{1};
 };
 
 thread_local const CurlTransport* current_loop = nullptr;
@@ -200,14 +208,38 @@ void CurlTransport::wake() {
   [[maybe_unused]] ssize_t written = write(wake_fd_, &one, sizeof(one));
 }
 
-void CurlTransport::send(HttpRequest request, Callback done) {
+std::uint64_t CurlTransport::send(HttpRequest request, Callback done) {
+  std::uint64_t id = next_id_.fetch_add(1);
   if (on_loop_thread()) {
-    start(std::move(request), std::move(done));
-    return;
+    start(std::move(request), std::move(done), id);
+    return id;
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  incoming_sends_.push_back({std::move(request), std::move(done)});
+  incoming_sends_.push_back({std::move(request), std::move(done), id});
   if (!std::exchange(wake_pending_, true)) wake();
+  return id;
+}
+
+// Removing a running easy handle closes its connection: libcurl cannot reuse one whose
+// response was not read to the end.
+void CurlTransport::cancel(std::uint64_t id) {
+  auto found = running_.find(id);
+  if (found == running_.end()) return;
+  Transfer* transfer = found->second;
+  running_.erase(found);
+  curl_multi_remove_handle(multi_, transfer->easy);
+  transfer->active = false;
+  transfer->id = 0;
+  HttpResponse response = std::move(transfer->response);
+  response.status = 0;
+  response.cancelled = true;
+  response.error = "cancelled by the client";
+  Callback done = std::move(transfer->done);
+  transfer->request = HttpRequest{};
+  idle_.push_back(transfer);
+  schedule(0, [done = std::move(done), response = std::move(response)]() mutable {
+    done(std::move(response));
+  });
 }
 
 void CurlTransport::schedule(double delay_seconds, Task task) {
@@ -303,7 +335,7 @@ void CurlTransport::take_incoming() {
     timers.swap(incoming_timers_);
     wake_pending_ = false;
   }
-  for (auto& send : sends) start(std::move(send.request), std::move(send.done));
+  for (auto& send : sends) start(std::move(send.request), std::move(send.done), send.id);
   for (auto& timer : timers) add_timer(std::move(timer));
 }
 
@@ -324,7 +356,7 @@ Transfer* CurlTransport::idle_transfer() {
   return transfer;
 }
 
-void CurlTransport::start(HttpRequest request, Callback done) {
+void CurlTransport::start(HttpRequest request, Callback done, std::uint64_t id) {
   Transfer* transfer = idle_transfer();
   transfer->request = std::move(request);
   transfer->done = std::move(done);
@@ -343,6 +375,8 @@ void CurlTransport::start(HttpRequest request, Callback done) {
     return;
   }
   transfer->active = true;
+  transfer->id = id;
+  running_[id] = transfer;
 }
 
 // The options that are the same for every request of a handle.
@@ -378,7 +412,9 @@ void CurlTransport::configure(Transfer& transfer) {
   curl_easy_setopt(easy, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer.header_list);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS,
-                   static_cast<long>(std::max(1.0, request.timeout_seconds * 1000.0)));
+                   request.timeout_seconds <= 0
+                       ? 0L
+                       : static_cast<long>(std::max(1.0, request.timeout_seconds * 1000.0)));
   // Waiting for an HTTP/2 connection beats opening one per request, but plain http is
   // HTTP/1.1 here and must not wait.
   curl_easy_setopt(easy, CURLOPT_PIPEWAIT, request.url.starts_with("https:") ? 1L : 0L);
@@ -402,6 +438,8 @@ void CurlTransport::finish_transfers() {
     curl_easy_getinfo(easy, CURLINFO_PRIVATE, &transfer);
     curl_multi_remove_handle(multi_, easy);
     transfer->active = false;
+    running_.erase(transfer->id);
+    transfer->id = 0;
     HttpResponse response = std::move(transfer->response);
     if (result == CURLE_OK) {
       long status = 0;

@@ -6,10 +6,12 @@
 // their (small) work and return.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -23,7 +25,12 @@ struct HttpRequest {
   std::string url;
   std::vector<std::pair<std::string, std::string>> headers;  // name, value
   std::string body;
-  double timeout_seconds = 120.0;  // the whole exchange: connect, send, wait, receive
+  // The whole exchange: connect, send, wait, receive. 0: none (the caller watches the
+  // exchange itself, with on_data and cancel()).
+  double timeout_seconds = 120.0;
+  // Called on the loop thread with each piece of the response body as it arrives
+  // (before `done`; the body is still collected into HttpResponse::body). Optional.
+  std::function<void(std::string_view)> on_data;
 };
 
 struct HttpResponse {
@@ -33,6 +40,7 @@ struct HttpResponse {
   std::string error;       // transport error text (connection refused, reset, timeout); empty
                            // when a complete response arrived, whatever its status
   bool timed_out = false;  // the per-request timeout fired
+  bool cancelled = false;  // ended by HttpTransport::cancel()
 };
 
 class HttpTransport {
@@ -46,8 +54,13 @@ class HttpTransport {
 
   // Starts `request`; `done` runs exactly once on the loop thread when it has ended,
   // successfully or not (a transport failure is a response with status 0 and `error`).
-  // Thread-safe.
-  virtual void send(HttpRequest request, Callback done) = 0;
+  // Returns the exchange's id for cancel(). Thread-safe.
+  virtual std::uint64_t send(HttpRequest request, Callback done) = 0;
+
+  // Ends exchange `id` if it is still running: its connection is closed (a server
+  // streaming the reply sees the client go) and its `done` runs with status 0 and
+  // `cancelled` set. Nothing happens for an exchange that has ended. Loop thread only.
+  virtual void cancel(std::uint64_t id) = 0;
 
   // Runs `task` on the loop thread after `delay_seconds` (<= 0: as soon as possible).
   // Used for retry backoff and rate-limit waits, so no thread sleeps. Thread-safe.

@@ -129,34 +129,14 @@ std::int64_t integer_or_zero(const json& object, const char* name) {
 }
 
 TokenUsage parse_usage(const json& reply) {
-  TokenUsage usage;
   auto found = reply.find("usage");
-  if (found == reply.end() || !found->is_object()) return usage;
-  usage.prompt_tokens = integer_or_zero(*found, "prompt_tokens");
-  usage.completion_tokens = integer_or_zero(*found, "completion_tokens");
-  auto details = found->find("prompt_tokens_details");
-  if (details != found->end() && details->is_object()) {
-    usage.cached_tokens = integer_or_zero(*details, "cached_tokens");
-  }
-  return usage;
+  if (found == reply.end() || !found->is_object()) return TokenUsage{};
+  return parse_usage_object(*found);
 }
 
 std::vector<TokenLogprob> parse_logprobs(const json& choice) {
   std::vector<TokenLogprob> tokens;
-  auto logprobs = choice.find("logprobs");
-  if (logprobs == choice.end() || !logprobs->is_object()) return tokens;
-  auto content = logprobs->find("content");
-  if (content == logprobs->end() || !content->is_array()) return tokens;
-  for (const json& entry : *content) {
-    TokenLogprob token{entry.at("token").get<std::string>(), entry.at("logprob").get<double>(), {}};
-    if (auto top = entry.find("top_logprobs"); top != entry.end() && top->is_array()) {
-      for (const json& alternative : *top) {
-        token.top.emplace_back(alternative.at("token").get<std::string>(),
-                               alternative.at("logprob").get<double>());
-      }
-    }
-    tokens.push_back(std::move(token));
-  }
+  append_logprobs(choice, &tokens);
   return tokens;
 }
 
@@ -275,6 +255,34 @@ ChatChoice choice_from_cache(const json& value) {
 }
 
 }  // namespace
+
+TokenUsage parse_usage_object(const nlohmann::json& usage) {
+  TokenUsage parsed;
+  parsed.prompt_tokens = integer_or_zero(usage, "prompt_tokens");
+  parsed.completion_tokens = integer_or_zero(usage, "completion_tokens");
+  auto details = usage.find("prompt_tokens_details");
+  if (details != usage.end() && details->is_object()) {
+    parsed.cached_tokens = integer_or_zero(*details, "cached_tokens");
+  }
+  return parsed;
+}
+
+void append_logprobs(const nlohmann::json& choice, std::vector<TokenLogprob>* tokens) {
+  auto logprobs = choice.find("logprobs");
+  if (logprobs == choice.end() || !logprobs->is_object()) return;
+  auto content = logprobs->find("content");
+  if (content == logprobs->end() || !content->is_array()) return;
+  for (const json& entry : *content) {
+    TokenLogprob token{entry.at("token").get<std::string>(), entry.at("logprob").get<double>(), {}};
+    if (auto top = entry.find("top_logprobs"); top != entry.end() && top->is_array()) {
+      for (const json& alternative : *top) {
+        token.top.emplace_back(alternative.at("token").get<std::string>(),
+                               alternative.at("logprob").get<double>());
+      }
+    }
+    tokens->push_back(std::move(token));
+  }
+}
 
 std::string chat_url(const EndpointOptions& endpoint) {
   return endpoint_url(endpoint, "chat/completions");

@@ -93,6 +93,12 @@ StatusOr<ChatResponse> parse_chat_reply(std::string_view body);
 // the body is malformed or does not hold exactly `expected` vectors.
 StatusOr<EmbeddingResponse> parse_embedding_reply(std::string_view body, size_t expected);
 
+// A "usage" object (prompt, completion and prompt_tokens_details.cached_tokens; absent
+// fields 0), and a choice's logprobs.content[] appended to `tokens`; for whole replies
+// and for stream chunks alike. The second throws nlohmann::json's type errors.
+TokenUsage parse_usage_object(const nlohmann::json& usage);
+void append_logprobs(const nlohmann::json& choice, std::vector<TokenLogprob>* tokens);
+
 // The server's explanation in an error reply: error.message when the body has one,
 // else the start of the body. At most ~300 characters, one line.
 std::string server_error_message(std::string_view body);

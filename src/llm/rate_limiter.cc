@@ -20,8 +20,7 @@ double TokenBucket::wait_seconds(double amount, double now) {
 }
 
 RateLimiter::RateLimiter(const RateLimitOptions& options)
-    : max_in_flight_(std::max(options.max_in_flight, 1)),
-      limit_(max_in_flight_),
+    : adaptive_(options.max_in_flight),
       use_requests_bucket_(options.requests_per_minute > 0),
       use_tokens_bucket_(options.tokens_per_minute > 0),
       requests_(options.requests_per_minute),
@@ -29,7 +28,7 @@ RateLimiter::RateLimiter(const RateLimitOptions& options)
 
 RateLimiter::Admission RateLimiter::try_acquire(double tokens, double now) {
   if (now < paused_until_) return {false, paused_until_ - now, 0};
-  if (in_flight_ >= limit_) return {false, 0.0, 0};
+  if (in_flight_ >= adaptive_.limit()) return {false, 0.0, 0};
   double wait = 0.0;
   if (use_requests_bucket_) wait = std::max(wait, requests_.wait_seconds(1.0, now));
   if (use_tokens_bucket_) wait = std::max(wait, tokens_.wait_seconds(tokens, now));
@@ -37,18 +36,11 @@ RateLimiter::Admission RateLimiter::try_acquire(double tokens, double now) {
   if (use_requests_bucket_) requests_.take(1.0);
   if (use_tokens_bucket_) tokens_.take(tokens);
   ++in_flight_;
+  adaptive_.on_sent(next_ticket_);
   return {true, 0.0, next_ticket_++};
 }
 
 void RateLimiter::release() { in_flight_ = std::max(in_flight_ - 1, 0); }
-
-void RateLimiter::on_success() { limit_ = std::min(limit_ + 1, max_in_flight_); }
-
-void RateLimiter::on_throttled(std::uint64_t ticket) {
-  if (ticket <= decrease_ticket_) return;
-  limit_ = std::max(limit_ / 2, 1);
-  decrease_ticket_ = next_ticket_ - 1;
-}
 
 void RateLimiter::pause_until(double until) { paused_until_ = std::max(paused_until_, until); }
 

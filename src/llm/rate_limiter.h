@@ -1,4 +1,4 @@
-// Admission of judge requests: an AIMD in-flight limit plus optional requests-per-minute
+// Admission of judge requests: an adaptive in-flight limit (adaptive_limit.h) plus optional requests-per-minute
 // and tokens-per-minute token buckets, and pauses the server asked for.
 //
 // Thread-compatible, not thread-safe: the client uses it from its loop thread only.
@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "llm/adaptive_limit.h"
 #include "ragmeter/llm.h"
 
 namespace ragmeter::llm {
@@ -49,22 +50,23 @@ class RateLimiter {
   // The request holding a slot has ended.
   void release();
   // Additive increase: one more slot, up to max_in_flight.
-  void on_success();
-  // Multiplicative decrease on a 429: halves the limit (not below 1), once per window:
-  // a request admitted before the last decrease (ticket older) does not halve it again.
-  void on_throttled(std::uint64_t ticket);
+  void on_success() { adaptive_.on_success(); }
+  // Multiplicative decrease on a 429 or an abandoned attempt: halves the limit (not
+  // below 1), once per window: a request admitted before the last decrease (ticket
+  // older) does not halve it again.
+  void on_throttled(std::uint64_t ticket) { adaptive_.on_overload(ticket); }
   // Admits nothing before `until` (seconds on the same clock as `now`).
   void pause_until(double until);
 
-  int limit() const { return limit_; }
+  int limit() const { return adaptive_.limit(); }
   int in_flight() const { return in_flight_; }
+  AdaptiveLimit& adaptive() { return adaptive_; }
+  const AdaptiveLimit& adaptive() const { return adaptive_; }
 
  private:
-  int max_in_flight_;
-  int limit_;
+  AdaptiveLimit adaptive_;
   int in_flight_ = 0;
   std::uint64_t next_ticket_ = 1;
-  std::uint64_t decrease_ticket_ = 0;  // tickets <= this were admitted before the last halving
   double paused_until_ = 0.0;
   bool use_requests_bucket_;
   bool use_tokens_bucket_;

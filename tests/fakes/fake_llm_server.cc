@@ -2,6 +2,7 @@
 // it answers every chat or embeddings request by a script.
 //
 //   fake_llm_server [--port N] [--delay-ms N] [--content TEXT] [--script FILE]
+//                   [--slots N] [--ms-per-1k-prompt-tokens MS] [--ms-per-token MS]
 //
 // Prints "fake_llm_server listening on PORT" on stdout once it accepts connections
 // (--port 0, the default, picks a free port). One thread, epoll, HTTP/1.1 keep-alive;
@@ -22,12 +23,27 @@
 //   "delay_ms" (answer after that long; the --delay-ms default otherwise),
 //   "prompt_tokens" (10), "completion_tokens" (5), "cached_tokens" (0).
 //
+// Slot mode (--slots N > 0), a FAKE of a local llama.cpp-like server: chat "reply"
+// actions are served by N slots in arrival order; the others wait in a queue, silent. A
+// request's prompt takes MS per 1,000 prompt tokens (its messages' characters / 4) with
+// nothing sent, then each of its completion_tokens takes --ms-per-token. With "stream":
+// true the reply is an event stream (one chunk per token, then finish_reason, usage when
+// stream_options.include_usage, [DONE]); a client that closes a streamed request stops
+// it at the next token boundary (the prompt is evaluated to the end first, as llama.cpp
+// does); a closed non-streamed request is computed to the end anyway; a closed queued
+// request is dropped unstarted. Its books (GET /fake/stats "slots"): slot time of
+// answered requests (service_ms: what a serial server needs for them), slot time spent
+// on abandoned ones (abandoned_ms), and the span from the first request's arrival to the
+// last reply (span_ms).
+//
 // Control endpoints:
 //   POST /fake/script    replaces the script with the body and resets the counters
 //   GET  /fake/stats     {"requests", "chat", "embeddings", "in_flight", "max_in_flight",
 //                         "connections", "max_connections"}
 //   GET  /fake/requests  the last 64 API requests: [{"path", "body", "authorization",
 //                        "api_key"}]
+//   POST /fake/config    {"slots", "ms_per_1k_prompt_tokens", "ms_per_token"}: changes
+//                        the slot mode at once (for requests that start after), counters kept
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -45,6 +61,7 @@
 #include <deque>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -135,6 +152,51 @@ struct Pending {  // a response waiting for its delay
 };
 
 bool later(const Pending& a, const Pending& b) { return a.due > b.due; }
+
+struct SlotConfig {
+  int slots = 0;  // 0: no slot mode
+  double ms_per_1k_prompt_tokens = 0;
+  double ms_per_token = 0;
+};
+
+// A chat request served by a slot (slot mode).
+struct Job {
+  int fd = -1;
+  std::uint64_t serial = 0;
+  Action action;
+  bool stream = false;
+  bool include_usage = false;
+  long prompt_tokens = 0;
+  Clock::time_point started;
+  Clock::time_point next;  // end of the prompt, then of each token
+  bool generating = false;
+  int tokens_sent = 0;
+};
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// The characters of the messages / 4, as the client estimates.
+long prompt_tokens_of(const json& body) {
+  size_t characters = 0;
+  if (body.is_object() && body.contains("messages") && body["messages"].is_array()) {
+    for (const json& message : body["messages"]) {
+      if (message.is_object() && message.contains("content") && message["content"].is_string()) {
+        characters += message["content"].get_ref<const std::string&>().size();
+      }
+    }
+  }
+  return static_cast<long>(characters / 4);
+}
+
+std::string chunked(const std::string& data) {
+  char size[32];
+  std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
+  return size + data + "\r\n";
+}
+
+std::string sse_event(const json& chunk) { return chunked("data: " + chunk.dump() + "\n\n"); }
 
 const char* reason_phrase(int status) {
   switch (status) {
@@ -237,6 +299,11 @@ class FakeServer {
   int wait_ms() const;
   json stats() const;
   void watch(int fd, std::uint32_t events, int operation);
+  Connection* live(int fd, std::uint64_t serial);
+  void start_jobs();
+  void run_jobs();
+  bool advance(Job& job, Clock::time_point now);  // true when the job is over
+  void configure(const json& config);
 
   int default_delay_ms_;
   Action base_;  // what a script's actions start from (--content)
@@ -250,6 +317,17 @@ class FakeServer {
   std::deque<json> recent_;
   long requests_ = 0, chat_ = 0, embeddings_ = 0, in_flight_ = 0, max_in_flight_ = 0;
   long max_connections_ = 0;
+
+  // Slot mode.
+  SlotConfig config_;
+  std::deque<Job> queue_;
+  std::vector<Job> active_;
+  long answered_ = 0, abandoned_ = 0, dropped_queued_ = 0;
+  double service_ms_ = 0, abandoned_ms_ = 0;
+  std::optional<Clock::time_point> first_arrival_, last_reply_;
+
+ public:
+  void set_config(const SlotConfig& config) { config_ = config; }
 };
 
 bool FakeServer::listen_on(int port) {
@@ -299,6 +377,7 @@ void FakeServer::run() {
       }
     }
     fire_due();
+    run_jobs();
   }
 }
 
@@ -369,8 +448,18 @@ void FakeServer::dispatch(Connection& connection, Request request) {
     if (spec.is_discarded()) return answer_now(connection, 400, R"({"error":"bad script"})");
     script_ = Script::parse(spec, base_);
     requests_ = chat_ = embeddings_ = 0;
+    answered_ = abandoned_ = dropped_queued_ = 0;
+    service_ms_ = abandoned_ms_ = 0;
+    first_arrival_.reset();
+    last_reply_.reset();
     max_in_flight_ = in_flight_;
     recent_.clear();
+    return answer_now(connection, 200, R"({"ok":true})");
+  }
+  if (path == "/fake/config") {
+    json config = json::parse(request.body, nullptr, false);
+    if (!config.is_object()) return answer_now(connection, 400, R"({"error":"bad config"})");
+    configure(config);
     return answer_now(connection, 200, R"({"ok":true})");
   }
   if (path.ends_with("/chat/completions") || path.ends_with("/embeddings")) {
@@ -396,6 +485,21 @@ void FakeServer::answer_api(Connection& connection, const Request& request) {
   if (recent_.size() > 64) recent_.pop_front();
 
   Action action = script_.next();
+  if (config_.slots > 0 && is_chat && action.kind == "reply") {
+    if (!first_arrival_) first_arrival_ = Clock::now();
+    Job job;
+    job.fd = connection.fd;
+    job.serial = connection.serial;
+    job.action = action;
+    job.stream = body.is_object() && body.value("stream", false);
+    job.include_usage = job.stream && body.is_object() && body.contains("stream_options") &&
+                        body["stream_options"].is_object() &&
+                        body["stream_options"].value("include_usage", false);
+    job.prompt_tokens = prompt_tokens_of(body);
+    job.action.prompt_tokens = static_cast<int>(job.prompt_tokens);
+    queue_.push_back(std::move(job));
+    return start_jobs();
+  }
   int delay = action.delay_ms >= 0 ? action.delay_ms : default_delay_ms_;
   if (action.kind == "hang") {
     connection.hanging = true;
@@ -490,15 +594,134 @@ void FakeServer::fire_due() {
 }
 
 int FakeServer::wait_ms() const {
-  if (pending_.empty()) return 1000;
-  auto remaining = std::chrono::ceil<std::chrono::milliseconds>(pending_.front().due - Clock::now());
+  std::optional<Clock::time_point> due;
+  if (!pending_.empty()) due = pending_.front().due;
+  for (const Job& job : active_) {
+    if (!due || job.next < *due) due = job.next;
+  }
+  if (!due) return 1000;
+  auto remaining = std::chrono::ceil<std::chrono::milliseconds>(*due - Clock::now());
   return static_cast<int>(std::clamp<long long>(remaining.count(), 0, 1000));
+}
+
+void FakeServer::configure(const json& config) {
+  config_.slots = config.value("slots", config_.slots);
+  config_.ms_per_1k_prompt_tokens =
+      config.value("ms_per_1k_prompt_tokens", config_.ms_per_1k_prompt_tokens);
+  config_.ms_per_token = config.value("ms_per_token", config_.ms_per_token);
+  start_jobs();
+}
+
+Connection* FakeServer::live(int fd, std::uint64_t serial) {
+  auto found = connections_.find(fd);
+  if (found == connections_.end() || found->second.serial != serial) return nullptr;
+  return &found->second;
+}
+
+// Fills free slots from the queue; requests whose client left are dropped unstarted.
+void FakeServer::start_jobs() {
+  while (config_.slots > 0 && static_cast<int>(active_.size()) < config_.slots && !queue_.empty()) {
+    Job job = std::move(queue_.front());
+    queue_.pop_front();
+    if (live(job.fd, job.serial) == nullptr) {
+      ++dropped_queued_;
+      --in_flight_;
+      continue;
+    }
+    job.started = Clock::now();
+    job.next = job.started + std::chrono::microseconds(static_cast<long long>(
+                                 job.prompt_tokens * config_.ms_per_1k_prompt_tokens));
+    active_.push_back(std::move(job));
+  }
+}
+
+void FakeServer::run_jobs() {
+  Clock::time_point now = Clock::now();
+  bool freed = false;
+  for (size_t i = 0; i < active_.size();) {
+    if (active_[i].next <= now && advance(active_[i], now)) {
+      active_.erase(active_.begin() + static_cast<long>(i));
+      freed = true;
+    } else {
+      ++i;
+    }
+  }
+  if (freed) start_jobs();
+}
+
+// One step of a job whose time has come: the prompt is done, or one more token is.
+bool FakeServer::advance(Job& job, Clock::time_point now) {
+  Connection* connection = live(job.fd, job.serial);
+  const Action& action = job.action;
+  auto finish = [&](bool answered) {
+    --in_flight_;
+    double ms = ms_between(job.started, now);
+    if (answered) {
+      ++answered_;
+      service_ms_ += ms;
+      last_reply_ = now;
+    } else {
+      ++abandoned_;
+      abandoned_ms_ += ms;
+    }
+    return true;
+  };
+  // A streamed request whose client left stops at this boundary; a plain one goes on.
+  if (connection == nullptr && job.stream) return finish(false);
+  if (job.stream && connection != nullptr && !job.generating) {
+    connection->out += "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                       "Transfer-Encoding: chunked\r\n\r\n";
+  }
+  job.generating = true;
+  int tokens = std::max(action.completion_tokens, 1);
+  if (job.tokens_sent < tokens) {
+    if (job.stream) {
+      size_t piece = (action.content.size() + tokens - 1) / tokens;
+      std::string text = action.content.substr(std::min(action.content.size(), job.tokens_sent * piece), piece);
+      json delta = {{"content", text}};
+      if (job.tokens_sent == 0) delta["role"] = "assistant";
+      connection->out += sse_event({{"id", "fake-chat"}, {"object", "chat.completion.chunk"},
+                                    {"model", "fake-model"},
+                                    {"choices", {{{"index", 0}, {"delta", delta}, {"finish_reason", nullptr}}}}});
+      flush(*connection);
+    }
+    ++job.tokens_sent;
+    job.next = now + std::chrono::microseconds(static_cast<long long>(config_.ms_per_token * 1000));
+    return false;
+  }
+  if (connection == nullptr) return finish(false);
+  if (!job.stream) {
+    std::string reply = chat_body(action, 1);
+    write_out(*connection, http_response(200, reply, action.headers, reply.size()),
+              connection->close_after_write);
+    return finish(true);
+  }
+  std::string tail = sse_event({{"id", "fake-chat"}, {"object", "chat.completion.chunk"},
+                                {"model", "fake-model"},
+                                {"choices", {{{"index", 0}, {"delta", json::object()},
+                                              {"finish_reason", action.finish_reason}}}}});
+  if (job.include_usage) {
+    tail += sse_event({{"id", "fake-chat"}, {"object", "chat.completion.chunk"},
+                       {"model", "fake-model"}, {"choices", json::array()},
+                       {"usage", {{"prompt_tokens", job.prompt_tokens},
+                                  {"completion_tokens", action.completion_tokens},
+                                  {"total_tokens", job.prompt_tokens + action.completion_tokens}}}});
+  }
+  tail += chunked("data: [DONE]\n\n") + "0\r\n\r\n";
+  write_out(*connection, std::move(tail), connection->close_after_write);
+  return finish(true);
 }
 
 json FakeServer::stats() const {
   return {{"requests", requests_},     {"chat", chat_},
           {"embeddings", embeddings_}, {"in_flight", in_flight_},
           {"max_in_flight", max_in_flight_},
+          {"slots", {{"answered", answered_}, {"abandoned", abandoned_},
+                     {"dropped_queued", dropped_queued_}, {"service_ms", service_ms_},
+                     {"abandoned_ms", abandoned_ms_}, {"queued", queue_.size()},
+                     {"active", active_.size()},
+                     {"span_ms", first_arrival_ && last_reply_
+                                     ? ms_between(*first_arrival_, *last_reply_) : 0.0}}},
           {"connections", connections_.size()},
           {"max_connections", max_connections_}};
 }
@@ -511,6 +734,7 @@ int main(int argc, char** argv) {
   int port = 0;
   int delay_ms = 0;
   Action base;
+  SlotConfig slots;
   json spec = json::object();
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
@@ -518,6 +742,12 @@ int main(int argc, char** argv) {
       port = std::atoi(argv[i + 1]);
     } else if (flag == "--delay-ms") {
       delay_ms = std::atoi(argv[i + 1]);
+    } else if (flag == "--slots") {
+      slots.slots = std::atoi(argv[i + 1]);
+    } else if (flag == "--ms-per-1k-prompt-tokens") {
+      slots.ms_per_1k_prompt_tokens = std::atof(argv[i + 1]);
+    } else if (flag == "--ms-per-token") {
+      slots.ms_per_token = std::atof(argv[i + 1]);
     } else if (flag == "--content") {
       base.content = argv[i + 1];
     } else if (flag == "--script") {
@@ -529,11 +759,13 @@ int main(int argc, char** argv) {
       }
     } else {
       std::fprintf(stderr, "usage: fake_llm_server [--port N] [--delay-ms N] [--content TEXT] "
-                           "[--script FILE]\n");
+                           "[--script FILE] [--slots N] [--ms-per-1k-prompt-tokens MS] "
+                           "[--ms-per-token MS]\n");
       return 2;
     }
   }
   FakeServer server(delay_ms, base, spec);
+  server.set_config(slots);
   if (!server.listen_on(port)) return 1;
   std::printf("fake_llm_server listening on %d\n", server.port());
   std::fflush(stdout);

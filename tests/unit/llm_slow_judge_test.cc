@@ -1,0 +1,256 @@
+// The judge client against a slow judge: the FAKE server's slot mode (tests/fakes/
+// fake_llm_server.cc, --slots), which serves N requests at once and queues the rest,
+// taking a fixed time per 1,000 prompt tokens and per completion token, and streams.
+// Checked from the fake's own books (answered, abandoned, slot time), never against
+// wall-clock thresholds: a loaded machine stretches the fake's slot time and the span
+// of the run alike.
+//
+// Also the pure parts: the event-stream parser and the adaptive limit's rule.
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../fakes/fake_llm_server_process.h"
+#include "llm/adaptive_limit.h"
+#include "llm/chat_stream.h"
+#include "llm/http_transport.h"
+#include "ragmeter/llm.h"
+
+namespace ragmeter::llm {
+namespace {
+
+using nlohmann::json;
+
+std::string fake_server_path() {
+  if (const char* path = std::getenv("RAGMETER_FAKE_LLM_SERVER")) return path;
+  return std::string(RAGMETER_BINARY_DIR) + "/fakes/fake_llm_server";
+}
+
+// The fake in slot mode, and its control endpoints.
+class SlotFake {
+ public:
+  bool start(int slots, double ms_per_1k_prompt_tokens, double ms_per_token) {
+    if (!std::filesystem::exists(fake_server_path())) return false;
+    if (!process_.start(fake_server_path(),
+                        {"--slots", std::to_string(slots), "--ms-per-1k-prompt-tokens",
+                         std::to_string(ms_per_1k_prompt_tokens), "--ms-per-token",
+                         std::to_string(ms_per_token)})) {
+      return false;
+    }
+    auto transport = make_curl_transport({});
+    if (!transport.ok()) return false;
+    control_ = std::move(transport).value();
+    return true;
+  }
+
+  std::string base_url() const { return process_.base_url(); }
+  json stats() { return json::parse(call("GET", "/fake/stats", "").body); }
+  void configure(const json& config) { call("POST", "/fake/config", config.dump()); }
+
+ private:
+  HttpResponse call(const std::string& method, const std::string& path, std::string body) {
+    std::promise<HttpResponse> done;
+    std::future<HttpResponse> response = done.get_future();
+    control_->send({method, "http://127.0.0.1:" + std::to_string(process_.port()) + path, {},
+                    std::move(body), 5.0},
+                   [&done](HttpResponse r) { done.set_value(std::move(r)); });
+    return response.get();
+  }
+
+  fakes::FakeLlmServerProcess process_;
+  std::unique_ptr<HttpTransport> control_;
+};
+
+ClientOptions slow_judge_options(const std::string& base_url, double timeout, int attempts) {
+  ClientOptions options;
+  options.endpoint.base_url = base_url;
+  options.endpoint.model = "fake-model";
+  options.endpoint.api_key_env = "";
+  options.endpoint.timeout_seconds = timeout;
+  options.limits.max_in_flight = 16;
+  options.retry.max_attempts = attempts;
+  options.retry.initial_backoff_seconds = 0.01;
+  options.retry.max_backoff_seconds = 0.05;
+  options.cache.mode = CacheMode::kOff;
+  options.keep_traces = false;
+  return options;
+}
+
+// A request of about `tokens` prompt tokens (4 characters each, as both sides estimate).
+ChatRequest sized_request(int index, int tokens) {
+  ChatRequest request;
+  std::string text = "call " + std::to_string(index) + " ";
+  text.resize(static_cast<size_t>(tokens) * 4, 'x');
+  request.messages = {{"user", text}};
+  request.max_tokens = 16;
+  return request;
+}
+
+TEST(LlmSlowJudgeTest, OneSlotAtConcurrency16FinishesEveryCallWithoutTimeouts) {
+  SlotFake fake;
+  // 100 ms per 1,000 prompt tokens, 4 ms per token: 70 to 170 ms per call served alone.
+  if (!fake.start(1, 100, 4)) GTEST_SKIP() << "fake server not built at " << fake_server_path();
+  // Served one at a time, the 16th call waits about 1.8 s behind our own earlier ones: far
+  // past the 1 s timeout, which must not count that wait.
+  auto client = make_client(slow_judge_options(fake.base_url(), 1.0, 3));
+  ASSERT_TRUE(client.ok()) << client.status().to_string();
+  constexpr int kCalls = 24;
+  std::vector<std::future<StatusOr<ChatResponse>>> replies;
+  for (int i = 0; i < kCalls; ++i) replies.push_back((*client)->chat(sized_request(i, 500 + 40 * i)));
+  for (auto& reply : replies) {
+    StatusOr<ChatResponse> got = reply.get();
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    EXPECT_EQ(got->choices.at(0).content, "{\"verdict\": 1}");
+    EXPECT_EQ(got->attempts, 1);
+  }
+  json books = fake.stats();
+  const json& slots = books["slots"];
+  EXPECT_EQ(books["requests"], kCalls);
+  EXPECT_EQ(slots["answered"], kCalls);
+  EXPECT_EQ(slots["abandoned"], 0);
+  EXPECT_EQ(slots["dropped_queued"], 0);
+  UsageTotals totals = (*client)->totals();
+  EXPECT_EQ(totals.requests, kCalls);
+  EXPECT_EQ(totals.timed_out_attempts, 0);
+  EXPECT_EQ(totals.abandoned_server_seconds, 0.0);
+  // The server was never idle while calls remained: the span from the first request to
+  // the last reply is within 10% of the slot time the answers needed one after another.
+  double serial_minimum = slots["service_ms"].get<double>();
+  EXPECT_LE(slots["span_ms"].get<double>(), 1.10 * serial_minimum) << books.dump();
+  // Prompt tokens came back in the stream's usage: the fake's count, characters / 4.
+  EXPECT_EQ(totals.tokens.prompt_tokens, [] {
+    long sum = 0;
+    for (int i = 0; i < kCalls; ++i) sum += 500 + 40 * i;
+    return sum;
+  }());
+  EXPECT_EQ(totals.estimated_usage_calls, 0);
+  // It saw one request served at a time and settled on one served plus one waiting.
+  EXPECT_EQ(totals.server_parallelism, 1);
+  EXPECT_EQ(totals.concurrency_limit, 2);
+}
+
+TEST(LlmSlowJudgeTest, BurstOfSlownessLowersConcurrencyAndItComesBack) {
+  SlotFake fake;
+  // Four slots; a 1,000-token prompt takes 20 ms, then 5 tokens of 5 ms.
+  if (!fake.start(4, 20, 5)) GTEST_SKIP() << "fake server not built at " << fake_server_path();
+  auto client = make_client(slow_judge_options(fake.base_url(), 0.3, 30));
+  ASSERT_TRUE(client.ok()) << client.status().to_string();
+  constexpr int kCalls = 300;
+  std::vector<std::future<StatusOr<ChatResponse>>> replies;
+  for (int i = 0; i < kCalls; ++i) replies.push_back((*client)->chat(sized_request(i, 1000)));
+  auto answered = [&] { return fake.stats()["slots"]["answered"].get<long>(); };
+  while (answered() < 60) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  int before = (*client)->totals().concurrency_limit;
+  // The burst: prompts take 100x longer (2 s for 1,000 tokens, silent), past the 0.3 s
+  // without a sign of life; then back to normal.
+  fake.configure({{"ms_per_1k_prompt_tokens", 2000}});
+  int lowest = before;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+       std::chrono::steady_clock::now() < until;) {
+    lowest = std::min(lowest, (*client)->totals().concurrency_limit);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  fake.configure({{"ms_per_1k_prompt_tokens", 20}});
+  for (auto& reply : replies) {
+    StatusOr<ChatResponse> got = reply.get();
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+  }
+  UsageTotals totals = (*client)->totals();
+  EXPECT_EQ(before, 5);  // four slots seen busy at once, plus one waiting
+  EXPECT_GT(totals.timed_out_attempts, 0);
+  EXPECT_LE(std::min(lowest, totals.concurrency_lowest), 2);
+  EXPECT_EQ(totals.concurrency_limit, 5);  // and back, once the server kept up again
+  EXPECT_EQ(fake.stats()["slots"]["answered"], kCalls);
+}
+
+TEST(LlmChatStreamTest, JoinsDeltasAndReadsUsageFromTheLastChunk) {
+  std::string body =
+      ": ping\r\n\r\n"
+      "data: {\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+      "\"content\":\"{\\\"a\\\"\"}}]}\n\n"
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\": 1}\"},"
+      "\"finish_reason\":\"stop\"}]}\n\n"
+      "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3}}\n\n"
+      "data: [DONE]\n\n";
+  bool usage_given = false;
+  StatusOr<ChatResponse> reply = parse_chat_stream(body, &usage_given);
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  ASSERT_EQ(reply->choices.size(), 1u);
+  EXPECT_EQ(reply->choices[0].content, "{\"a\": 1}");
+  EXPECT_EQ(reply->choices[0].finish_reason, "stop");
+  EXPECT_EQ(reply->model, "m");
+  EXPECT_TRUE(usage_given);
+  EXPECT_EQ(reply->usage.prompt_tokens, 12);
+  EXPECT_EQ(reply->usage.completion_tokens, 3);
+
+  StreamProgress progress;  // the same bytes cut at every third byte
+  for (size_t at = 0; at < body.size(); at += 3) progress.feed(std::string_view(body).substr(at, 3));
+  EXPECT_EQ(progress.data_events(), 3);
+  EXPECT_TRUE(progress.done());
+}
+
+TEST(LlmChatStreamTest, AnErrorChunkOrNoEventsIsInvalid) {
+  bool usage_given = false;
+  EXPECT_FALSE(parse_chat_stream("data: {\"error\":{\"message\":\"boom\"}}\n\n", &usage_given).ok());
+  EXPECT_FALSE(parse_chat_stream("{\"choices\":[]}", &usage_given).ok());
+  EXPECT_TRUE(is_event_stream("text/event-stream; charset=utf-8", ""));
+  EXPECT_FALSE(is_event_stream("application/json", "data: x"));
+  EXPECT_TRUE(is_event_stream("", "\n: ping\n"));
+}
+
+TEST(AdaptiveLimitTest, CapsAtWhatTheServerServesPlusOneWaiting) {
+  AdaptiveLimit limit(16);
+  EXPECT_EQ(limit.limit(), 16);
+  // Three in flight: one generating while two wait, then it ends: one slot seen.
+  limit.on_waiting_change(+3);
+  limit.on_waiting_change(-1);
+  limit.on_generation_start();
+  limit.on_generation_end();
+  EXPECT_EQ(limit.measured_parallelism(), 1);
+  EXPECT_EQ(limit.limit(), 2);
+  // Two generate at once while one waits: the cap follows the larger observation.
+  limit.on_waiting_change(-1);
+  limit.on_generation_start();
+  limit.on_waiting_change(-1);
+  limit.on_generation_start();
+  limit.on_waiting_change(+1);
+  limit.on_generation_end();
+  EXPECT_EQ(limit.limit(), 3);
+}
+
+TEST(AdaptiveLimitTest, NothingWaitingIsNoEvidenceOfACap) {
+  AdaptiveLimit limit(8);
+  limit.on_waiting_change(+1);
+  limit.on_waiting_change(-1);
+  limit.on_generation_start();
+  limit.on_generation_end();
+  EXPECT_EQ(limit.measured_parallelism(), 0);
+  EXPECT_EQ(limit.limit(), 8);
+}
+
+TEST(AdaptiveLimitTest, OverloadHalvesOncePerWindowAndSuccessesRestore) {
+  AdaptiveLimit limit(16);
+  limit.set_server_slots(7);
+  EXPECT_EQ(limit.limit(), 8);
+  for (std::uint64_t ticket = 1; ticket <= 8; ++ticket) limit.on_sent(ticket);
+  limit.on_overload(3);
+  EXPECT_EQ(limit.limit(), 4);
+  limit.on_overload(5);  // sent before the decrease: the same window
+  EXPECT_EQ(limit.limit(), 4);
+  limit.on_sent(9);
+  limit.on_overload(9);
+  EXPECT_EQ(limit.limit(), 2);
+  EXPECT_EQ(limit.lowest_limit(), 2);
+  for (int i = 0; i < 20; ++i) limit.on_success();
+  EXPECT_EQ(limit.limit(), 8);
+}
+
+}  // namespace
+}  // namespace ragmeter::llm
