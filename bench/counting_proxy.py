@@ -14,8 +14,12 @@ Control endpoints (answered by the proxy, never forwarded):
     GET  /__proxy/stats             JSON: {"phase": current, "phases": {NAME: counters}}
     POST /__proxy/shutdown          stop the proxy
 
-Replies are read whole before they are returned (no streaming pass-through; a streamed
-reply still arrives, just all at once, and its usage is read from its `data:` lines).
+Plain replies are read whole before they are returned. Event streams
+(text/event-stream) are passed through as they arrive, so the client sees the server's
+progress; when the client goes away mid-stream the proxy closes the upstream connection
+too (which stops a llama.cpp server's generation), as a direct connection would.
+Usage is read from the JSON reply or the stream's `data:` lines. A request whose client
+had gone when its reply (or a piece of its stream) was written counts as "abandoned".
 """
 
 import argparse
@@ -23,6 +27,8 @@ import http.client
 import http.server
 import json
 import os
+import select
+import socket
 import sys
 import threading
 import time
@@ -40,6 +46,8 @@ def new_counters():
         "by_path": {},
         "by_status": {},
         "errors": 0,  # no reply from upstream (connection refused, timeout, ...)
+        "abandoned": 0,  # the client had gone when its reply was written
+        "abandoned_seconds": 0.0,  # upstream time of the abandoned requests
         "prompt_tokens": 0,
         "completion_tokens": 0,
         "total_tokens": 0,
@@ -66,10 +74,13 @@ class State:
             self.phase = name
             self.phases[name] = new_counters()
 
-    def record(self, path, status, usage, sent, received, t0, t1, error=None):
+    def record(self, path, status, usage, sent, received, t0, t1, error=None, abandoned=False):
         with self.lock:
             c = self.phases[self.phase]
             c["requests"] += 1
+            if abandoned:
+                c["abandoned"] += 1
+                c["abandoned_seconds"] += t1 - t0
             key = path.split("?", 1)[0]
             c["by_path"][key] = c["by_path"].get(key, 0) + 1
             skey = str(status) if status is not None else "no-reply"
@@ -94,7 +105,7 @@ class State:
                 self.log.write(json.dumps({
                     "phase": self.phase, "path": key, "status": status, "t0": round(t0, 3),
                     "seconds": round(t1 - t0, 3), "usage": usage or None, "sent": sent,
-                    "received": received, "error": error,
+                    "received": received, "error": error, "abandoned": abandoned,
                 }) + "\n")
                 self.log.flush()
 
@@ -150,6 +161,14 @@ def make_handler(state, upstream, timeout, server_ref):
             self.end_headers()
             self.wfile.write(body)
 
+        def _client_gone(self):
+            """True when the client has closed its end (EOF readable on its socket)."""
+            try:
+                readable, _, _ = select.select([self.connection], [], [], 0)
+                return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+            except OSError:
+                return True
+
         def _control(self):
             parts = urllib.parse.urlsplit(self.path)
             q = urllib.parse.parse_qs(parts.query)
@@ -178,10 +197,12 @@ def make_handler(state, upstream, timeout, server_ref):
                 conn = cls(up_host, up_port, timeout=timeout)
                 conn.request(self.command, up_prefix + self.path, body=body, headers=headers)
                 resp = conn.getresponse()
-                data = resp.read()
                 status = resp.status
                 rheaders = [(k, v) for k, v in resp.getheaders() if k.lower() not in HOP_BY_HOP]
                 ctype = resp.getheader("Content-Type", "")
+                if "text/event-stream" in ctype:
+                    return self._relay_stream(conn, resp, status, rheaders, ctype, body, t0)
+                data = resp.read()
                 conn.close()
             except Exception as e:  # upstream unreachable or timed out: a 502 to the client
                 t1 = time.time()
@@ -189,15 +210,56 @@ def make_handler(state, upstream, timeout, server_ref):
                 self._reply(502, json.dumps({"error": {"message": "proxy: " + repr(e)}}).encode())
                 return
             t1 = time.time()
-            state.record(self.path, status, usage_of(data, ctype), len(body), len(data), t0, t1)
-            self.send_response(status)
-            for k, v in rheaders:
-                if k.lower() != "content-type":
-                    self.send_header(k, v)
-            self.send_header("Content-Type", ctype or "application/octet-stream")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            abandoned = self._client_gone()
+            try:
+                if abandoned:
+                    raise BrokenPipeError
+                self.send_response(status)
+                for k, v in rheaders:
+                    if k.lower() != "content-type":
+                        self.send_header(k, v)
+                self.send_header("Content-Type", ctype or "application/octet-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                abandoned = True
+                self.close_connection = True
+            state.record(self.path, status, usage_of(data, ctype), len(body), len(data), t0, t1,
+                         abandoned=abandoned)
+
+        def _relay_stream(self, conn, resp, status, rheaders, ctype, body, t0):
+            """Passes an event stream through piece by piece (chunked); stops and closes
+            upstream when the client has gone."""
+            data, abandoned = b"", False
+            try:
+                self.send_response(status)
+                for k, v in rheaders:
+                    if k.lower() != "content-type":
+                        self.send_header(k, v)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                self.wfile.flush()
+                while True:
+                    piece = resp.read1(65536)
+                    if not piece:
+                        break
+                    data += piece
+                    if self._client_gone():
+                        raise BrokenPipeError
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                abandoned = True
+                self.close_connection = True
+            finally:
+                conn.close()
+            state.record(self.path, status, usage_of(data, ctype), len(body), len(data), t0,
+                         time.time(), abandoned=abandoned)
 
         do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _forward
 

@@ -227,6 +227,28 @@ StatusOr<std::unique_ptr<Client>> make_client(const ClientOptions& options);
 std::string chat_cache_key(const EndpointOptions& endpoint, const ChatRequest& request);
 std::string embedding_cache_key(const EndpointOptions& endpoint, const EmbeddingRequest& request);
 
+// ---- Server speed (for --dry-run's wall-time estimate) -------------------------
+
+struct ServerSpeed {
+  double prompt_tokens_per_second = 0;      // prompt evaluation (to the first chunk)
+  double completion_tokens_per_second = 0;  // generation (first chunk to last)
+  int slots = 0;  // requests served at once (llama.cpp's /props total_slots); 0: unknown
+  std::int64_t prompt_tokens = 0;      // of the probe: the server's count, or estimated
+  std::int64_t completion_tokens = 0;
+};
+
+// Measures the server with one streamed chat request (a ~600-token prompt, up to 48
+// tokens of reply, not cached; the key as for any call) and asks GET /props for its
+// slots. Takes as long as that request (a minute or more on a busy local model).
+// Unavailable or DeadlineExceeded (options.endpoint.timeout_seconds x 4) when the server
+// does not answer; InvalidArgument when its reply is not a chat stream.
+StatusOr<ServerSpeed> measure_server_speed(const ClientOptions& options);
+
+// Seconds to serve `prompt_tokens` and `completion_tokens` at `speed`, `parallel`
+// requests at a time (at least 1). 0 when a speed is 0.
+double estimated_server_seconds(const ServerSpeed& speed, std::int64_t prompt_tokens,
+                                std::int64_t completion_tokens, int parallel);
+
 // ---- Prices ------------------------------------------------------------------
 
 // The price of `model`: exact name, then the longest matching prefix (so

@@ -52,6 +52,16 @@ struct JudgeUsage {
   std::int64_t completion_tokens = 0;
   std::int64_t cached_tokens = 0;
   double cost_usd = 0.0;
+  // How the judge's client adapted to the server (llm::UsageTotals says more); for the
+  // chat client when there is one.
+  bool adaptive = false;               // the fields below are filled
+  int concurrency_ceiling = 0;         // --concurrency
+  int concurrency_settled = 0;         // requests allowed in flight at the end
+  int concurrency_lowest = 0;
+  int server_parallelism = 0;          // requests the server was seen serving at once; 0: unknown
+  std::int64_t timed_out_attempts = 0;  // abandoned for no sign of life, then retried
+  double abandoned_server_seconds = 0.0;  // estimated; 0 is the goal
+  std::int64_t estimated_usage_calls = 0;  // replies whose tokens were estimated
 };
 
 struct RunInfo {

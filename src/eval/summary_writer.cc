@@ -45,6 +45,15 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
     out["ragas_score"] = {{"value", summary.ragas->value}, {"of", summary.ragas->of}};
   }
   out["judge"] = {{"name", info.judge}};
+  if (usage.adaptive) {
+    out["judge"]["concurrency"] = {{"ceiling", usage.concurrency_ceiling},
+                                   {"settled", usage.concurrency_settled},
+                                   {"lowest", usage.concurrency_lowest},
+                                   {"server_parallelism", usage.server_parallelism}};
+    out["judge"]["timed_out_attempts"] = usage.timed_out_attempts;
+    out["judge"]["abandoned_server_seconds"] = usage.abandoned_server_seconds;
+    out["judge"]["estimated_usage_calls"] = usage.estimated_usage_calls;
+  }
   out["rows"] = {{"read", summary.rows_read}, {"rejected", summary.rows_rejected}};
   if (!info.dataset.empty()) out["dataset"] = info.dataset;
   if (summary.cancelled) out["cancelled"] = true;

@@ -35,9 +35,12 @@ void AdaptiveLimit::on_generation_start() {
 }
 
 // An observation closes when a generation ends: the peak since the last one counts when
-// one of our requests waited meanwhile (the server could have taken it and did not).
+// one of our requests waited meanwhile (the server could have taken it and did not), or
+// when it is no lower than the parallelism measured so far (then nothing waited because
+// the server took all we sent: the + 1 probe found a slot, and the cap rises).
 void AdaptiveLimit::on_generation_end() {
-  if (saturated_ || waiting_ > 0) observe();
+  int measured = measured_parallelism();
+  if (saturated_ || waiting_ > 0 || (measured > 0 && peak_ >= measured)) observe();
   generating_ = std::max(generating_ - 1, 0);
   peak_ = generating_;
   saturated_ = waiting_ > 0 && generating_ > 0;

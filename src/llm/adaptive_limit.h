@@ -11,7 +11,8 @@
 //     generating at once while another of ours waited is what the server serves at once,
 //     k; the cap is k + 1. Latency that grows with the number in flight is exactly this:
 //     requests beyond k only queue. The cap follows the last kWindow such observations,
-//     so it rises again when the server frees up (the +1 probes for it).
+//     so it rises again when the server frees up: the + 1 probes for it, and k + 1
+//     requests generating at once with none waiting is an observation of k + 1.
 //   - A server that says how many it serves at once (llama.cpp's /props total_slots)
 //     sets the starting cap to that + 1.
 //

@@ -70,11 +70,11 @@ std::string one_line(std::string_view text, size_t limit) {
   return line;
 }
 
-StatusOr<ChatResponse> parse_events(const std::vector<std::string>& events, bool* usage_given) {
+StatusOr<ChatResponse> parse_events(const std::vector<std::string>& events, StreamFacts* facts) {
   std::map<std::int64_t, ChatChoice> choices;
   std::map<std::int64_t, std::string> refusals;
   ChatResponse response;
-  *usage_given = false;
+  *facts = StreamFacts{};
   for (const std::string& data : events) {
     if (data == "[DONE]") break;
     json chunk = json::parse(data, nullptr, /*allow_exceptions=*/false);
@@ -87,7 +87,7 @@ StatusOr<ChatResponse> parse_events(const std::vector<std::string>& events, bool
     if (std::string model = string_or_empty(chunk, "model"); !model.empty()) response.model = model;
     if (auto usage = chunk.find("usage"); usage != chunk.end() && usage->is_object()) {
       response.usage = parse_usage_object(*usage);
-      *usage_given = true;
+      facts->usage_given = true;
     }
     auto list = chunk.find("choices");
     if (list == chunk.end() || !list->is_array()) continue;
@@ -97,6 +97,7 @@ StatusOr<ChatResponse> parse_events(const std::vector<std::string>& events, bool
       if (auto delta = choice.find("delta"); delta != choice.end() && delta->is_object()) {
         if (auto content = delta->find("content"); content != delta->end() && content->is_string()) {
           into.content += content->get<std::string>();
+          if (!content->get_ref<const std::string&>().empty()) ++facts->content_chunks;
         }
         if (std::string refusal = string_or_empty(*delta, "refusal"); !refusal.empty()) {
           refusals[index] += refusal;
@@ -151,11 +152,11 @@ int StreamProgress::feed(std::string_view bytes) {
   return completed;
 }
 
-StatusOr<ChatResponse> parse_chat_stream(std::string_view body, bool* usage_given) {
+StatusOr<ChatResponse> parse_chat_stream(std::string_view body, StreamFacts* facts) {
   std::vector<std::string> events = event_data(body);
   if (events.empty()) return invalid_argument("reply is not an event stream: " + one_line(body, 120));
   try {
-    return parse_events(events, usage_given);
+    return parse_events(events, facts);
   } catch (const json::exception& error) {
     return invalid_argument(std::string("malformed stream chunk: ") + error.what());
   }

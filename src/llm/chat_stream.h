@@ -36,12 +36,17 @@ class StreamProgress {
   bool done_ = false;
 };
 
+// What a stream said besides the reply.
+struct StreamFacts {
+  bool usage_given = false;        // a chunk carried usage
+  std::int64_t content_chunks = 0;  // chunks with content (about one per token)
+};
+
 // The reply a whole stream makes: the content deltas of each choice joined, the last
 // finish_reason, logprobs in order, the model, and usage from the chunk that has it.
-// `usage_given` tells whether any chunk had usage. InvalidArgument when the body is not
-// an event stream of chat chunks (no data event, a chunk that is not JSON, an "error"
-// chunk, a refusal) or no choice appears.
-StatusOr<ChatResponse> parse_chat_stream(std::string_view body, bool* usage_given);
+// InvalidArgument when the body is not an event stream of chat chunks (no data event, a
+// chunk that is not JSON, an "error" chunk, a refusal) or no choice appears.
+StatusOr<ChatResponse> parse_chat_stream(std::string_view body, StreamFacts* facts);
 
 // Whether a 2xx reply is an event stream (by its Content-Type, else by its first bytes):
 // a server may answer a streamed request with one JSON body.

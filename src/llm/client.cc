@@ -129,6 +129,7 @@ class OpenAIClient final : public Client {
         random_(std::random_device{}()),
         transport_(std::move(transport)) {
     publish_limits();
+    ask_server_slots();
   }
 
   // Stops the loop first: calls still running end with Unavailable as their last
@@ -193,6 +194,9 @@ class OpenAIClient final : public Client {
   double stall_limit() const;
   void note_speed(const Call& call, double prompt_tokens);
   void publish_limits();
+  // Asks llama.cpp's GET /props how many requests the server serves at once; calls wait
+  // for the answer (at most kSlotsWaitSeconds) so the first burst already fits it.
+  void ask_server_slots();
   static bool format_rejected(const Call& call);
   Status final_status(const Call& call) const;
   double now() const { return std::chrono::duration<double>(Clock::now() - origin_).count(); }
@@ -210,6 +214,7 @@ class OpenAIClient final : public Client {
   int probes_in_flight_ = 0;  // calls sent with probing_ set
   bool pump_timer_set_ = false;
   std::mt19937_64 random_;
+  bool slots_pending_ = false;     // GET /props not yet answered
   double last_progress_at_ = 0;    // the last byte or reply from the server, any attempt
   double last_reply_at_ = -1;      // the last attempt that ended with a reply
   double largest_prompt_ = 0;      // estimated tokens, over every attempt sent
@@ -359,11 +364,11 @@ StatusOr<ChatResponse> ChatCall::parse_reply(const std::string& body) {
   if (!is_event_stream(type == last_.headers.end() ? "" : type->second, body)) {
     return parse_chat_reply(body);
   }
-  bool usage_given = false;
-  StatusOr<ChatResponse> reply = parse_chat_stream(body, &usage_given);
-  if (reply.ok() && !usage_given) {
+  StreamFacts facts;
+  StatusOr<ChatResponse> reply = parse_chat_stream(body, &facts);
+  if (reply.ok() && !facts.usage_given) {
     reply->usage.prompt_tokens = static_cast<std::int64_t>(prompt_tokens_);
-    reply->usage.completion_tokens = progress_.data_events();
+    reply->usage.completion_tokens = facts.content_chunks;
     client_->note_estimated_usage();
   }
   return reply;
@@ -489,6 +494,7 @@ void OpenAIClient::enqueue(std::shared_ptr<Call> call) {
 }
 
 void OpenAIClient::pump() {
+  if (slots_pending_) return;
   while (!waiting_.empty()) {
     // A format probe is out: the next JSON call waits for its answer (and its format).
     if (probes_in_flight_ > 0 && waiting_.front()->probes_format()) return;
@@ -624,6 +630,39 @@ void OpenAIClient::note_speed(const Call& call, double prompt_tokens) {
   if (seconds <= 0) return;
   prompt_speeds_.push_back(prompt_tokens / seconds);
   if (prompt_speeds_.size() > 9) prompt_speeds_.pop_front();
+}
+
+// The server root: the base URL without its /v1.
+std::string server_root(std::string base) {
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  if (base.ends_with("/v1")) base.resize(base.size() - 3);
+  return base;
+}
+
+void OpenAIClient::ask_server_slots() {
+  if (options_.endpoint.flavor != ApiFlavor::kOpenAI) return;
+  constexpr double kSlotsWaitSeconds = 2.0;
+  slots_pending_ = true;
+  auto done = std::make_shared<bool>(false);
+  auto settle = [this, done](int slots) {
+    if (*done) return;
+    *done = true;
+    if (slots > 0) limiter_.adaptive().set_server_slots(slots);
+    slots_pending_ = false;
+    publish_limits();
+    pump();
+  };
+  HttpRequest request{"GET", server_root(options_.endpoint.base_url) + "/props",
+                      request_headers(options_.endpoint), "", kSlotsWaitSeconds};
+  transport_->send(std::move(request), [settle](HttpResponse response) {
+    json props = response.status == 200 ? json::parse(response.body, nullptr, false) : json();
+    int slots = 0;
+    if (props.is_object() && props.contains("total_slots") && props["total_slots"].is_number_integer()) {
+      slots = props["total_slots"].get<int>();
+    }
+    settle(slots);
+  });
+  transport_->schedule(kSlotsWaitSeconds, [settle] { settle(0); });
 }
 
 void OpenAIClient::publish_limits() {

@@ -3,6 +3,7 @@
 //
 //   fake_llm_server [--port N] [--delay-ms N] [--content TEXT] [--script FILE]
 //                   [--slots N] [--ms-per-1k-prompt-tokens MS] [--ms-per-token MS]
+//                   [--announce-slots 0|1]
 //
 // Prints "fake_llm_server listening on PORT" on stdout once it accepts connections
 // (--port 0, the default, picks a free port). One thread, epoll, HTTP/1.1 keep-alive;
@@ -34,7 +35,8 @@
 // request is dropped unstarted. Its books (GET /fake/stats "slots"): slot time of
 // answered requests (service_ms: what a serial server needs for them), slot time spent
 // on abandoned ones (abandoned_ms), and the span from the first request's arrival to the
-// last reply (span_ms).
+// last reply (span_ms). With --announce-slots 1, GET /props answers {"total_slots": N}, as
+// llama.cpp's server does (llama-cpp-python's does not).
 //
 // Control endpoints:
 //   POST /fake/script    replaces the script with the body and resets the counters
@@ -157,6 +159,7 @@ struct SlotConfig {
   int slots = 0;  // 0: no slot mode
   double ms_per_1k_prompt_tokens = 0;
   double ms_per_token = 0;
+  bool announce = false;  // answer GET /props
 };
 
 // A chat request served by a slot (slot mode).
@@ -456,6 +459,9 @@ void FakeServer::dispatch(Connection& connection, Request request) {
     recent_.clear();
     return answer_now(connection, 200, R"({"ok":true})");
   }
+  if (path == "/props" && config_.slots > 0 && config_.announce) {  // llama.cpp's server says its slots
+    return answer_now(connection, 200, json{{"total_slots", config_.slots}}.dump());
+  }
   if (path == "/fake/config") {
     json config = json::parse(request.body, nullptr, false);
     if (!config.is_object()) return answer_now(connection, 400, R"({"error":"bad config"})");
@@ -746,6 +752,8 @@ int main(int argc, char** argv) {
       slots.slots = std::atoi(argv[i + 1]);
     } else if (flag == "--ms-per-1k-prompt-tokens") {
       slots.ms_per_1k_prompt_tokens = std::atof(argv[i + 1]);
+    } else if (flag == "--announce-slots") {
+      slots.announce = std::atoi(argv[i + 1]) != 0;
     } else if (flag == "--ms-per-token") {
       slots.ms_per_token = std::atof(argv[i + 1]);
     } else if (flag == "--content") {

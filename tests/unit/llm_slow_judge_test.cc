@@ -36,12 +36,13 @@ std::string fake_server_path() {
 // The fake in slot mode, and its control endpoints.
 class SlotFake {
  public:
-  bool start(int slots, double ms_per_1k_prompt_tokens, double ms_per_token) {
+  bool start(int slots, double ms_per_1k_prompt_tokens, double ms_per_token,
+             bool announce = false) {
     if (!std::filesystem::exists(fake_server_path())) return false;
     if (!process_.start(fake_server_path(),
                         {"--slots", std::to_string(slots), "--ms-per-1k-prompt-tokens",
                          std::to_string(ms_per_1k_prompt_tokens), "--ms-per-token",
-                         std::to_string(ms_per_token)})) {
+                         std::to_string(ms_per_token), "--announce-slots", announce ? "1" : "0"})) {
       return false;
     }
     auto transport = make_curl_transport({});
@@ -140,19 +141,24 @@ TEST(LlmSlowJudgeTest, BurstOfSlownessLowersConcurrencyAndItComesBack) {
   SlotFake fake;
   // Four slots; a 1,000-token prompt takes 20 ms, then 5 tokens of 5 ms.
   if (!fake.start(4, 20, 5)) GTEST_SKIP() << "fake server not built at " << fake_server_path();
-  auto client = make_client(slow_judge_options(fake.base_url(), 0.3, 30));
+  auto client = make_client(slow_judge_options(fake.base_url(), 1.0, 30));
   ASSERT_TRUE(client.ok()) << client.status().to_string();
   constexpr int kCalls = 300;
   std::vector<std::future<StatusOr<ChatResponse>>> replies;
   for (int i = 0; i < kCalls; ++i) replies.push_back((*client)->chat(sized_request(i, 1000)));
   auto answered = [&] { return fake.stats()["slots"]["answered"].get<long>(); };
-  while (answered() < 60) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  int before = (*client)->totals().concurrency_limit;
-  // The burst: prompts take 100x longer (2 s for 1,000 tokens, silent), past the 0.3 s
+  // Settled: four slots seen busy at once, plus one waiting.
+  int before = 0;
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       answered() < 60 || (before != 5 && std::chrono::steady_clock::now() < until);) {
+    before = (*client)->totals().concurrency_limit;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  // The burst: prompts take 200x longer (4 s for 1,000 tokens, silent), past the 1 s
   // without a sign of life; then back to normal.
-  fake.configure({{"ms_per_1k_prompt_tokens", 2000}});
+  fake.configure({{"ms_per_1k_prompt_tokens", 4000}});
   int lowest = before;
-  for (auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
        std::chrono::steady_clock::now() < until;) {
     lowest = std::min(lowest, (*client)->totals().concurrency_limit);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -163,11 +169,26 @@ TEST(LlmSlowJudgeTest, BurstOfSlownessLowersConcurrencyAndItComesBack) {
     ASSERT_TRUE(got.ok()) << got.status().to_string();
   }
   UsageTotals totals = (*client)->totals();
-  EXPECT_EQ(before, 5);  // four slots seen busy at once, plus one waiting
+  EXPECT_EQ(before, 5);
   EXPECT_GT(totals.timed_out_attempts, 0);
   EXPECT_LE(std::min(lowest, totals.concurrency_lowest), 2);
   EXPECT_EQ(totals.concurrency_limit, 5);  // and back, once the server kept up again
   EXPECT_EQ(fake.stats()["slots"]["answered"], kCalls);
+}
+
+TEST(LlmSlowJudgeTest, SlotsTheServerAnnouncesSetTheStartingLimit) {
+  SlotFake fake;
+  if (!fake.start(2, 20, 2, /*announce=*/true)) {
+    GTEST_SKIP() << "fake server not built at " << fake_server_path();
+  }
+  auto client = make_client(slow_judge_options(fake.base_url(), 1.0, 3));
+  ASSERT_TRUE(client.ok()) << client.status().to_string();
+  std::vector<std::future<StatusOr<ChatResponse>>> replies;
+  for (int i = 0; i < 12; ++i) replies.push_back((*client)->chat(sized_request(i, 200)));
+  for (auto& reply : replies) ASSERT_TRUE(reply.get().ok());
+  // GET /props said 2 slots: never more than 2 served + 1 waiting, from the first burst on.
+  EXPECT_EQ(fake.stats()["max_in_flight"], 3);
+  EXPECT_EQ((*client)->totals().concurrency_limit, 3);
 }
 
 TEST(LlmChatStreamTest, JoinsDeltasAndReadsUsageFromTheLastChunk) {
@@ -179,14 +200,15 @@ TEST(LlmChatStreamTest, JoinsDeltasAndReadsUsageFromTheLastChunk) {
       "\"finish_reason\":\"stop\"}]}\n\n"
       "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3}}\n\n"
       "data: [DONE]\n\n";
-  bool usage_given = false;
-  StatusOr<ChatResponse> reply = parse_chat_stream(body, &usage_given);
+  StreamFacts facts;
+  StatusOr<ChatResponse> reply = parse_chat_stream(body, &facts);
   ASSERT_TRUE(reply.ok()) << reply.status().to_string();
   ASSERT_EQ(reply->choices.size(), 1u);
   EXPECT_EQ(reply->choices[0].content, "{\"a\": 1}");
   EXPECT_EQ(reply->choices[0].finish_reason, "stop");
   EXPECT_EQ(reply->model, "m");
-  EXPECT_TRUE(usage_given);
+  EXPECT_TRUE(facts.usage_given);
+  EXPECT_EQ(facts.content_chunks, 2);
   EXPECT_EQ(reply->usage.prompt_tokens, 12);
   EXPECT_EQ(reply->usage.completion_tokens, 3);
 
@@ -197,9 +219,9 @@ TEST(LlmChatStreamTest, JoinsDeltasAndReadsUsageFromTheLastChunk) {
 }
 
 TEST(LlmChatStreamTest, AnErrorChunkOrNoEventsIsInvalid) {
-  bool usage_given = false;
-  EXPECT_FALSE(parse_chat_stream("data: {\"error\":{\"message\":\"boom\"}}\n\n", &usage_given).ok());
-  EXPECT_FALSE(parse_chat_stream("{\"choices\":[]}", &usage_given).ok());
+  StreamFacts facts;
+  EXPECT_FALSE(parse_chat_stream("data: {\"error\":{\"message\":\"boom\"}}\n\n", &facts).ok());
+  EXPECT_FALSE(parse_chat_stream("{\"choices\":[]}", &facts).ok());
   EXPECT_TRUE(is_event_stream("text/event-stream; charset=utf-8", ""));
   EXPECT_FALSE(is_event_stream("application/json", "data: x"));
   EXPECT_TRUE(is_event_stream("", "\n: ping\n"));
@@ -223,6 +245,21 @@ TEST(AdaptiveLimitTest, CapsAtWhatTheServerServesPlusOneWaiting) {
   limit.on_waiting_change(+1);
   limit.on_generation_end();
   EXPECT_EQ(limit.limit(), 3);
+}
+
+TEST(AdaptiveLimitTest, TheWaitingRequestFindingASlotRaisesTheCap) {
+  AdaptiveLimit limit(16);
+  limit.on_waiting_change(+1);
+  limit.on_generation_start();
+  limit.on_generation_start();
+  limit.on_generation_end();  // two served while one waited
+  EXPECT_EQ(limit.limit(), 3);
+  limit.on_waiting_change(-1);
+  limit.on_generation_start();
+  limit.on_generation_start();  // three generating, none waiting: the server freed a slot
+  limit.on_generation_end();
+  EXPECT_EQ(limit.measured_parallelism(), 3);
+  EXPECT_EQ(limit.limit(), 4);
 }
 
 TEST(AdaptiveLimitTest, NothingWaitingIsNoEvidenceOfACap) {
