@@ -1,6 +1,8 @@
 // `ragmeter eval DATASET`: score a dataset, write per-sample results and a summary.
+#include <cmath>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <map>
 #include <optional>
 #include <thread>
@@ -31,6 +33,9 @@ struct EvalArgs {
   bool allow_failures = false;
   bool quiet = false;
   bool dry_run = false;
+  std::string judge_speed;   // --judge-speed PROMPT,GENERATION tokens per second
+  bool judge_probe = false;  // --judge-probe: measure the speed with one request
+  int judge_parallel = 0;    // --judge-parallel: requests the server serves at once
   EvalFlags eval;  // --metrics, --judge, ... (eval_flags.h)
 };
 
@@ -47,6 +52,58 @@ class RejectReporter : public ResultSink {
 bool is_csv_output(const EvalArgs& args) {
   if (args.out_format != "auto") return args.out_format == "csv";
   return args.out.ends_with(".csv");
+}
+
+// "H h M min" or "M min S s".
+std::string duration_text(double seconds) {
+  long total = std::lround(seconds);
+  if (total >= 3600) return fmt::format("{} h {:02} min", total / 3600, (total % 3600) / 60);
+  return fmt::format("{} min {:02} s", total / 60, total % 60);
+}
+
+// The wall-time lines of --dry-run: at --judge-speed, or at the speed --judge-probe measures.
+int print_wall_estimate(const EvalArgs& args, const llm::ClientOptions& client,
+                        const PlannedCalls& plan) {
+  llm::ServerSpeed speed;
+  std::string source;
+  if (!args.judge_speed.empty()) {
+    double prompt = 0, generation = 0;
+    char comma = 0;
+    std::istringstream text(args.judge_speed);
+    if (!(text >> prompt >> comma >> generation) || comma != ',' || prompt <= 0 || generation <= 0) {
+      std::cerr << "ragmeter: --judge-speed expects PROMPT,GENERATION tokens per second (e.g. "
+                   "60,8), got '" << args.judge_speed << "'\n";
+      return kExitUsage;
+    }
+    speed.prompt_tokens_per_second = prompt;
+    speed.completion_tokens_per_second = generation;
+    source = "given";
+  } else if (args.judge_probe) {
+    auto measured = llm::measure_server_speed(client);
+    if (!measured.ok()) {
+      std::cerr << "ragmeter: --judge-probe: " << measured.status().message() << "\n";
+      return kExitUsage;
+    }
+    speed = *measured;
+    source = fmt::format("measured by one request of {} prompt and {} generated tokens",
+                         speed.prompt_tokens, speed.completion_tokens);
+  } else {
+    std::cout << "estimated wall time: give --judge-speed PROMPT,GENERATION (tokens per second) "
+                 "or --judge-probe (one request) to know\n";
+    return kExitOk;
+  }
+  int parallel = args.judge_parallel > 0 ? args.judge_parallel : speed.slots > 0 ? speed.slots : 1;
+  int in_flight = std::min(parallel, client.limits.max_in_flight);
+  double seconds = llm::estimated_server_seconds(speed, plan.prompt_tokens, plan.completion_tokens,
+                                                 in_flight);
+  std::cout << fmt::format(
+      "estimated wall time: {} at {:.1f} prompt and {:.1f} generated tokens per second ({}), {} "
+      "request{} at a time{}; calls already in the cache take none\n",
+      duration_text(seconds), speed.prompt_tokens_per_second, speed.completion_tokens_per_second,
+      source, in_flight, in_flight == 1 ? "" : "s",
+      args.judge_parallel > 0 ? "" : speed.slots > 0 ? " (the server's slots)"
+                                                       : " (--judge-parallel N if it serves more)");
+  return kExitOk;
 }
 
 // --dry-run: reads the dataset, prints the judge calls the run would make and an
@@ -83,8 +140,10 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
     if (llm_judge) plan += plan_llm_calls(*sample, options.metrics, settings->embedder == "openai",
                                             args.eval.judge_context_tokens);
   }
-  std::cout << fmt::format("dry run: {} rows ({} rejected), {} metrics; nothing was sent\n", rows,
-                           rejected, options.metrics.size());
+  std::cout << fmt::format("dry run: {} rows ({} rejected), {} metrics; {}\n", rows, rejected,
+                           options.metrics.size(),
+                           args.judge_probe && llm_judge ? "one speed probe is sent"
+                                                         : "nothing was sent");
   if (!llm_judge) {
     std::cout << "judge: offline: no judge calls, no cost\n";
     return kExitOk;
@@ -112,7 +171,7 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
     std::cout << "estimated cost: unknown price for this model (a local model costs 0; set "
                  "[prices] in --config)\n";
   }
-  return kExitOk;
+  return print_wall_estimate(args, *client, plan);
 }
 
 
@@ -218,6 +277,16 @@ CommandRun add_eval_command(CLI::App& parent) {
   cmd->add_flag("--dry-run", args->dry_run,
                 "Print the judge calls the run would make and their estimated tokens and cost; "
                 "send nothing");
+  cmd->add_option("--judge-speed", args->judge_speed,
+                  "With --dry-run: the judge server's speed, PROMPT,GENERATION tokens per second "
+                  "(e.g. 60,8), for a wall-time estimate");
+  cmd->add_flag("--judge-probe", args->judge_probe,
+                "With --dry-run: measure the judge server's speed with one request (and its "
+                "slots from /props) for a wall-time estimate");
+  cmd->add_option("--judge-parallel", args->judge_parallel,
+                  "With --dry-run: requests the judge server serves at once (default: its /props "
+                  "slots, else 1)")
+      ->check(CLI::PositiveNumber);
   add_eval_flags(cmd, &args->eval, /*run=*/false);
   return [args] { return run_eval(*args); };
 }

@@ -131,6 +131,17 @@ static JudgeUsage usage_of(const JudgeClients& clients) {
     usage.completion_tokens += totals.tokens.completion_tokens;
     usage.cached_tokens += totals.tokens.cached_tokens;
     usage.cost_usd += totals.cost_usd;
+    usage.timed_out_attempts += totals.timed_out_attempts;
+    usage.abandoned_server_seconds += totals.abandoned_server_seconds;
+    usage.estimated_usage_calls += totals.estimated_usage_calls;
+  }
+  if (clients.chat != nullptr) {
+    llm::UsageTotals totals = clients.chat->totals();
+    usage.adaptive = true;
+    usage.concurrency_ceiling = clients.concurrency;
+    usage.concurrency_settled = totals.concurrency_limit;
+    usage.concurrency_lowest = totals.concurrency_lowest;
+    usage.server_parallelism = totals.server_parallelism;
   }
   return usage;
 }
@@ -230,6 +241,12 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
           "{} completion; cost ${:.4f}\n",
           u.requests, u.cache_hits, u.failed_calls, u.prompt_tokens, u.cached_tokens,
           u.completion_tokens, u.cost_usd);
+      std::cout << fmt::format(
+          "judge concurrency: settled at {} of {} (lowest {}; server seen serving {}); {} attempts "
+          "timed out, ~{:.0f} server seconds spent on abandoned attempts\n",
+          u.concurrency_settled, u.concurrency_ceiling, u.concurrency_lowest,
+          u.server_parallelism > 0 ? std::to_string(u.server_parallelism) : std::string("?"),
+          u.timed_out_attempts, u.abandoned_server_seconds);
     } else {
       std::cout << "For an LLM judge: --judge-url http://HOST/v1 --judge-model NAME (key from "
                    "OPENAI_API_KEY), or --config judge.toml; see docs/judges.md\n";
