@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -99,7 +100,10 @@ enum class ApiFlavor {
 struct EndpointOptions {
   std::string base_url;                    // e.g. https://api.openai.com/v1
   std::string model;                       // model name (Azure: the deployment)
-  std::string api_key_env = "OPENAI_API_KEY";  // the variable holding the key; may be unset
+  // The NAME of the variable holding the key (letters, digits, '_'; not starting with a
+  // digit), which may be unset; make_client refuses anything else, such as a key pasted
+  // here, without repeating it.
+  std::string api_key_env = "OPENAI_API_KEY";
   ApiFlavor flavor = ApiFlavor::kOpenAI;
   std::string azure_api_version = "2024-10-21";
   // Seconds without a sign of life from the server before an attempt is abandoned (and
@@ -124,10 +128,18 @@ struct EndpointOptions {
 
 struct RetryOptions {
   int max_attempts = 6;              // per call, including the first
+  // The most one call may take from its first attempt to its last, retries and waits
+  // included (EndpointOptions::timeout_seconds bounds each attempt; an attempt never
+  // runs past this deadline). 0: no total deadline (a hung server could then hold a call
+  // for max_attempts x timeout_seconds). Time spent queued for a free slot before the
+  // first attempt does not count.
+  double deadline_seconds = 300.0;
   double initial_backoff_seconds = 0.5;
   double max_backoff_seconds = 30.0;  // cap of the exponential backoff (before jitter)
-  // Retried: connection errors, timeouts, 408, 409, 429, 5xx; other statuses end the
-  // call. retry-after / retry-after-ms headers are honoured (capped at
+  // Retried: connection errors, timeouts, 408, 409, 429, 5xx, and a 2xx whose body is
+  // not a JSON object (empty, an HTML page); other statuses end the call. A 401 or 403
+  // ends every call: the client stops sending at the first one (Client::halted).
+  // retry-after / retry-after-ms headers are honoured (capped at
   // max_backoff_seconds * 4); otherwise the wait is uniform in [0, min(max, initial *
   // 2^retry)] ("full jitter"). Retries wait on timers: no thread sleeps.
 };
@@ -214,11 +226,21 @@ class Client {
   virtual UsageTotals totals() const = 0;
   // Every call so far (with keep_traces), in the order they ended. Thread-safe.
   virtual std::vector<CallTrace> traces() const = 0;
+  // Why the client stopped sending (the server refused the key: a 401 or 403), or OK.
+  // After the first refusal every call fails at once with this status. Thread-safe.
+  virtual Status halted() const { return ok_status(); }
 };
 
-// Creates a client. InvalidArgument for an unusable configuration (no base_url or
-// model); NotFound when a kReadOnly / kReplay cache file does not exist; Unavailable
-// when the cache cannot be opened or the HTTP machinery (libcurl) cannot start.
+// Whether `name` can be an environment variable's name: letters, digits and '_', not
+// starting with a digit, not empty. A key pasted where a name belongs ("sk-...") is not.
+bool is_environment_variable_name(std::string_view name);
+
+// Creates a client. It reads the key from the environment once and registers it with
+// register_secret() (status.h), so no Status or reason made afterwards can carry it.
+// InvalidArgument for an unusable configuration (no base_url or model, an api_key_env
+// that is not a variable's name); NotFound when a kReadOnly / kReplay cache file does
+// not exist; Unavailable when the cache cannot be opened or the HTTP machinery (libcurl)
+// cannot start.
 StatusOr<std::unique_ptr<Client>> make_client(const ClientOptions& options);
 
 // The canonical cache key of a chat request at an endpoint: hex SHA-256 over the

@@ -46,6 +46,7 @@ struct JudgeSettings {
   int concurrency = 16;            // requests in flight; more is faster until the server throttles
   double timeout_seconds = 120.0;  // per HTTP attempt; too low fails long generations
   int max_attempts = 6;            // per call, the first included
+  double deadline_seconds = 300.0; // per call, all attempts and waits; 0: none
   double requests_per_minute = 0;  // 0: no cap
   double tokens_per_minute = 0;    // 0: no cap
   std::string cache_path;          // empty: default_cache_path() of the client
@@ -58,7 +59,7 @@ struct JudgeSettings {
 // Reads the judge settings from the TOML file at `toml_path` over the defaults above.
 // Keys (top level): judge, judge_url, judge_model, judge_key_env, embedder ("auto" |
 // "offline" | "local" | "openai"), embedder_url, embedder_model, embedder_model_path, flavor ("openai" | "azure"), api_version, concurrency, timeout,
-// max_attempts, rpm, tpm, cache, cache_mode ("rw" | "ro" | "off" | "replay"), max_cost,
+// deadline, max_attempts, rpm, tpm, cache, cache_mode ("rw" | "ro" | "off" | "replay"), max_cost,
 // and tables [prices."MODEL"] with prompt, completion, cached_prompt (USD per million
 // tokens; cached_prompt defaults to prompt). A relative `cache` or `embedder_model_path`
 // is relative to the file's directory and "~/" means $HOME.

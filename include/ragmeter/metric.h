@@ -29,7 +29,7 @@ const char* outcome_name(Outcome outcome);
 struct MetricResult {
   Outcome outcome = Outcome::kOk;
   double score = 0.0;            // meaningful when outcome == kOk
-  std::string reason;            // why skipped or failed
+  std::string reason;            // why skipped or failed (redact_secrets applied)
   nlohmann::ordered_json evidence;  // optional detail (precision/recall parts, ...)
   // Additive sufficient statistics for corpus-level scores (BLEU, chrF); summed over
   // the scored samples and turned into one corpus value in the summary.
@@ -37,10 +37,10 @@ struct MetricResult {
 
   static MetricResult ok(double score) { return {Outcome::kOk, score, {}, {}, {}}; }
   static MetricResult skipped(std::string reason) {
-    return {Outcome::kSkipped, 0.0, std::move(reason), {}, {}};
+    return {Outcome::kSkipped, 0.0, redact_secrets(std::move(reason)), {}, {}};
   }
   static MetricResult failed(std::string reason) {
-    return {Outcome::kFailed, 0.0, std::move(reason), {}, {}};
+    return {Outcome::kFailed, 0.0, redact_secrets(std::move(reason)), {}, {}};
   }
 };
 

@@ -8,6 +8,7 @@
 #include <cassert>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -27,10 +28,23 @@ enum class StatusCode {
 // Returns the name of `code`, e.g. "InvalidArgument".
 const char* status_code_name(StatusCode code);
 
+// Secrets (API keys) that no error message or reason may carry. The judge client
+// registers the key it reads from the environment when it is made; from then on every
+// Status message and every MetricResult reason is passed through redact_secrets() when
+// it is constructed, so no error path can write the key to a log, a result or a report,
+// whatever text a server echoes back. Values shorter than 4 bytes are not registered
+// (they cannot be told apart from ordinary text). Thread-safe.
+void register_secret(std::string_view value);
+// `text` with every registered secret replaced by "[redacted]". Cheap when none is
+// registered. Thread-safe.
+std::string redact_secrets(std::string text);
+
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // The message is redacted (redact_secrets): a Status never carries a registered key.
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(redact_secrets(std::move(message))) {}
 
   bool ok() const { return code_ == StatusCode::kOk; }
   StatusCode code() const { return code_; }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <deque>
 #include <future>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <string>
@@ -97,6 +98,7 @@ class Call : public std::enable_shared_from_this<Call> {
   std::string body_text_;   // body_ as sent
   double tokens_ = 0;       // estimated, for the tokens-per-minute bucket
   int attempts_ = 0;        // HTTP attempts in all
+  double first_sent_ = -1;  // client time of the first attempt (-1: not sent yet)
   int exchange_attempts_ = 0;  // attempts at the current body: the retry budget
   std::uint64_t ticket_ = 0;
   bool probing_ = false;    // sent as the client's format probe (loop thread only)
@@ -152,6 +154,11 @@ class OpenAIClient final : public Client {
     return traces_;
   }
 
+  Status halted() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return halted_;
+  }
+
   const ClientOptions& options() const { return options_; }
   // Whether calls need their cache key: for the cache or for traces.
   bool needs_keys() const {
@@ -180,6 +187,7 @@ class OpenAIClient final : public Client {
   // Records how a call ended. Any thread.
   void record(const Call& call, const Status& status, bool from_cache);
   Status redacted(const Status& status) const;
+  std::string redact(std::string text) const;
 
  private:
   void pump();
@@ -197,6 +205,17 @@ class OpenAIClient final : public Client {
   // Asks llama.cpp's GET /props how many requests the server serves at once; calls wait
   // for the answer (at most kSlotsWaitSeconds) so the first burst already fits it.
   void ask_server_slots();
+  // Retries `call` after the backoff, or fails it with `why` when its attempts or its
+  // deadline are spent.
+  void retry_or_fail(const std::shared_ptr<Call>& call, double delay_seconds,
+                     const Status& why);
+  // The server refused the key: every call waiting or started later fails with `why`
+  // and nothing more is sent.
+  void halt(const Status& why);
+  // Seconds left of the call's total deadline (infinite before its first attempt or
+  // without a deadline).
+  double seconds_left(const Call& call) const;
+  Status deadline_status(const Call& call, const Status& last) const;
   static bool format_rejected(const Call& call);
   Status final_status(const Call& call) const;
   double now() const { return std::chrono::duration<double>(Clock::now() - origin_).count(); }
@@ -220,8 +239,10 @@ class OpenAIClient final : public Client {
   double largest_prompt_ = 0;      // estimated tokens, over every attempt sent
   std::deque<double> prompt_speeds_;  // tokens per second, recent streamed replies
 
-  mutable std::mutex mutex_;  // guards totals_ and traces_
+  mutable std::mutex mutex_;  // guards totals_, traces_ and halted_
   UsageTotals totals_;
+  Status halted_;              // why the client stopped sending (OK: it did not)
+  std::atomic<bool> is_halted_{false};
   std::vector<CallTrace> traces_;
 
   std::unique_ptr<HttpTransport> transport_;  // last: stopped before the rest goes
@@ -263,7 +284,9 @@ class PromisedCall : public Call {
   void store(MakeValue make_value) {
     if (client_->cache().mode() != CacheMode::kReadWrite) return;
     // A failed write costs a later miss, not this call: the reply is good.
-    [[maybe_unused]] Status stored = client_->cache().put(key_, kind_, make_value());
+    // A reply that echoes the key is stored without it.
+    [[maybe_unused]] Status stored =
+        client_->cache().put(key_, kind_, redact_secrets(client_->redact(make_value())));
   }
 
  private:
@@ -481,6 +504,7 @@ void OpenAIClient::start(const std::shared_ptr<Call>& call) {
     return call->fail(hit.ok() ? not_found("replay mode: no cached reply for this request")
                                : hit.status());
   }
+  if (is_halted_.load()) return call->fail(halted());
   if (over_budget()) {
     return call->fail(resource_exhausted("the cost budget of $" +
                                          number_text(options_.max_cost_usd) + " is spent"));
@@ -496,6 +520,12 @@ void OpenAIClient::enqueue(std::shared_ptr<Call> call) {
 void OpenAIClient::pump() {
   if (slots_pending_) return;
   while (!waiting_.empty()) {
+    if (is_halted_.load()) {
+      std::shared_ptr<Call> call = std::move(waiting_.front());
+      waiting_.pop_front();
+      call->fail(halted());
+      continue;
+    }
     // A format probe is out: the next JSON call waits for its answer (and its format).
     if (probes_in_flight_ > 0 && waiting_.front()->probes_format()) return;
     RateLimiter::Admission admission = limiter_.try_acquire(waiting_.front()->tokens_, now());
@@ -526,6 +556,7 @@ void OpenAIClient::send(std::shared_ptr<Call> call) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++totals_.requests;
   }
+  if (call->first_sent_ < 0) call->first_sent_ = now();
   // No transport timeout: watch() abandons an attempt when the server shows no sign of
   // life, which an attempt waiting behind our own earlier requests does not count as.
   HttpRequest request{"POST", call->url_, request_headers(options_.endpoint), call->body_text_,
@@ -685,12 +716,30 @@ void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse r
     limiter_.pause_until(now() + *pause);
   }
   call->last_ = std::move(response);
+  // Everything downstream (replies, evidence, errors, traces, the cache) starts from this
+  // body: a server that echoes the key loses it here.
+  call->last_.body = redact_secrets(redact(std::move(call->last_.body)));
   int status = call->last_.status;
   if (status >= 200 && status < 300) {
     limiter_.on_success();
     note_speed(*call, call->prompt_tokens_);
     publish_limits();
-    call->on_reply(call->last_.body);
+    // A 2xx whose body is not a JSON object (empty, an HTML page from a proxy, cut
+    // short) is a server fault like a 5xx: retried within the budget, and the reason
+    // says what came back.
+    if (Status envelope = check_reply_envelope(call->last_.body); !envelope.ok()) {
+      retry_or_fail(call, backoff_seconds(call->exchange_attempts_ - 1, options_.retry, random_),
+                    unavailable("HTTP " + std::to_string(status) + " from the server, but " +
+                                envelope.message() + " (" +
+                                std::to_string(call->exchange_attempts_) + " attempts)"));
+    } else {
+      call->on_reply(call->last_.body);
+    }
+  } else if (status == 401 || status == 403) {
+    // A refused key refuses every call: stop at the first refusal.
+    Status why = final_status(*call);
+    halt(why);
+    call->fail(why);
   } else if (format_rejected(*call) && call->on_rejected()) {
     waiting_.push_front(call);  // the weaker format at once: no retry budget spent
   } else if (format_rejected(*call)) {
@@ -707,12 +756,41 @@ void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse r
                                                std::chrono::system_clock::now())) {
         limiter_.pause_until(now() + decision.delay_seconds);
       }
-      retry_later(call, decision.delay_seconds);
+      retry_or_fail(call, decision.delay_seconds, final_status(*call));
     } else {
       call->fail(final_status(*call));
     }
   }
   pump();
+}
+
+void OpenAIClient::retry_or_fail(const std::shared_ptr<Call>& call, double delay_seconds,
+                                 const Status& why) {
+  if (call->exchange_attempts_ >= options_.retry.max_attempts) return call->fail(why);
+  if (delay_seconds >= seconds_left(*call)) return call->fail(deadline_status(*call, why));
+  retry_later(call, delay_seconds);
+}
+
+double OpenAIClient::seconds_left(const Call& call) const {
+  const double deadline = options_.retry.deadline_seconds;
+  if (deadline <= 0 || call.first_sent_ < 0) return std::numeric_limits<double>::infinity();
+  return call.first_sent_ + deadline - now();
+}
+
+Status OpenAIClient::deadline_status(const Call& call, const Status& last) const {
+  return deadline_exceeded("no usable reply within the call's deadline of " +
+                           number_text(options_.retry.deadline_seconds) + " s (" +
+                           std::to_string(call.attempts_) + " attempts); the last: " +
+                           last.message());
+}
+
+void OpenAIClient::halt(const Status& why) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!halted_.ok()) return;
+    halted_ = Status(why.code(), why.message() + "; no further requests were sent");
+  }
+  is_halted_.store(true);
 }
 
 // A chat call's response_format was refused (by a 400, or by a 4xx / 500 that says so).
@@ -778,7 +856,11 @@ void OpenAIClient::record(const Call& call, const Status& status, bool from_cach
   if (from_cache) ++totals_.cache_hits;
   if (!status.ok()) ++totals_.failed_calls;
   if (!options_.keep_traces) return;
-  traces_.push_back({call.kind_, call.key_, call.body_, redact_key(call.last_.body, options_.endpoint),
+  // The request can quote an earlier reply (a repair), and a reply can echo the key.
+  nlohmann::json request = nlohmann::json::parse(
+      redact_secrets(redact_key(call.body_text_, options_.endpoint)), nullptr, false);
+  traces_.push_back({call.kind_, call.key_, request.is_discarded() ? call.body_ : request,
+                     redact_secrets(redact_key(call.last_.body, options_.endpoint)),
                      call.attempts_, from_cache, status.ok() ? "" : status.to_string()});
 }
 
@@ -787,6 +869,10 @@ void Call::book_usage(const TokenUsage& usage, const std::string& model) {
   usage_.completion_tokens += usage.completion_tokens;
   usage_.cached_tokens += usage.cached_tokens;
   client_->add_usage(usage, model);
+}
+
+std::string OpenAIClient::redact(std::string text) const {
+  return redact_key(std::move(text), options_.endpoint);
 }
 
 Status OpenAIClient::redacted(const Status& status) const {
@@ -799,6 +885,13 @@ StatusOr<std::unique_ptr<Client>> make_client_with_transport(
     const ClientOptions& options, std::unique_ptr<HttpTransport> transport) {
   if (options.endpoint.base_url.empty()) return invalid_argument("the judge needs a base URL");
   if (options.endpoint.model.empty()) return invalid_argument("the judge needs a model name");
+  if (!options.endpoint.api_key_env.empty() &&
+      !is_environment_variable_name(options.endpoint.api_key_env)) {
+    return invalid_argument(
+        "the key's variable (api_key_env) must be the name of an environment variable "
+        "(e.g. OPENAI_API_KEY), not a key");
+  }
+  register_secret(api_key_value(options.endpoint));
   if (transport == nullptr) return invalid_argument("no HTTP transport");
   RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<ResponseCache> cache,
                             open_response_cache(options.cache));

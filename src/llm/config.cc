@@ -84,19 +84,9 @@ Status set_cache_mode(const toml::node& node, JudgeSettings* settings) {
   return ok_status();
 }
 
-bool is_variable_name(const std::string& name) {
-  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
-  for (char c : name) {
-    bool ok =
-        c == '_' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-    if (!ok) return false;
-  }
-  return true;
-}
-
 Status set_key_env(const toml::node& node, JudgeSettings* settings) {
   std::optional<std::string> value = node.value_exact<std::string>();
-  if (!value || !is_variable_name(*value)) {
+  if (!value || !is_environment_variable_name(*value)) {
     return invalid_argument(
         "expected the name of an environment variable (e.g. OPENAI_API_KEY), "
         "not a key");
@@ -120,6 +110,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"concurrency", integer(&JudgeSettings::concurrency, 1, 4096)},
       {"timeout", number(&JudgeSettings::timeout_seconds, /*positive=*/true)},
       {"max_attempts", integer(&JudgeSettings::max_attempts, 1, 100)},
+      {"deadline", number(&JudgeSettings::deadline_seconds, false)},
       {"rpm", number(&JudgeSettings::requests_per_minute, false)},
       {"tpm", number(&JudgeSettings::tokens_per_minute, false)},
       {"cache", text(&JudgeSettings::cache_path)},
@@ -257,6 +248,16 @@ StatusOr<JudgeSettings> parse_judge_config(std::string_view toml_text,
   return settings;
 }
 
+bool is_environment_variable_name(std::string_view name) {
+  if (name.empty() || (name[0] >= '0' && name[0] <= '9')) return false;
+  for (char c : name) {
+    bool ok =
+        c == '_' || (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+    if (!ok) return false;
+  }
+  return true;
+}
+
 EnvLookup process_environment() {
   return [](const std::string& name) -> std::optional<std::string> {
     const char* value = std::getenv(name.c_str());
@@ -300,6 +301,12 @@ StatusOr<ClientOptions> client_options(const JudgeSettings& settings, const std:
     return invalid_argument("the " + what + " needs a model: --" + what + "-model or " + what +
                             "_model in the config file");
   }
+  if (!is_environment_variable_name(settings.judge_key_env)) {
+    // Never repeat the value: it is most likely the key itself.
+    return invalid_argument(
+        "the key's variable (--judge-key-env or judge_key_env) must be the name of an "
+        "environment variable (e.g. OPENAI_API_KEY), not a key");
+  }
   ClientOptions options;
   options.endpoint.base_url = url;
   options.endpoint.model = model;
@@ -308,6 +315,7 @@ StatusOr<ClientOptions> client_options(const JudgeSettings& settings, const std:
   if (!settings.api_version.empty()) options.endpoint.azure_api_version = settings.api_version;
   options.endpoint.timeout_seconds = settings.timeout_seconds;
   options.retry.max_attempts = settings.max_attempts;
+  options.retry.deadline_seconds = settings.deadline_seconds;
   options.limits.max_in_flight = settings.concurrency;
   options.limits.requests_per_minute = settings.requests_per_minute;
   options.limits.tokens_per_minute = settings.tokens_per_minute;

@@ -36,11 +36,17 @@ std::string endpoint_url(const EndpointOptions& endpoint, std::string_view opera
          std::string(operation) + "?api-version=" + escape_path_segment(endpoint.azure_api_version);
 }
 
-std::string api_key(const EndpointOptions& endpoint) {
+}  // namespace
+
+std::string api_key_value(const EndpointOptions& endpoint) {
   if (endpoint.api_key_env.empty()) return "";
   const char* key = std::getenv(endpoint.api_key_env.c_str());
   return key == nullptr ? "" : key;
 }
+
+namespace {
+
+std::string api_key(const EndpointOptions& endpoint) { return api_key_value(endpoint); }
 
 json base_body(const EndpointOptions& endpoint) {
   json body = json::object();
@@ -108,8 +114,11 @@ std::string one_line(std::string_view text, size_t limit) {
 
 StatusOr<json> parse_body(std::string_view body) {
   json parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return invalid_argument("the body is empty");
+  }
   if (parsed.is_discarded()) {
-    return invalid_argument("reply is not JSON: " + one_line(body, 120));
+    return invalid_argument("the body is not JSON: " + one_line(body, 120));
   }
   if (!parsed.is_object()) return invalid_argument("reply is not a JSON object");
   if (parsed.contains("error") && !parsed["error"].is_null()) {
@@ -394,6 +403,8 @@ double estimate_tokens(const ChatRequest& request) {
   return static_cast<double>(characters) / 4.0 +
          static_cast<double>(request.max_tokens) * std::max(request.n, 1);
 }
+
+Status check_reply_envelope(std::string_view body) { return parse_body(body).status(); }
 
 StatusOr<ChatResponse> parse_chat_reply(std::string_view body) {
   return parse_guarded<ChatResponse>(body, parse_chat_json);

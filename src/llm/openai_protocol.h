@@ -2,8 +2,8 @@
 // embedding requests (OpenAI and Azure flavors), the parsing of their replies, and the
 // form replies take in the cache.
 //
-// Pure functions, thread-safe. Nothing here logs; only request_headers() and
-// redact_key() see the API key.
+// Pure functions, thread-safe. Nothing here logs; only api_key_value(),
+// request_headers() and redact_key() see the API key.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +30,10 @@ std::string embeddings_url(const EndpointOptions& endpoint);
 // "Authorization: Bearer KEY" (OpenAI) or "api-key: KEY" (Azure). The returned value
 // holds the key: send it, never log or store it.
 std::vector<std::pair<std::string, std::string>> request_headers(const EndpointOptions& endpoint);
+
+// The key: getenv(api_key_env), "" when unset. Send it or register it as a secret;
+// never log or store it.
+std::string api_key_value(const EndpointOptions& endpoint);
 
 // `text` with every occurrence of the endpoint's key replaced by "[redacted]", for
 // server replies that echo it back.
@@ -87,6 +91,11 @@ double estimate_tokens(const ChatRequest& request);
 // and model. `json` of the choices is left empty. InvalidArgument with the reason for
 // a body that is not JSON, carries an "error" object, has no choices or is malformed,
 // and for a refusal.
+// Whether a 2xx body is a JSON object that is not an error report: OK, or
+// InvalidArgument saying what came back ("the body is empty", "the body is not JSON:
+// <its first 120 bytes>", ...). Such a body is retried like a 5xx.
+Status check_reply_envelope(std::string_view body);
+
 StatusOr<ChatResponse> parse_chat_reply(std::string_view body);
 
 // Parses an embeddings reply: data[].embedding ordered by index. InvalidArgument when

@@ -1,10 +1,21 @@
+import json
 import os
 import pathlib
 import subprocess
+import urllib.request
 
 import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
+
+# A FAKE judge reply that satisfies the claims schema and the verdict table's (two claims
+# against up to three passages), so every ledger metric of JUDGE_ROW scores.
+JUDGE_REPLY = json.dumps({"response_claims": ["The tower is in Paris."],
+                          "reference_claims": ["The tower is in Paris."],
+                          **{f"P{p}: claim {c}": "Entailment" for p in (1, 2, 3) for c in (1, 2)},
+                          "reason 1": "", "reason 2": ""})
+JUDGE_ROW = {"user_input": "Where is the tower?", "response": "The tower is in Paris.",
+             "reference": "The tower is in Paris.", "retrieved_contexts": ["Paris has a tower."]}
 BUILD = pathlib.Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
 
 
@@ -18,9 +29,10 @@ def ragmeter_bin():
 
 @pytest.fixture
 def run(ragmeter_bin):
-    def _run(*args, stdin=None):
+    def _run(*args, stdin=None, env=None):
         return subprocess.run([str(ragmeter_bin), *map(str, args)], capture_output=True,
-                              text=True, input=stdin, timeout=300)
+                              text=True, input=stdin, timeout=300,
+                              env=None if env is None else {**os.environ, **env})
     return _run
 
 
@@ -31,11 +43,11 @@ def start_fake_llm_server():
     the end of the test."""
     procs = []
 
-    def _start(content):
+    def _start(content, port=0):
         binary = BUILD / "fakes" / "fake_llm_server"
         if not binary.exists():
             pytest.fail(f"{binary} is not built")
-        proc = subprocess.Popen([str(binary), "--port", "0", "--content", content],
+        proc = subprocess.Popen([str(binary), "--port", str(port), "--content", content],
                                 stdout=subprocess.PIPE, text=True)
         procs.append(proc)
         port = int(proc.stdout.readline().split()[-1])
@@ -45,3 +57,18 @@ def start_fake_llm_server():
     for proc in procs:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def fake_script(base, script):
+    """Replaces the FAKE server's script (tests/fakes/fake_llm_server.cc) and resets its
+    counters."""
+    request = urllib.request.Request(base + "/fake/script", data=json.dumps(script).encode(),
+                                     method="POST")
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        reply.read()
+
+
+def fake_stats(base):
+    """The FAKE server's request counters: {"requests", "chat", "embeddings", ...}."""
+    with urllib.request.urlopen(base + "/fake/stats", timeout=10) as reply:
+        return json.load(reply)

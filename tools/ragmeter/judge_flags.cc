@@ -34,6 +34,10 @@ void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, bool run, const std::stri
       ->check(CLI::NonNegativeNumber);
   cmd->add_option(run ? "--judge-timeout" : "--timeout", flags->timeout, "Seconds per judge HTTP attempt (default 120)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--deadline", flags->deadline,
+                  "Seconds one judge call may take in all, retries and waits included "
+                  "(default 300; 0: none)")
+      ->check(CLI::NonNegativeNumber);
 }
 
 // Settings from --config, the environment and the flags, in that order of precedence.
@@ -61,6 +65,7 @@ StatusOr<llm::JudgeSettings> judge_settings(const JudgeFlags& args) {
   if (args.concurrency) settings.concurrency = *args.concurrency;
   if (args.max_cost) settings.max_cost_usd = *args.max_cost;
   if (args.timeout) settings.timeout_seconds = *args.timeout;
+  if (args.deadline) settings.deadline_seconds = *args.deadline;
   return settings;
 }
 

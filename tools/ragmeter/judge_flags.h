@@ -20,7 +20,7 @@ struct JudgeFlags {
   std::optional<std::string> judge_url, judge_model, judge_key_env, embedder, embedder_url,
       embedder_model, embedder_model_path, cache, cache_mode;
   std::optional<int> concurrency;
-  std::optional<double> max_cost, timeout;
+  std::optional<double> max_cost, timeout, deadline;
 };
 
 // Registers the flags on `cmd`. `judge_help` and `embedder_help` say what the judge and
