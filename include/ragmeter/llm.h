@@ -243,9 +243,11 @@ bool is_environment_variable_name(std::string_view name);
 // cannot start.
 StatusOr<std::unique_ptr<Client>> make_client(const ClientOptions& options);
 
-// The canonical cache key of a chat request at an endpoint: hex SHA-256 over the
-// endpoint identity (flavor, base URL, model), every sampling parameter, the messages,
-// the schema and the extra fields. The key never includes the API key.
+// The canonical cache key of a chat request to an endpoint's model: hex SHA-256 over the
+// model name, every sampling parameter, the messages, the schema and the extra fields.
+// The endpoint's address (base URL, port, flavor, API version) is not in it, so the same
+// model behind another address hits the same entry (docs/design.md, "Judge cache
+// identity"). The key never includes the API key.
 std::string chat_cache_key(const EndpointOptions& endpoint, const ChatRequest& request);
 std::string embedding_cache_key(const EndpointOptions& endpoint, const EmbeddingRequest& request);
 

@@ -6,16 +6,14 @@
 namespace ragmeter {
 
 namespace {
-constexpr const char* kCellKeyVersion = "ragmeter-verdict-cell-v1";
+// v2: the endpoint's address left the key, as it left the request key (cache_key.cc).
+constexpr const char* kCellKeyVersion = "ragmeter-verdict-cell-v2";
 }
 
 VerdictStore::VerdictStore(std::shared_ptr<llm::ResponseCache> cache,
                            const llm::EndpointOptions& endpoint, std::string prompts)
     : cache_(std::move(cache)) {
-  std::string base = endpoint.base_url;
-  while (!base.empty() && base.back() == '/') base.pop_back();
   identity_ = nlohmann::json({{"version", kCellKeyVersion},
-                              {"base_url", base},
                               {"model", endpoint.model},
                               {"prompts", std::move(prompts)}})
                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

@@ -40,7 +40,7 @@ class VerdictStore {
   std::string key(const std::string& claim, const std::string& premise) const;
 
   std::shared_ptr<llm::ResponseCache> cache_;
-  std::string identity_;  // canonical JSON prefix: judge endpoint, model, prompts
+  std::string identity_;  // canonical JSON prefix: judge model, prompts
 };
 
 }  // namespace ragmeter

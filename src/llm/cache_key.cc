@@ -20,7 +20,9 @@
 namespace ragmeter::llm {
 namespace {
 
-constexpr const char* kCacheKeyVersion = "ragmeter-cache-v1";
+// v2: the endpoint's address (base URL, flavor, API version) left the key; see
+// endpoint_identity.
+constexpr const char* kCacheKeyVersion = "ragmeter-cache-v2";
 
 std::string sha256_hex(const std::string& data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -38,11 +40,6 @@ std::string sha256_hex(const std::string& data) {
   return hex;
 }
 
-std::string normalized_base_url(std::string url) {
-  while (!url.empty() && url.back() == '/') url.pop_back();
-  return url;
-}
-
 const char* format_name(ReplyFormat format) {
   switch (format) {
     case ReplyFormat::kText:
@@ -55,19 +52,16 @@ const char* format_name(ReplyFormat format) {
   return "text";
 }
 
-// Who answers: the same request to another server or model is another entry. The key's
-// variable name and value, the timeout and TLS settings do not change the reply.
+// Who answers is the model, named as the request names it: the same request to the same
+// model is the same entry wherever the server listens. The address (base URL, port,
+// localhost or 127.0.0.1, the flavor and Azure's API version, which only change how the
+// request travels) is left out, so a local server restarted on another port, or reached
+// by another name, still hits; two models never share an entry. The price: two servers
+// serving different weights under one model name share entries (docs/design.md, "Judge
+// cache identity"). The key's variable name and value, the timeout and TLS settings do
+// not change the reply either.
 nlohmann::json endpoint_identity(const char* kind, const EndpointOptions& endpoint) {
-  nlohmann::json identity = {
-      {"version", kCacheKeyVersion},
-      {"kind", kind},
-      {"flavor", endpoint.flavor == ApiFlavor::kAzure ? "azure" : "openai"},
-      {"base_url", normalized_base_url(endpoint.base_url)},
-      {"model", endpoint.model},
-  };
-  // Only Azure sends the API version, so only Azure keys depend on it.
-  identity["api_version"] = endpoint.flavor == ApiFlavor::kAzure ? endpoint.azure_api_version : "";
-  return identity;
+  return {{"version", kCacheKeyVersion}, {"kind", kind}, {"model", endpoint.model}};
 }
 
 nlohmann::json canonical_messages(const std::vector<ChatMessage>& messages) {
