@@ -236,6 +236,12 @@ int run_eval(const EvalArgs& args) {
     std::cerr << "ragmeter: " << summary.status().message() << "\n";
     return kExitUsage;
   }
+  // A refused key is said once here, not once per row (each reason says it too).
+  for (const auto* client : {eval->clients.chat.get(), eval->clients.embedder.get()}) {
+    if (client == nullptr || client->halted().ok()) continue;
+    std::cerr << "ragmeter: judge: " << client->halted().message()
+              << "; the metrics that need the judge failed, the others were scored\n";
+  }
   return report_eval(args.eval, *eval, *summary, args.dataset, args.summary, args.quiet,
                      args.allow_failures);
 }
