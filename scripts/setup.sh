@@ -21,6 +21,7 @@ debian_packages=(
   python3-venv
   clang libclang-rt-14-dev  # the libFuzzer targets of tests/fuzz (docs/fuzzing.md); not CI
   ccache  # the Python package's wheel build (scripts/test_python.sh) reuses compiled objects
+  chromium  # the HTML report's tests (headless, tests/report)
 )
 
 missing=()
@@ -38,7 +39,8 @@ fi
 # Python oracles (reference implementations used only by tests and benchmarks).
 venv="$cache_dir/venv"
 python_packages=(pytest sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6 pytrec-eval-terrier==0.5.11 nltk
-                 tokenizers==0.23.3 safetensors==0.8.0 numpy)  # the last three: the local embedder's oracles
+                 tokenizers==0.23.3 safetensors==0.8.0 numpy  # these three: the local embedder's oracles
+                 scipy==1.17.1 websocket-client==1.9.2)  # scipy: statistics oracle; websocket-client: drives Chromium
 stamp="$venv/.ragmeter-stamp"
 want="${python_packages[*]}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then

@@ -3,7 +3,8 @@
 #   1. unit tests and examples (ctest) on the Release build, warnings as errors;
 #   2. the unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the oracle tests against the Python reference implementations, the CLI tests, the
-#      `ragmeter run` tests against fake targets (tests/run), and the
+#      `ragmeter run` tests against fake targets (tests/run), the HTML report's tests in
+#      headless Chromium (tests/report), and the
 #      end-to-end tests against a real local LLM server (llama.cpp, started and stopped here);
 #   4. the Python package: a wheel built from python/, installed into a fresh virtual
 #      environment, and tests/python run against it (scripts/test_python.sh).
@@ -31,7 +32,7 @@ cmake --build build-asan -j "$(nproc)" --target ragmeter_tests
 
 echo "== oracle, CLI and local LLM server tests"
 RAGMETER_BUILD_DIR="$PWD/build" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-  tests/oracle tests/cli tests/run tests/llm
+  tests/oracle tests/cli tests/run tests/report tests/llm
 
 echo "== Python package: build the wheel, install it into a fresh venv, test it"
 bash scripts/test_python.sh

@@ -83,3 +83,12 @@ std::unique_ptr<RowReader> make_memory_row_reader(std::vector<nlohmann::ordered_
 bool is_valid_utf8(std::string_view text, std::size_t* bad_offset = nullptr);
 
 }  // namespace ragmeter
+
+namespace ragmeter {
+
+// Lowercase hex SHA-256 of the file's bytes (a run's dataset identity in summaries and
+// reports). Reads the file in 1 MiB pieces. NotFound when it cannot be opened;
+// InvalidArgument for "-" (standard input cannot be read twice).
+StatusOr<std::string> file_sha256(const std::string& path);
+
+}  // namespace ragmeter

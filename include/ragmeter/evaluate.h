@@ -80,6 +80,9 @@ struct MetricSummary {
   std::int64_t failed = 0;
   std::optional<double> corpus;  // corpus-level value (BLEU, chrF) when the metric has one
   bool higher_is_better = true;
+  std::string fields;              // the fields the metric needs (its table entry)
+  std::string top_skip_reason;     // the most common reason of its skips; empty if none
+  std::string top_failure_reason;  // the most common reason of its failures; empty if none
 };
 
 // ragas's original headline number: the harmonic mean of the means of faithfulness,

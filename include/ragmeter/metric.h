@@ -102,6 +102,9 @@ struct MetricInfo {
   ScoreFunction score;          // deterministic metrics; nullptr for judged ones
   CorpusFunction corpus;        // nullptr unless the metric has a corpus-level form
   JudgedScoreFunction judged;   // judged metrics; nullptr for deterministic ones
+  // The range a score can take: thresholds outside it are rejected (--fail-under).
+  double min_score = 0.0;
+  double max_score = 1.0;
 };
 
 // Every built-in metric, in the order of the table. Thread-safe (immutable).

@@ -72,12 +72,15 @@ struct RunInfo {
   // compact plan shares each call among every metric that reads the ledger, so usage is
   // reported per kind of call, not per metric.
   nlohmann::ordered_json usage_by_call;
+  // The run's identity for the summary's "run" and the report: {"ragmeter_version",
+  // "dataset", "dataset_sha256", "judge", "model", "plan", "date"}; null: left out.
+  nlohmann::ordered_json run;
 };
 
 // The summary JSON of the contract: {"metrics": {name: {"mean", "std", "ci95", "n",
 // "skipped", "failed"[, "corpus"]}}, "usage": {...}, "judge": {...}, "rows": {"read",
-// "rejected"}}. Means are null when nothing was scored. A cancelled run adds
-// "cancelled": true. Thread-safe.
+// "rejected"}[, "run": RunInfo::run]}. Means are null when nothing was scored. A cancelled
+// run adds "cancelled": true. Thread-safe.
 nlohmann::ordered_json summary_to_json(const EvalSummary& summary, const RunInfo& info);
 
 // The exact text `ragmeter eval --summary FILE` writes: summary_to_json indented by 2,

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -29,6 +30,27 @@ struct MetricAccumulator {
   std::int64_t skipped = 0;
   std::int64_t failed = 0;
   std::vector<double> corpus_stats;
+  // Reasons of skips and failures with their counts, for the terminal's "most common
+  // reason". At most kMaxReasons distinct ones are counted (failure messages can be
+  // many); later new ones are not.
+  static constexpr std::size_t kMaxReasons = 256;
+  std::map<std::string, std::int64_t> skip_reasons, failure_reasons;
+
+  static void count(std::map<std::string, std::int64_t>* reasons, const std::string& reason) {
+    auto it = reasons->find(reason);
+    if (it != reasons->end()) {
+      ++it->second;
+    } else if (reasons->size() < kMaxReasons) {
+      reasons->emplace(reason, 1);
+    }
+  }
+  static std::string most_common(const std::map<std::string, std::int64_t>& reasons) {
+    const std::pair<const std::string, std::int64_t>* best = nullptr;
+    for (const auto& entry : reasons) {
+      if (best == nullptr || entry.second > best->second) best = &entry;
+    }
+    return best ? best->first : std::string();
+  }
 
   void add(const MetricResult& result) {
     switch (result.outcome) {
@@ -41,8 +63,14 @@ struct MetricAccumulator {
           }
         }
         break;
-      case Outcome::kSkipped: ++skipped; break;
-      case Outcome::kFailed: ++failed; break;
+      case Outcome::kSkipped:
+        ++skipped;
+        count(&skip_reasons, result.reason);
+        break;
+      case Outcome::kFailed:
+        ++failed;
+        count(&failure_reasons, result.reason);
+        break;
     }
   }
 };
@@ -259,6 +287,9 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
     metric.skipped = acc.skipped;
     metric.failed = acc.failed;
     metric.higher_is_better = request.info->higher_is_better;
+    metric.fields = std::string(request.info->fields);
+    metric.top_skip_reason = MetricAccumulator::most_common(acc.skip_reasons);
+    metric.top_failure_reason = MetricAccumulator::most_common(acc.failure_reasons);
     if (request.info->corpus != nullptr && !acc.scores.empty()) {
       metric.corpus = request.info->corpus(acc.corpus_stats, request, options.scoring);
     }

@@ -1,4 +1,6 @@
 // The summary JSON and the terminal table.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -57,6 +59,7 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
   out["rows"] = {{"read", summary.rows_read}, {"rejected", summary.rows_rejected}};
   if (!info.dataset.empty()) out["dataset"] = info.dataset;
   if (summary.cancelled) out["cancelled"] = true;
+  if (!info.run.is_null()) out["run"] = info.run;
   return out;
 }
 
@@ -66,29 +69,59 @@ std::string summary_json_text(const EvalSummary& summary, const RunInfo& info) {
 
 std::string format_summary_table(const EvalSummary& summary) {
   std::int64_t accepted = summary.rows_read - summary.rows_rejected;
+  // Metrics skipped on every accepted row are folded into one line per reason below.
+  auto all_skipped = [&](const MetricSummary& m) {
+    return accepted > 0 && m.stats.n == 0 && m.failed == 0 && m.skipped == accepted;
+  };
   std::size_t width = 6;
-  for (const auto& metric : summary.metrics) width = std::max(width, metric.name.size());
-  std::string out = fmt::format("{:<{}}  {:>7}  {:>7}  {:>17}  {:>7}  {:>7}  {:>6}\n", "metric",
-                                width, "mean", "std", "95% CI", "n", "skipped", "failed");
-  bool any_partial = false;
   for (const auto& metric : summary.metrics) {
+    if (!all_skipped(metric)) width = std::max(width, metric.name.size());
+  }
+  std::string out = fmt::format("{:<{}}  {:>4}  {:>7}  {:>7}  {:>17}  {:>7}  {:>7}  {:>6}\n",
+                                "metric", width, "dir", "mean", "std", "95% CI", "n", "skipped",
+                                "failed");
+  bool any_partial = false, any_lower = false;
+  std::vector<std::pair<std::string, std::vector<std::string>>> folded;  // reason -> metrics
+  std::vector<const MetricSummary*> failing;
+  for (const auto& metric : summary.metrics) {
+    if (all_skipped(metric)) {
+      std::string reason = metric.top_skip_reason.empty() ? "needs " + metric.fields
+                                                          : metric.top_skip_reason;
+      auto group = std::find_if(folded.begin(), folded.end(),
+                                [&](const auto& g) { return g.first == reason; });
+      if (group == folded.end()) group = folded.insert(folded.end(), {reason, {}});
+      group->second.push_back(metric.name);
+      continue;
+    }
     const SummaryStats& s = metric.stats;
     bool partial = s.n < accepted;
     any_partial |= partial;
+    any_lower |= !metric.higher_is_better;
+    if (metric.failed > 0) failing.push_back(&metric);
     std::string mean = s.n > 0 ? fmt::format("{:.4f}", s.mean) : "-";
     std::string std_text = s.n > 0 ? fmt::format("{:.4f}", s.std) : "-";
     std::string ci = s.n > 0 ? fmt::format("[{:.4f}, {:.4f}]", s.ci_low, s.ci_high) : "-";
-    out += fmt::format("{:<{}}  {:>7}  {:>7}  {:>17}  {:>7}  {:>7}  {:>6}{}\n", metric.name, width,
-                       mean, std_text, ci, s.n, metric.skipped, metric.failed, partial ? " *" : "");
+    out += fmt::format("{:<{}}  {:>4}  {:>7}  {:>7}  {:>17}  {:>7}  {:>7}  {:>6}{}\n", metric.name,
+                       width, metric.higher_is_better ? "up" : "down", mean, std_text, ci, s.n,
+                       metric.skipped, metric.failed, partial ? " *" : "");
     if (metric.corpus) {
-      out += fmt::format("{:<{}}  {:>7.4f}  (corpus-level)\n", "  corpus", width, *metric.corpus);
+      out += fmt::format("{:<{}}  {:>4}  {:>7.4f}  (corpus-level)\n", "  corpus", width, "",
+                         *metric.corpus);
     }
+  }
+  for (const auto& [reason, names] : folded) {
+    out += fmt::format("skipped on every row ({}): {}\n", reason, fmt::join(names, ", "));
+  }
+  for (const MetricSummary* metric : failing) {
+    out += fmt::format("{} failed on {} rows; most common reason: {}\n", metric->name,
+                       metric->failed, metric->top_failure_reason);
   }
   if (summary.ragas) {
     out += fmt::format("ragas_score (harmonic mean of {}): {:.4f}\n", fmt::join(summary.ragas->of, ", "),
                        summary.ragas->value);
   }
   out += fmt::format("rows: {} read, {} rejected\n", summary.rows_read, summary.rows_rejected);
+  if (any_lower) out += "dir: up = higher is better, down = lower is better\n";
   if (any_partial) out += "* mean over fewer than all rows (the others were skipped or failed)\n";
   return out;
 }

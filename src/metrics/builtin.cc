@@ -73,7 +73,7 @@ constexpr MetricInfo kMetrics[] = {
   {"coherence",                    kJ, "response", "Aspect critic (LLM judge): 1 when the response is logically ordered and consistent, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},
   {"correctness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response is factually accurate and free of errors, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},
   {"conciseness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response says what it needs without unnecessary detail, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},
-  {"rubric_score",                 kJ, "response", "Score 1..5 (LLM judge) against the sample's `rubrics`, else a default rubric (with the reference when there is one).", kNoCutoff, kHigher, nullptr, nullptr, a::rubric_score},
+  {"rubric_score",                 kJ, "response", "Score 1..5 (LLM judge) against the sample's `rubrics`, else a default rubric (with the reference when there is one).", kNoCutoff, kHigher, nullptr, nullptr, a::rubric_score, 1.0, 5.0},
   {"ragchecker_precision",         kJ, "response, reference", "RAGChecker: share of response claims entailed by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kPrecision>},
   {"ragchecker_recall",            kJ, "response, reference", "RAGChecker: share of reference claims entailed by the response.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kRecall>},
   {"ragchecker_f1",                kJ, "response, reference", "RAGChecker: harmonic mean of its precision and recall (0 when either is 0).", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kF1>},

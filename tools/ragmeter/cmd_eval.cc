@@ -1,6 +1,7 @@
 // `ragmeter eval DATASET`: score a dataset, write per-sample results and a summary.
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <sstream>
 #include <map>
@@ -28,6 +29,7 @@ struct EvalArgs {
   std::string out;
   std::string out_format = "auto";
   std::string summary;
+  std::string report;
   std::int64_t limit = 0;
   bool strict = false;
   bool allow_failures = false;
@@ -193,7 +195,8 @@ int run_eval(const EvalArgs& args) {
     return run_dry(args, *options, **reader);
   }
   // Evidence is written only to a JSONL --out.
-  auto eval = prepare_eval(args.eval, !args.out.empty() && !is_csv_output(args));
+  // Evidence is kept for a JSONL --out and for the --report.
+  auto eval = prepare_eval(args.eval, (!args.out.empty() && !is_csv_output(args)) || !args.report.empty());
   if (!eval.ok()) {
     std::cerr << "ragmeter: " << eval.status().message() << "\n";
     return kExitUsage;
@@ -229,6 +232,13 @@ int run_eval(const EvalArgs& args) {
   }
 
   Progress progress(args.quiet);
+  // The report reads the rows back as the JSONL --out has them.
+  std::stringstream report_rows;
+  std::unique_ptr<ResultSink> report_writer;
+  if (!args.report.empty()) {
+    report_writer = make_jsonl_result_writer(report_rows, options.metrics);
+    sinks.add(report_writer.get());
+  }
   auto summary = evaluate(**reader, args.dataset, options, sinks,
                           [&](std::int64_t rows) { progress.update(rows); });
   progress.finish();
@@ -243,7 +253,7 @@ int run_eval(const EvalArgs& args) {
               << "; the metrics that need the judge failed, the others were scored\n";
   }
   return report_eval(args.eval, *eval, *summary, args.dataset, args.summary, args.quiet,
-                     args.allow_failures);
+                     args.allow_failures, args.report, &report_rows);
 }
 
 }  // namespace
@@ -265,7 +275,7 @@ CommandRun add_eval_command(CLI::App& parent) {
       "  ragmeter eval data.jsonl --metrics ragas,answer_correctness \\\n"
       "      --judge-url http://localhost:8080/v1 --judge-model qwen2.5 --dry-run\n"
       "      (drop --dry-run to send; the key comes from OPENAI_API_KEY)\n\n"
-      "Exit codes: 0 ok; 1 a --fail-under threshold not met; 2 bad usage or unusable input;\n"
+      "Exit codes: 0 ok; 1 a --fail-under/--fail-over threshold not met; 2 bad usage or unusable input;\n"
       "3 rows rejected or scores failed while the run completed (--allow-failures: 0).");
   cmd->add_option("dataset", args->dataset, "Dataset file (.jsonl, .json, .csv) or - for stdin")
       ->required();
@@ -275,6 +285,8 @@ CommandRun add_eval_command(CLI::App& parent) {
   cmd->add_option("--out-format", args->out_format, "auto (by --out extension), jsonl or csv")
       ->check(CLI::IsMember({"auto", "jsonl", "csv"}));
   cmd->add_option("--summary", args->summary, "Summary JSON (means, std, 95% CI, counts)");
+  cmd->add_option("--report", args->report,
+                  "Write a self-contained HTML report of the run (docs/report.md)");
   cmd->add_option("--limit", args->limit, "Score only the first N rows")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--strict", args->strict, "Stop at the first malformed row instead of skipping it");
   cmd->add_flag("--allow-failures", args->allow_failures,

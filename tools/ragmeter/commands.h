@@ -11,7 +11,9 @@ namespace ragmeter::cli {
 
 using CommandRun = std::function<int()>;
 
+CommandRun add_compare_command(CLI::App& parent);
 CommandRun add_eval_command(CLI::App& parent);
+CommandRun add_report_command(CLI::App& parent);
 CommandRun add_gen_command(CLI::App& parent);
 CommandRun add_ir_command(CLI::App& parent);
 CommandRun add_metrics_command(CLI::App& parent);

@@ -1,12 +1,17 @@
 // The evaluation flags shared by `ragmeter eval` and `ragmeter run --eval` (eval_flags.h).
 #include "eval_flags.h"
 
+#include <chrono>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "exit_codes.h"
+#include "metric_value.h"
+#include "ragmeter/dataset.h"
+#include "ragmeter/report.h"
 #include "ragmeter/llm_config.h"
 #include "ragmeter/llm_judge.h"
 #include "ragmeter/sentence_embedder.h"
@@ -14,26 +19,54 @@
 namespace ragmeter::cli {
 namespace {
 
-Status parse_thresholds(const std::vector<std::string>& specs,
+// --fail-under (higher-is-better metrics: fail when the mean is below) and --fail-over
+// (lower-is-better metrics: fail when the mean is above). Each threshold must lie in the
+// metric's range, and each flag fits one direction: the other one would be a gate that
+// fails when the metric gets better.
+Status parse_thresholds(const std::vector<std::string>& specs, bool over,
                         const std::vector<MetricRequest>& metrics,
-                        std::map<std::string, double>* thresholds) {
+                        std::map<std::string, Threshold>* thresholds) {
+  const std::string flag = over ? "--fail-over" : "--fail-under";
   for (const auto& spec : specs) {
-    auto eq = spec.find('=');
-    if (eq == std::string::npos) return invalid_argument("--fail-under expects METRIC=VALUE, got '" + spec + "'");
-    std::string name = spec.substr(0, eq);
-    bool requested = std::any_of(metrics.begin(), metrics.end(),
-                                 [&](const MetricRequest& r) { return r.name == name; });
-    if (!requested) return invalid_argument("--fail-under: metric '" + name + "' is not among --metrics");
-    try {
-      std::size_t used = 0;
-      double value = std::stod(spec.substr(eq + 1), &used);
-      if (used != spec.size() - eq - 1) throw std::invalid_argument("trailing text");
-      (*thresholds)[name] = value;
-    } catch (const std::exception&) {
-      return invalid_argument("--fail-under: '" + spec.substr(eq + 1) + "' is not a number");
+    RAGMETER_ASSIGN_OR_RETURN(auto parsed, parse_metric_value(spec, flag));
+    const std::string name = parsed.first;
+    const double value = parsed.second;
+    auto request = std::find_if(metrics.begin(), metrics.end(),
+                                [&](const MetricRequest& r) { return r.name == name; });
+    if (request == metrics.end()) return invalid_argument(flag + ": metric '" + name + "' is not among --metrics");
+    const MetricInfo& info = *request->info;
+    if (!(value >= info.min_score && value <= info.max_score)) {
+      return invalid_argument(fmt::format("{} {}: {} is outside the metric's range [{}, {}]", flag,
+                                          name, value, info.min_score, info.max_score));
     }
+    if (info.higher_is_better == over) {
+      return invalid_argument(fmt::format(
+          "{} {}: {} is better {}; use {}", flag, name, name, info.higher_is_better ? "higher" : "lower",
+          info.higher_is_better ? "--fail-under" : "--fail-over"));
+    }
+    (*thresholds)[name] = {value, over};
   }
   return ok_status();
+}
+
+// The run's identity for the summary and the report.
+nlohmann::ordered_json run_identity(const EvalFlags& flags, const std::string& dataset,
+                                    const std::string& judge) {
+  nlohmann::ordered_json run;
+  run["ragmeter_version"] = RAGMETER_VERSION;
+  run["dataset"] = dataset;
+  auto hash = file_sha256(dataset);
+  run["dataset_sha256"] = hash.ok() ? nlohmann::ordered_json(*hash) : nlohmann::ordered_json(nullptr);
+  run["judge"] = judge;
+  run["model"] = flags.judge.judge_model.value_or("");
+  run["plan"] = flags.plan;
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  run["date"] = date;
+  return run;
 }
 
 Status build_scoring_options(const EvalFlags& args, ScoringOptions* scoring) {
@@ -167,19 +200,23 @@ static Status write_traces(const std::string& path, const JudgeClients& clients)
   return ok_status();
 }
 
-// Checks --fail-under; prints each miss. Returns true when every threshold is met.
-static bool thresholds_met(const EvalSummary& summary, const std::map<std::string, double>& thresholds) {
+// Checks --fail-under and --fail-over; prints each miss. Returns true when every
+// threshold is met.
+static bool thresholds_met(const EvalSummary& summary, const std::map<std::string, Threshold>& thresholds) {
   bool met = true;
   for (const auto& metric : summary.metrics) {
     auto it = thresholds.find(metric.name);
     if (it == thresholds.end()) continue;
-    if (metric.stats.n == 0 || metric.stats.mean < it->second) {
-      std::cerr << fmt::format("ragmeter: {} mean {} is below --fail-under {}\n", metric.name,
-                               metric.stats.n == 0 ? std::string("(none scored)")
-                                                   : fmt::format("{:.4f}", metric.stats.mean),
-                               it->second);
-      met = false;
-    }
+    const Threshold& t = it->second;
+    bool missed = metric.stats.n == 0 ||
+                  (t.over ? metric.stats.mean > t.value : metric.stats.mean < t.value);
+    if (!missed) continue;
+    std::cerr << fmt::format("ragmeter: {} mean {} is {} {} {}\n", metric.name,
+                             metric.stats.n == 0 ? std::string("(none scored)")
+                                                 : fmt::format("{:.4f}", metric.stats.mean),
+                             t.over ? "above" : "below", t.over ? "--fail-over" : "--fail-under",
+                             t.value);
+    met = false;
   }
   return met;
 }
@@ -206,17 +243,19 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) 
   // Each sample waits on its judge calls: enough samples in flight to keep
   // --concurrency requests busy.
   if (llm_judge) eval.options.threads = std::max(eval.options.threads, eval.clients.concurrency);
-  RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_under, eval.options.metrics, &eval.thresholds));
+  RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_under, false, eval.options.metrics, &eval.thresholds));
+  RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_over, true, eval.options.metrics, &eval.thresholds));
   return eval;
 }
 
 int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSummary& summary,
                 const std::string& source, const std::string& summary_path, bool quiet,
-                bool allow_failures) {
+                bool allow_failures, const std::string& report_path, std::istream* report_rows) {
   const std::string judge_description =
       eval.options.judge ? eval.options.judge->description() : make_offline_judge()->description();
   RunInfo info{judge_description, source, usage_of(eval.clients),
-               eval.options.judge ? eval.options.judge->usage_by_call() : nlohmann::ordered_json()};
+               eval.options.judge ? eval.options.judge->usage_by_call() : nlohmann::ordered_json(),
+               run_identity(flags, source, judge_description)};
   if (!flags.traces.empty()) {
     if (Status s = write_traces(flags.traces, eval.clients); !s.ok()) {
       std::cerr << "ragmeter: " << s.message() << "\n";
@@ -228,6 +267,18 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
     summary_file << summary_json_text(summary, info);
     if (!summary_file) {
       std::cerr << "ragmeter: cannot write the summary " << summary_path << "\n";
+      return kExitUsage;
+    }
+  }
+  if (!report_path.empty() && report_rows != nullptr) {
+    ReportInput input;
+    input.summary = summary_to_json(summary, info);
+    std::string line;
+    while (std::getline(*report_rows, line)) {
+      if (!line.empty()) input.rows.push_back(nlohmann::ordered_json::parse(line));
+    }
+    if (Status s = write_report(report_path, input); !s.ok()) {
+      std::cerr << "ragmeter: " << s.message() << "\n";
       return kExitUsage;
     }
   }
@@ -282,7 +333,11 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--fail-under", flags->fail_under,
-                  "METRIC=VALUE: exit with code 1 when the metric's mean is below VALUE; repeatable");
+                  "METRIC=VALUE: exit with code 1 when the mean of METRIC (higher is better) is "
+                  "below VALUE; repeatable");
+  cmd->add_option("--fail-over", flags->fail_over,
+                  "METRIC=VALUE: exit with code 1 when the mean of METRIC (lower is better, e.g. "
+                  "ragchecker_hallucination) is above VALUE; repeatable");
   add_judge_flags(cmd, &flags->judge, run,
                   "Judge of the judged metrics: offline (the default: no model, no network) or "
                   "openai (any OpenAI-compatible server: --judge-url, --judge-model)",

@@ -25,7 +25,8 @@ struct EvalFlags {
   int critic_votes = 1;
   std::vector<std::string> column_map;
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::string> fail_under;
+  std::vector<std::string> fail_under;  // higher-is-better metrics: fail when the mean is below
+  std::vector<std::string> fail_over;   // lower-is-better metrics: fail when the mean is above
   JudgeFlags judge;  // --judge, --judge-url, ... (judge_flags.h)
   int judge_context_tokens = 0;
   std::string plan = "compact";
@@ -58,13 +59,19 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& flags, bool keep_evide
 // Makes the judge the flags ask for: null for the offline judge.
 StatusOr<std::shared_ptr<Judge>> make_judge(const EvalFlags& flags, JudgeClients* clients);
 
+// A --fail-under or --fail-over threshold.
+struct Threshold {
+  double value = 0.0;
+  bool over = false;  // true: --fail-over
+};
+
 // Everything an evaluation needs: options with their judge (LLM-only metrics dropped
 // when the offline judge runs the default metric list; threads raised to keep the
 // judge's concurrency busy) and the --fail-under thresholds. Errors are usage errors.
 struct PreparedEval {
   EvalOptions options;
   JudgeClients clients;
-  std::map<std::string, double> thresholds;
+  std::map<std::string, Threshold> thresholds;
 };
 StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence);
 
@@ -73,8 +80,11 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence);
 // exit code so far: kExitOk, kExitUsage (a file could not be written),
 // kExitBelowThreshold or kExitPartial (rejected rows or failed scores, unless
 // allow_failures).
+// `report_path` (not empty): also writes the HTML report of the run from `report_rows`,
+// the rows as the JSONL --out writes them.
 int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSummary& summary,
                 const std::string& source, const std::string& summary_path, bool quiet,
-                bool allow_failures);
+                bool allow_failures, const std::string& report_path = {},
+                std::istream* report_rows = nullptr);
 
 }  // namespace ragmeter::cli

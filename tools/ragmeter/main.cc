@@ -12,13 +12,17 @@ int main(int argc, char** argv) {
       "             ragmeter metrics            (every metric, its fields, its definition)\n"
       "             ragmeter ir --qrels Q --run R   (trec_eval-compatible IR measures)\n"
       "             ragmeter gen DOCS --out testset.jsonl   (a test set from your documents)\n"
-      "             ragmeter run testset.jsonl --target URL --out answers.jsonl   (your system answers)",
+      "             ragmeter run testset.jsonl --target URL --out answers.jsonl   (your system answers)\n"
+      "             ragmeter report RESULTS.jsonl -o report.html   (an HTML report of a run)\n"
+      "             ragmeter compare BASE.jsonl NEW.jsonl   (did a change help? paired statistics)",
       "ragmeter"};
   app.set_version_flag("--version", "ragmeter " RAGMETER_VERSION);
   app.require_subcommand(1);
   app.fallthrough(false);
 
   auto run_eval = ragmeter::cli::add_eval_command(app);
+  auto run_compare = ragmeter::cli::add_compare_command(app);
+  auto run_report = ragmeter::cli::add_report_command(app);
   auto run_gen = ragmeter::cli::add_gen_command(app);
   auto run_ir = ragmeter::cli::add_ir_command(app);
   auto run_metrics = ragmeter::cli::add_metrics_command(app);
@@ -31,6 +35,8 @@ int main(int argc, char** argv) {
     return code == 0 ? ragmeter::cli::kExitOk : ragmeter::cli::kExitUsage;
   }
   if (app.got_subcommand("eval")) return run_eval();
+  if (app.got_subcommand("compare")) return run_compare();
+  if (app.got_subcommand("report")) return run_report();
   if (app.got_subcommand("gen")) return run_gen();
   if (app.got_subcommand("ir")) return run_ir();
   if (app.got_subcommand("metrics")) return run_metrics();

@@ -1,0 +1,59 @@
+// The HTML report: one self-contained file (CSS, script and data inline; nothing is
+// fetched) that opens from disk or as a CI artifact.
+//
+// A run's report shows the run's identity, per metric its mean with the 95% interval,
+// counts and a histogram, a sortable and filterable table of the samples (paged, so
+// 100,000 rows stay usable) and a page per sample with its texts, contexts, claims,
+// verdicts and reasons. A comparison's report shows `ragmeter compare`'s statistics and
+// the samples that changed most, both runs side by side.
+//
+// Safety: the data is embedded as JSON inside a <script type="application/json">
+// block with `<`, `>`, `&`, U+2028 and U+2029 written as \u escapes, so no string in
+// the data can close the block or open a tag; the page's script inserts every data
+// string with textContent and makes links only of http and https URLs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ragmeter/status.h"
+
+namespace ragmeter {
+
+struct ReportInput {
+  // A run's report: its per-sample results (objects as `eval --out` writes them) and,
+  // when known, its summary JSON (summary_to_json; gives the identity, usage and the
+  // run's own intervals). Without a summary, means and intervals are computed from the
+  // rows (summarize() with its defaults) and the identity is the results file's.
+  std::vector<nlohmann::ordered_json> rows;
+  nlohmann::ordered_json summary;     // null when not given
+  std::string results_path;           // shown as the report's source
+  // A comparison's report: comparison_to_json(). When not null, rows and summary are
+  // not used.
+  nlohmann::ordered_json comparison;
+};
+
+// Reads a results file (JSONL, one object per line) into `rows`. InvalidArgument
+// naming the file and line for a line that is not a JSON object; NotFound when the file
+// cannot be opened.
+Status read_results_rows(const std::string& path, std::vector<nlohmann::ordered_json>* rows);
+
+// The data the page's script reads: {"kind": "run" | "compare", "identity", "metrics",
+// "usage", "rows"} or {"kind": "compare", "comparison"}. Exposed for tests.
+nlohmann::ordered_json report_data(const ReportInput& input);
+
+// JSON text safe inside an HTML <script> element: `value` serialised with `<`, `>`, `&`,
+// U+2028 and U+2029 written as \u003c, \u003e, \u0026, \u2028, \u2029 (all of which
+// can only occur inside JSON strings, where the escape means the same character).
+// Invalid UTF-8 is replaced by U+FFFD.
+std::string json_for_script(const nlohmann::ordered_json& value);
+
+// The whole HTML page.
+std::string render_report(const ReportInput& input);
+
+// Writes render_report(input) to `path`; InvalidArgument when it cannot be written.
+Status write_report(const std::string& path, const ReportInput& input);
+
+}  // namespace ragmeter

@@ -1,0 +1,438 @@
+// The report page's script. Every string from the data is inserted with textContent
+// (via el() and text nodes), never as HTML; links are made only of http and https URLs.
+(function () {
+  'use strict';
+  const data = JSON.parse(document.getElementById('ragmeter-data').textContent);
+  const app = document.getElementById('app');
+  const nav = document.getElementById('nav');
+  const PAGE_SIZE = 50;
+
+  // ---- DOM helpers: the only way this script creates content ----
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    if (props) {
+      for (const [key, value] of Object.entries(props)) {
+        if (key === 'class') node.className = value;
+        else if (key === 'on') for (const [ev, fn] of Object.entries(value)) node.addEventListener(ev, fn);
+        else if (key === 'style') node.setAttribute('style', value);
+        else node.setAttribute(key, String(value));
+      }
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+  function isWebUrl(text) {
+    if (typeof text !== 'string' || !/^https?:\/\//i.test(text)) return false;
+    try { const u = new URL(text); return u.protocol === 'http:' || u.protocol === 'https:'; }
+    catch (e) { return false; }
+  }
+  function valueNode(value) {
+    if (isWebUrl(value)) return el('a', { href: value, rel: 'noopener noreferrer', target: '_blank' }, value);
+    if (typeof value === 'string') return el('span', null, value);
+    return el('span', null, JSON.stringify(value));
+  }
+  function fmt(x, digits) {
+    if (x === null || x === undefined || Number.isNaN(x)) return '-';
+    return Number(x).toFixed(digits === undefined ? 4 : digits);
+  }
+  function pvalue(p) { return p === null || p === undefined ? '-' : p < 0.0001 ? Number(p).toExponential(1) : fmt(p); }
+  function signed(x) { return x === null || x === undefined ? '-' : (x >= 0 ? '+' : '') + fmt(x); }
+  function dirLabel(higher) { return higher ? '↑ higher is better' : '↓ lower is better'; }
+  function str(value) {
+    if (value === null || value === undefined) return '';
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  function field(row, names) {
+    for (const n of names) if (row && row[n] !== undefined && row[n] !== null) return row[n];
+    return null;
+  }
+  function link(text, hash) {
+    return el('a', { href: hash, on: { click: (e) => { e.preventDefault(); location.hash = hash; } } }, text);
+  }
+
+  // ---- shared pieces ----
+  function identityBlock(identity) {
+    const labels = [['ragmeter_version', 'ragmeter'], ['dataset', 'dataset'], ['dataset_sha256', 'dataset sha256'],
+      ['judge', 'judge'], ['model', 'model'], ['plan', 'plan'], ['date', 'date'], ['results', 'results'], ['rows', 'rows']];
+    const dl = el('dl', { class: 'identity', id: 'identity' });
+    for (const [key, label] of labels) {
+      if (identity[key] === undefined || identity[key] === null || identity[key] === '') continue;
+      dl.appendChild(el('dt', null, label));
+      dl.appendChild(el('dd', { 'data-key': key }, valueNode(identity[key])));
+    }
+    return dl;
+  }
+  function histogram(values, lo, hi) {
+    const bins = new Array(10).fill(0);
+    const width = hi > lo ? hi - lo : 1;
+    for (const v of values) {
+      if (!Number.isNaN(v)) bins[Math.min(9, Math.max(0, Math.floor((v - lo) / width * 10)))]++;
+    }
+    const top = Math.max(1, ...bins);
+    const box = el('span', { class: 'hist', title: 'scores from ' + lo + ' to ' + hi + ' in 10 bins' });
+    bins.forEach((count, i) => box.appendChild(el('span', {
+      style: 'height:' + Math.round(28 * count / top) + 'px',
+      title: (lo + width * i / 10).toFixed(2) + '–' + (lo + width * (i + 1) / 10).toFixed(2) + ': ' + count,
+    })));
+    return box;
+  }
+
+  // ================= a run =================
+  const rows = data.rows || [];
+  const metrics = data.metrics || [];
+  const scoreCache = new Map();  // metric -> {scores: Float64Array, status: Int8Array}
+  const STATUS = ['ok', 'skipped', 'failed'];
+  function metricColumn(name) {
+    if (scoreCache.has(name)) return scoreCache.get(name);
+    const scores = new Float64Array(rows.length);
+    const status = new Int8Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i];
+      const s = r.status ? r.status[name] : undefined;
+      status[i] = s === 'ok' ? 0 : s === 'skipped' ? 1 : 2;
+      scores[i] = s === 'ok' && r.scores && typeof r.scores[name] === 'number' ? r.scores[name] : NaN;
+    }
+    const column = { scores, status };
+    scoreCache.set(name, column);
+    return column;
+  }
+  const state = { metric: metrics.length ? metrics[0].name : '', status: 'any', min: '', max: '',
+                  search: '', sort: 'index', descending: false, page: 0 };
+
+  function metricsTable() {
+    const table = el('table', { id: 'metrics' });
+    table.appendChild(el('tr', null, el('th', null, 'metric'), el('th', null, 'direction'),
+      el('th', { class: 'num' }, 'mean'), el('th', { class: 'num' }, '95% CI'), el('th', { class: 'num' }, 'ok'),
+      el('th', { class: 'num' }, 'skipped'), el('th', { class: 'num' }, 'failed'), el('th', null, 'histogram'),
+      el('th', null, 'note')));
+    for (const m of metrics) {
+      const column = metricColumn(m.name);
+      const notes = [];
+      if (m.failed > 0 && m.top_failure) notes.push('most common failure: ' + m.top_failure);
+      if (m.n === 0 && m.skipped > 0 && m.top_skip) notes.push('all skipped: ' + m.top_skip);
+      if (m.corpus !== undefined && m.corpus !== null) notes.push('corpus ' + fmt(m.corpus));
+      table.appendChild(el('tr', { 'data-metric': m.name },
+        el('td', null, m.name), el('td', { class: 'dir' }, dirLabel(m.higher_is_better)),
+        el('td', { class: 'num' }, fmt(m.mean)),
+        el('td', { class: 'num' }, m.ci95 ? '[' + fmt(m.ci95[0]) + ', ' + fmt(m.ci95[1]) + ']' : '-'),
+        el('td', { class: 'num ok' }, m.n), el('td', { class: 'num skipped' }, m.skipped),
+        el('td', { class: 'num failed' }, m.failed),
+        el('td', null, m.n > 0 ? histogram(column.scores, m.min, m.max) : ''),
+        el('td', { class: 'muted' }, notes.join('; '))));
+    }
+    return table;
+  }
+
+  function usageBlock(usage) {
+    if (!usage) return el('p', { class: 'muted' }, 'No usage recorded (no summary given).');
+    const table = el('table', { id: 'usage' });
+    for (const [key, value] of Object.entries(usage)) {
+      if (key === 'by_call') continue;
+      table.appendChild(el('tr', null, el('th', null, key), el('td', { class: 'num' },
+        key === 'cost_usd' ? '$' + fmt(value) : str(value))));
+    }
+    if (usage.by_call) {
+      for (const [kind, u] of Object.entries(usage.by_call)) {
+        table.appendChild(el('tr', null, el('th', null, 'by call: ' + kind), el('td', null, str(u))));
+      }
+    }
+    return table;
+  }
+
+  function matchingRows() {
+    const column = state.metric ? metricColumn(state.metric) : null;
+    const wanted = STATUS.indexOf(state.status);
+    const lo = state.min === '' ? -Infinity : Number(state.min);
+    const hi = state.max === '' ? Infinity : Number(state.max);
+    const needle = state.search.toLowerCase();
+    const out = [];
+    for (let i = 0; i < rows.length; i++) {
+      if (column) {
+        if (wanted >= 0 && column.status[i] !== wanted) continue;
+        if (lo !== -Infinity || hi !== Infinity) {
+          const v = column.scores[i];
+          if (Number.isNaN(v) || v < lo || v > hi) continue;
+        }
+      }
+      if (needle && !str(field(rows[i], ['user_input', 'question'])).toLowerCase().includes(needle) &&
+          !str(rows[i].id).toLowerCase().includes(needle)) continue;
+      out.push(i);
+    }
+    if (state.sort === 'score' && column) {
+      const s = column.scores;
+      const sign = state.descending ? -1 : 1;
+      out.sort((a, b) => {
+        const x = s[a], y = s[b];
+        if (Number.isNaN(x) || Number.isNaN(y)) return Number.isNaN(x) - Number.isNaN(y) || a - b;
+        return (x - y) * sign || a - b;
+      });
+    } else if (state.descending) {
+      out.reverse();
+    }
+    return out;
+  }
+
+  let tableHost = null;
+  function samplesSection() {
+    const section = el('section', { id: 'samples' });
+    const metricSelect = el('select', { id: 'filter-metric', on: { change: (e) => { state.metric = e.target.value; state.page = 0; drawTable(); } } });
+    for (const m of metrics) {
+      const option = el('option', { value: m.name }, m.name);
+      if (m.name === state.metric) option.selected = true;
+      metricSelect.appendChild(option);
+    }
+    const statusSelect = el('select', { id: 'filter-status', on: { change: (e) => { state.status = e.target.value; state.page = 0; drawTable(); } } },
+      ['any', 'ok', 'skipped', 'failed'].map((s) => el('option', { value: s }, s)));
+    statusSelect.value = state.status;
+    const bound = (id, key) => {
+      const input = el('input', { id, type: 'number', step: 'any', size: 6,
+        on: { input: (e) => { state[key] = e.target.value; state.page = 0; drawTable(); } } });
+      input.value = state[key];
+      return input;
+    };
+    const search = el('input', { id: 'filter-search', type: 'search', placeholder: 'question or id',
+      on: { input: (e) => { state.search = e.target.value; state.page = 0; drawTable(); } } });
+    search.value = state.search;
+    section.appendChild(el('div', { class: 'controls' },
+      el('label', null, 'metric'), metricSelect, el('label', null, 'status'), statusSelect,
+      el('label', null, 'score from'), bound('filter-min', 'min'), el('label', null, 'to'), bound('filter-max', 'max'),
+      el('label', null, 'search'), search));
+    tableHost = el('div', { id: 'sample-table-host' });
+    section.appendChild(tableHost);
+    drawTable();
+    return section;
+  }
+
+  function sortHeader(label, key, numeric) {
+    const arrow = state.sort === key ? (state.descending ? ' ▼' : ' ▲') : '';
+    return el('th', { class: 'sortable' + (numeric ? ' num' : ''), 'data-sort': key, on: { click: () => {
+      if (state.sort === key) state.descending = !state.descending;
+      else { state.sort = key; state.descending = key === 'score'; }
+      state.page = 0; drawTable();
+    } } }, label + arrow);
+  }
+
+  function drawTable() {
+    if (!tableHost) return;
+    const matches = matchingRows();
+    const pages = Math.max(1, Math.ceil(matches.length / PAGE_SIZE));
+    state.page = Math.min(state.page, pages - 1);
+    const column = state.metric ? metricColumn(state.metric) : null;
+    const table = el('table', { id: 'sample-table' });
+    table.appendChild(el('tr', null, sortHeader('#', 'index', true), el('th', null, 'id'),
+      el('th', null, 'question'), sortHeader(state.metric || 'score', 'score', true), el('th', null, 'status'),
+      el('th', null, 'reason')));
+    const first = state.page * PAGE_SIZE;
+    for (const i of matches.slice(first, first + PAGE_SIZE)) {
+      const r = rows[i];
+      const status = column ? STATUS[column.status[i]] : '';
+      const reason = r.reasons && state.metric ? r.reasons[state.metric] : '';
+      table.appendChild(el('tr', { class: 'sample-row', 'data-index': i, on: { click: () => { location.hash = '#sample=' + i; } } },
+        el('td', { class: 'num' }, i + 1), el('td', null, str(r.id)),
+        el('td', null, str(field(r, ['user_input', 'question'])).slice(0, 160)),
+        el('td', { class: 'num' }, column ? fmt(column.scores[i]) : ''), el('td', { class: status }, status),
+        el('td', { class: 'muted' }, str(reason))));
+    }
+    const pager = el('div', { class: 'pager' },
+      el('button', { id: 'page-prev', on: { click: () => { if (state.page > 0) { state.page--; drawTable(); } } } }, '‹ previous'),
+      el('span', { id: 'page-info' }, 'page ' + (state.page + 1) + ' of ' + pages),
+      el('button', { id: 'page-next', on: { click: () => { if (state.page + 1 < pages) { state.page++; drawTable(); } } } }, 'next ›'),
+      el('span', { id: 'match-count', class: 'muted' }, matches.length + ' of ' + rows.length + ' samples'));
+    clear(tableHost);
+    tableHost.appendChild(pager);
+    tableHost.appendChild(table);
+  }
+
+  function runOverview() {
+    const identity = data.identity || {};
+    return [el('h2', null, 'Run'), identityBlock(identity),
+      el('h2', null, 'Metrics'), metricsTable(),
+      el('h2', null, 'Usage and cost'), usageBlock(data.usage),
+      el('h2', null, 'Samples'), samplesSection()];
+  }
+
+  // Claims from every metric's evidence, one entry per distinct claim and verdict.
+  function collectClaims(evidence) {
+    const claims = [];
+    const byKey = new Map();
+    for (const [metric, ev] of Object.entries(evidence || {})) {
+      if (!ev || !Array.isArray(ev.claims)) continue;
+      for (const c of ev.claims) {
+        if (!c || typeof c !== 'object') continue;
+        const chunks = Array.isArray(c.chunks) ? c.chunks.filter((x) => Number.isInteger(x)) : [];
+        const key = str(c.id || c.claim) + '|' + str(c.verdict) + '|' + chunks.join(',');
+        if (!byKey.has(key)) {
+          byKey.set(key, { text: str(c.claim !== undefined ? c.claim : c.text), verdict: str(c.verdict),
+                           reason: str(c.reason), chunks, metrics: [] });
+          claims.push(byKey.get(key));
+        }
+        byKey.get(key).metrics.push(metric);
+      }
+    }
+    return claims;
+  }
+
+  function contextsBlock(contexts, claims) {
+    const host = el('div', { class: 'contexts' });
+    if (!Array.isArray(contexts) || contexts.length === 0) return el('p', { class: 'muted' }, 'none');
+    contexts.forEach((text, j) => {
+      const supported = [];
+      claims.forEach((c, k) => { if (c.verdict === 'Entailment' && c.chunks.includes(j)) supported.push(k + 1); });
+      const box = el('div', { class: 'context' + (supported.length ? ' supports' : ''), 'data-context': j },
+        el('span', { class: 'badge' }, 'C' + (j + 1)),
+        supported.length ? el('span', { class: 'badge good' }, 'supports claim ' + supported.join(', ')) : null,
+        el('div', null, str(text)));
+      host.appendChild(box);
+    });
+    return host;
+  }
+
+  function claimsTable(claims) {
+    if (claims.length === 0) return el('p', { class: 'muted' }, 'No claims in the evidence.');
+    const table = el('table', { id: 'claims' });
+    table.appendChild(el('tr', null, el('th', null, '#'), el('th', null, 'claim'), el('th', null, 'verdict'),
+      el('th', null, 'supporting contexts'), el('th', null, 'reason'), el('th', null, 'metrics')));
+    claims.forEach((c, k) => table.appendChild(el('tr', null, el('td', { class: 'num' }, k + 1), el('td', null, c.text),
+      el('td', { class: c.verdict === 'Entailment' ? 'ok' : 'failed' }, c.verdict),
+      el('td', null, c.chunks.map((j) => 'C' + (j + 1)).join(', ')), el('td', null, c.reason),
+      el('td', { class: 'muted' }, c.metrics.join(', ')))));
+    return table;
+  }
+
+  function scoresTable(row, only) {
+    const table = el('table', { class: 'scores' });
+    table.appendChild(el('tr', null, el('th', null, 'metric'), el('th', { class: 'num' }, 'score'),
+      el('th', null, 'status'), el('th', null, 'reason')));
+    for (const name of Object.keys(row.status || {})) {
+      if (only && name !== only) continue;
+      const s = str(row.status[name]);
+      table.appendChild(el('tr', { 'data-metric': name }, el('td', null, name),
+        el('td', { class: 'num' }, row.scores ? fmt(row.scores[name]) : '-'), el('td', { class: s }, s),
+        el('td', null, row.reasons ? str(row.reasons[name]) : '')));
+    }
+    return table;
+  }
+
+  const SHOWN = new Set(['user_input', 'question', 'response', 'answer', 'reference', 'ground_truth', 'ground_truths',
+    'retrieved_contexts', 'contexts', 'scores', 'status', 'reasons', 'evidence']);
+
+  function sampleBody(row) {
+    const claims = collectClaims(row.evidence);
+    const parts = [];
+    if (row.row_error) {
+      parts.push(el('h2', null, 'Rejected row'), el('div', { class: 'text failed' }, str(row.row_error)));
+    }
+    parts.push(el('h2', null, 'Question'), el('div', { class: 'text', id: 'sample-question' }, str(field(row, ['user_input', 'question']))));
+    parts.push(el('h2', null, 'Response'), el('div', { class: 'text', id: 'sample-response' }, str(field(row, ['response', 'answer']))));
+    parts.push(el('h2', null, 'Reference'), el('div', { class: 'text', id: 'sample-reference' }, str(field(row, ['reference', 'ground_truth', 'ground_truths']))));
+    parts.push(el('h2', null, 'Retrieved contexts'), contextsBlock(field(row, ['retrieved_contexts', 'contexts']), claims));
+    parts.push(el('h2', null, 'Claims'), claimsTable(claims));
+    parts.push(el('h2', null, 'Scores, skips and failures'), scoresTable(row));
+    const other = Object.keys(row).filter((k) => !SHOWN.has(k));
+    if (other.length) {
+      const dl = el('dl', { class: 'identity', id: 'sample-fields' });
+      for (const k of other) { dl.appendChild(el('dt', null, k)); dl.appendChild(el('dd', null, valueNode(row[k]))); }
+      parts.push(el('h2', null, 'Other fields'), dl);
+    }
+    if (row.evidence && Object.keys(row.evidence).length) {
+      parts.push(el('details', null, el('summary', null, 'All evidence (JSON)'),
+        el('pre', { class: 'text' }, JSON.stringify(row.evidence, null, 2))));
+    }
+    return parts;
+  }
+
+  function samplePage(index) {
+    const row = rows[index];
+    if (!row) return [el('p', null, 'No sample ' + (index + 1) + '.')];
+    return [el('p', null, link('← all samples', '#'),
+      index > 0 ? ' · ' : '', index > 0 ? link('previous', '#sample=' + (index - 1)) : '',
+      index + 1 < rows.length ? ' · ' : '', index + 1 < rows.length ? link('next', '#sample=' + (index + 1)) : ''),
+      el('h2', { id: 'sample-title' }, 'Sample ' + (index + 1) + (row.id !== undefined ? ' (' + str(row.id) + ')' : '')),
+      ...sampleBody(row)];
+  }
+
+  // ================= a comparison =================
+  function verdict(m, alpha) {
+    if (!m.n) return ['no pairs', 'muted'];
+    const lo = m.higher_is_better ? m.ci95[0] : -m.ci95[1];
+    const hi = m.higher_is_better ? m.ci95[1] : -m.ci95[0];
+    if (m.p_holm < alpha && lo > 0) return ['better', 'better'];
+    if (m.p_holm < alpha && hi < 0) return ['worse', 'worse'];
+    return ['no significant change', 'muted'];
+  }
+
+  function compareOverview() {
+    const c = data.comparison;
+    const runs = el('dl', { class: 'identity', id: 'identity' });
+    for (const [label, value] of [['ragmeter', c.ragmeter_version], ['base', c.base], ['new', c.new],
+      ['matched', c.matched], ['only in base', c.only_in_base.length], ['only in new', c.only_in_new.length]]) {
+      runs.appendChild(el('dt', null, label));
+      runs.appendChild(el('dd', null, str(value)));
+    }
+    const parts = [el('h2', null, 'Runs'), runs];
+    const table = el('table', { id: 'comparison' });
+    table.appendChild(el('tr', null, ['metric', 'direction', 'n', 'base', 'new', 'diff (new - base)', '95% CI of diff', 'p (sign-flip)',
+      'p Holm', 'win / tie / loss', 'verdict'].map((h, i) => el('th', { class: i >= 2 && i <= 8 ? 'num' : '' }, h))));
+    for (const m of c.metrics) {
+      const [text, cls] = verdict(m, c.alpha);
+      table.appendChild(el('tr', { 'data-metric': m.metric }, el('td', null, m.metric), el('td', { class: 'dir' }, dirLabel(m.higher_is_better)),
+        el('td', { class: 'num' }, m.n), el('td', { class: 'num' }, fmt(m.mean_base)), el('td', { class: 'num' }, fmt(m.mean_new)),
+        el('td', { class: 'num' }, signed(m.mean_diff)),
+        el('td', { class: 'num' }, m.ci95 ? '[' + signed(m.ci95[0]) + ', ' + signed(m.ci95[1]) + ']' : '-'),
+        el('td', { class: 'num' }, pvalue(m.p_value) + (m.p_exact ? ' exact' : ' MC')), el('td', { class: 'num' }, pvalue(m.p_holm)),
+        el('td', { class: 'num' }, m.wins + ' / ' + m.ties + ' / ' + m.losses), el('td', { class: cls }, text)));
+    }
+    parts.push(el('h2', null, 'Metrics'), table,
+      el('p', { class: 'muted' }, 'diff: paired mean difference with a paired bootstrap 95% interval; p: paired sign-flip test; ' +
+        'p Holm: corrected across the metrics; a verdict needs p Holm < ' + c.alpha + ' and an interval clear of 0.'));
+    for (const [label, keys] of [['Only in base', c.only_in_base], ['Only in new', c.only_in_new]]) {
+      if (keys.length) parts.push(el('h2', null, label + ' (' + keys.length + ')'), el('ul', null, keys.map((k) => el('li', null, k))));
+    }
+    parts.push(el('h2', null, 'Samples that changed most'));
+    for (const m of c.metrics) {
+      if (!m.top_changes.length) continue;
+      parts.push(el('h2', null, m.metric));
+      for (const ch of m.top_changes) {
+        const side = (title, row, score) => {
+          const claims = collectClaims(row.evidence ? { [m.metric]: row.evidence[m.metric] } : {});
+          return el('div', null, el('h3', null, title + ': ' + fmt(score)),
+            el('div', { class: 'text' }, str(field(row, ['response', 'answer']))),
+            contextsBlock(field(row, ['retrieved_contexts', 'contexts']), claims), claimsTable(claims),
+            scoresTable(row, m.metric));
+        };
+        parts.push(el('div', { class: 'change' }, el('div', null, el('strong', null, signed(ch.oriented_diff)), ' ', ch.key),
+          el('div', { class: 'side' }, side('base', ch.base_row, ch.base), side('new', ch.new_row, ch.new))));
+      }
+    }
+    return parts;
+  }
+
+  // ================= routing =================
+  function render() {
+    clear(app);
+    clear(nav);
+    nav.appendChild(link('overview', '#'));
+    let parts;
+    if (data.kind === 'compare') {
+      document.getElementById('title').textContent = 'ragmeter comparison';
+      parts = compareOverview();
+    } else {
+      const match = /^#sample=(\d+)$/.exec(location.hash);
+      tableHost = null;
+      parts = match ? samplePage(Number(match[1])) : runOverview();
+    }
+    for (const p of parts.flat()) app.appendChild(p);
+    window.scrollTo(0, 0);
+    if (!document.body.dataset.rendered) {
+      // Milliseconds from navigation start to the first complete render (bench/report_render.py).
+      document.body.dataset.renderMs = String(Math.round(performance.now()));
+    }
+    document.body.setAttribute('data-rendered', '1');
+  }
+  window.addEventListener('hashchange', render);
+  render();
+})();

@@ -1,0 +1,145 @@
+"""The HTML report in a real browser: Debian's Chromium, headless, driven over the DevTools
+protocol (tests/report/chromium.py). The report of a run of the bundled example loads with no
+console error, shows the run's identity, metrics and sample table, filters and opens a
+sample page; a screenshot is written (docs/report.md uses it). A run over hostile data (HTML,
+script and javascript: URL payloads in every field, in the file name too) executes nothing:
+each payload would set window.__pwned or call console.error if it ran.
+"""
+
+import json
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "halueval_rag.jsonl"
+METRICS = "token_f1,faithfulness,context_recall,ragchecker_hallucination,context_entity_recall,ndcg@4"
+
+
+def text_of(browser, selector):
+    return browser.eval(f"document.querySelector({json.dumps(selector)})?.textContent ?? null")
+
+
+def test_report_of_the_example_loads_filters_and_opens_a_sample(ragmeter, browser, tmp_path, artifacts):
+    rows = [json.loads(l) for l in EXAMPLE.read_text().splitlines() if l.strip()]
+    # Two rows without a reference: their reference-needing metrics are skipped.
+    for r in rows[:2]:
+        del r["reference"]
+    data = tmp_path / "example.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    html = tmp_path / "report.html"
+    ragmeter("eval", data, "-m", METRICS, "--out", tmp_path / "results.jsonl", "--summary",
+             tmp_path / "summary.json", "--report", html, "-q")
+    browser.open(html)
+    browser.wait_until("document.body.dataset.rendered === '1'")
+    assert browser.errors() == []
+    # Identity, metrics and the sample table are there.
+    assert text_of(browser, "#identity [data-key=dataset]") == str(data)
+    assert len(text_of(browser, "#identity [data-key=dataset_sha256]")) == 64
+    assert browser.eval("document.querySelectorAll('#metrics tr[data-metric]').length") == 6
+    direction = text_of(browser, "#metrics tr[data-metric=ragchecker_hallucination] .dir")
+    assert "lower is better" in direction
+    assert browser.eval("document.querySelectorAll('#sample-table tr.sample-row').length") == 30
+    browser.screenshot(artifacts / "report.png")
+
+    # Filter: token_f1 rows that were skipped are exactly the two without a reference.
+    browser.eval("""(() => { const m = document.getElementById('filter-metric'); m.value = 'token_f1';
+        m.dispatchEvent(new Event('change'));
+        const s = document.getElementById('filter-status'); s.value = 'skipped';
+        s.dispatchEvent(new Event('change')); })()""")
+    assert text_of(browser, "#match-count") == "2 of 30 samples"
+    shown = browser.eval("[...document.querySelectorAll('#sample-table tr.sample-row')].map(r => r.dataset.index)")
+    assert shown == ["0", "1"]
+    # A score range filter: token_f1 of 1 exactly.
+    browser.eval("""(() => { const s = document.getElementById('filter-status'); s.value = 'any';
+        s.dispatchEvent(new Event('change'));
+        const lo = document.getElementById('filter-min'); lo.value = '1'; lo.dispatchEvent(new Event('input')); })()""")
+    results = [json.loads(l) for l in (tmp_path / "results.jsonl").read_text().splitlines()]
+    perfect = sum(1 for r in results if r["status"]["token_f1"] == "ok" and r["scores"]["token_f1"] >= 1)
+    assert text_of(browser, "#match-count") == f"{perfect} of 30 samples"
+
+    # A sample page: click the third row.
+    browser.eval("document.querySelector('#sample-table tr.sample-row').click()")
+    browser.wait_until("document.getElementById('sample-question') !== null")
+    index = int(browser.eval("location.hash.split('=')[1]"))
+    row = rows[index]
+    assert text_of(browser, "#sample-question") == row["user_input"]
+    assert text_of(browser, "#sample-response") == row["response"]
+    contexts = browser.eval("document.querySelectorAll('.context').length")
+    assert contexts == len(row["retrieved_contexts"])
+    # Every claim's supporting passages are marked, as the evidence says.
+    evidence = results[index]["evidence"]
+    supporting = sorted({j for ev in evidence.values() if isinstance(ev, dict)
+                         for c in ev.get("claims", []) if c["verdict"] == "Entailment"
+                         for j in c["chunks"]})
+    assert supporting  # this sample has supported claims to mark
+    marked = browser.eval("[...document.querySelectorAll('.context.supports')].map(c => Number(c.dataset.context))")
+    assert marked == supporting
+    assert browser.eval("document.querySelectorAll('#claims tr').length") > 1
+    assert browser.errors() == []
+    browser.screenshot(artifacts / "report-sample.png")
+
+
+PAYLOADS = [
+    "<script>window.__pwned = 1</script>",
+    "</script><script>window.__pwned = 2</script>",
+    "\"><img src=x onerror=\"window.__pwned = 3; console.error('pwned')\">",
+    "'><svg onload=window.__pwned=4>",
+    "javascript:window.__pwned=5",
+    "<!--<script>window.__pwned = 6</script>",
+    "\u2028\u2029</SCRIPT ><iframe src=\"javascript:parent.__pwned=7\">",
+]
+
+
+def test_hostile_data_executes_nothing(ragmeter, browser, tmp_path):
+    rows = []
+    for i, p in enumerate(PAYLOADS):
+        rows.append({"id": p, "user_input": p + " question", "response": p, "reference": p,
+                     "retrieved_contexts": [p, "plain " + p], "source": p,
+                     "url": "javascript:window.__pwned=8", "link": "https://example.com/doc?x=" + str(i),
+                     p: p})
+    name = "x\"><img src=x onerror=window.__pwned=9>.jsonl"
+    data = tmp_path / name
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    html = tmp_path / "hostile.html"
+    results = tmp_path / "r\"><svg onload=window.__pwned=10>.jsonl"
+    ragmeter("eval", data, "-m", "token_f1,faithfulness,context_recall", "--out", results,
+             "--summary", tmp_path / "s.json", "--report", html, "-q")
+    page = html.read_text()
+    assert page.count("<script") == 2 and page.count("</script") == 2  # ours only
+    browser.open(html)
+    browser.wait_until("document.body.dataset.rendered === '1'")
+    checks = "typeof window.__pwned === 'undefined' && document.querySelectorAll('img,iframe,svg,script').length === 2"
+    assert browser.eval(checks)  # the two scripts are ours; no image, frame or svg was made
+    for i in range(len(PAYLOADS)):
+        browser.eval(f"location.hash = '#sample={i}'")
+        browser.wait_until(f"document.getElementById('sample-title')?.textContent.startsWith('Sample {i + 1}')")
+        assert text_of(browser, "#sample-response") == PAYLOADS[i]  # shown as text, exactly
+        assert browser.eval(checks)
+        assert browser.eval("[...document.querySelectorAll('a')].every(a => /^(https?:|#)/.test(a.getAttribute('href')))")
+        assert browser.eval("document.querySelectorAll('a[href^=\"https://example.com/doc\"]').length") == 1
+    browser.eval("location.hash = '#'")
+    browser.wait_until("document.getElementById('filter-search') !== null")
+    browser.eval("""(() => { const s = document.getElementById('filter-search');
+        s.value = '<script>'; s.dispatchEvent(new Event('input')); })()""")
+    assert text_of(browser, "#match-count") == "3 of 7 samples"  # payloads 0, 1 and 5 contain it
+    assert browser.eval(checks)
+    assert browser.errors() == []
+
+
+def test_comparison_report_loads_with_both_runs_side_by_side(ragmeter, browser, tmp_path, artifacts):
+    rows = [json.loads(l) for l in EXAMPLE.read_text().splitlines() if l.strip()]
+    for k, name in ((2, "base"), (4, "new")):
+        cut = [dict(r, retrieved_contexts=r["retrieved_contexts"][:k],
+                    retrieved_context_ids=r["retrieved_context_ids"][:k]) for r in rows]
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in cut))
+        ragmeter("eval", tmp_path / f"{name}.jsonl", "-m", "recall,context_recall,token_f1", "--out",
+                 tmp_path / f"{name}-results.jsonl", "-q")
+    html = tmp_path / "comparison.html"
+    ragmeter("compare", tmp_path / "base-results.jsonl", tmp_path / "new-results.jsonl", "--html", html)
+    browser.open(html)
+    browser.wait_until("document.body.dataset.rendered === '1'")
+    assert browser.errors() == []
+    assert browser.eval("document.querySelectorAll('#comparison tr[data-metric]').length") == 3
+    assert text_of(browser, "#comparison tr[data-metric=recall] td:last-child") == "better"
+    assert text_of(browser, "#comparison tr[data-metric=token_f1] td:last-child") == "no significant change"
+    assert browser.eval("document.querySelectorAll('.change .side').length") > 0
+    browser.screenshot(artifacts / "comparison.png")
