@@ -40,14 +40,16 @@ struct ReportInput {
 // cannot be opened.
 Status read_results_rows(const std::string& path, std::vector<nlohmann::ordered_json>* rows);
 
-// The data the page's script reads: {"kind": "run" | "compare", "identity", "metrics",
-// "usage", "rows"} or {"kind": "compare", "comparison"}. Exposed for tests.
+// The data the page's script reads first: {"kind": "run", "identity", "metrics", "usage",
+// "table"} (the sample table by column) or {"kind": "compare", "comparison"}. The rows
+// themselves go into a second block, one JSON object per line (claim and chunk ids left
+// out of their evidence), parsed one at a time when a sample is opened. Exposed for tests.
 nlohmann::ordered_json report_data(const ReportInput& input);
 
-// JSON text safe inside an HTML <script> element: `value` serialised with `<`, `>`, `&`,
-// U+2028 and U+2029 written as \u003c, \u003e, \u0026, \u2028, \u2029 (all of which
-// can only occur inside JSON strings, where the escape means the same character).
-// Invalid UTF-8 is replaced by U+FFFD.
+// JSON text safe inside an HTML <script> element: `value` serialised in ASCII, every other
+// character as a \u escape (U+2028 and U+2029 included), and `<`, `>`, `&` written as
+// \u003c, \u003e, \u0026 (all of which can only occur inside JSON strings, where the
+// escape means the same character). Invalid UTF-8 is replaced by U+FFFD.
 std::string json_for_script(const nlohmann::ordered_json& value);
 
 // The whole HTML page.

@@ -1,7 +1,9 @@
 // The single-file HTML report: the page template (src/report/report.{html,css,js},
 // embedded at build time by ragmeter_embed_report in cmake/embed_prompts.cmake) with the
 // data inlined as JSON.
+#include <algorithm>
 #include <fstream>
+#include <sstream>
 #include <map>
 
 #include "ragmeter/dataset.h"
@@ -128,6 +130,102 @@ Status read_results_rows(const std::string& path, std::vector<Json>* rows) {
   return ok_status();
 }
 
+namespace {
+
+// The sample table's data, by column: ids and questions, then per metric its scores (null
+// unless ok), its statuses as one string ('o' ok, 's' skipped, 'f' failed) and its reasons
+// as distinct texts plus an index per row (-1: none). Columns keep the first render of a
+// large run to one small JSON.parse; the rows themselves are parsed one at a time.
+Json table_of(const ReportInput& input, const Json& metrics) {
+  Json ids = Json::array(), questions = Json::array();
+  Json scores = Json::object(), status = Json::object(), reasons = Json::object();
+  std::vector<std::string> names;
+  std::vector<std::map<std::string, int>> reason_index(metrics.size());
+  for (const Json& m : metrics) {
+    names.push_back(m["name"].get<std::string>());
+    scores[names.back()] = Json::array();
+    status[names.back()] = "";
+    reasons[names.back()] = {{"values", Json::array()}, {"rows", Json::array()}};
+  }
+  for (const Json& row : input.rows) {
+    auto id = row.find("id");
+    ids.push_back(id != row.end() ? *id : Json(nullptr));
+    auto question = row.find("user_input");
+    if (question == row.end()) question = row.find("question");
+    questions.push_back(question != row.end() && question->is_string() ? *question : Json(""));
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      const std::string& name = names[k];
+      std::string s;
+      if (row.contains("status") && row["status"].is_object() && row["status"].contains(name) &&
+          row["status"][name].is_string()) {
+        s = row["status"][name].get<std::string>();
+      }
+      bool ok = s == "ok" && row.contains("scores") && row["scores"].is_object() &&
+                row["scores"].contains(name) && row["scores"][name].is_number();
+      scores[name].push_back(ok ? row["scores"][name] : Json(nullptr));
+      status[name].get_ref<std::string&>() += ok ? 'o' : s == "skipped" ? 's' : 'f';
+      int index = -1;
+      if (row.contains("reasons") && row["reasons"].is_object() && row["reasons"].contains(name) &&
+          row["reasons"][name].is_string()) {
+        const std::string& reason = row["reasons"][name].get_ref<const std::string&>();
+        auto [it, inserted] = reason_index[k].try_emplace(reason, static_cast<int>(reason_index[k].size()));
+        if (inserted) reasons[name]["values"].push_back(reason);
+        index = it->second;
+      }
+      reasons[name]["rows"].push_back(index);
+    }
+  }
+  return {{"ids", std::move(ids)}, {"questions", std::move(questions)}, {"scores", std::move(scores)},
+          {"status", std::move(status)}, {"reasons", std::move(reasons)}};
+}
+
+bool is_content_id(const Json& value) {
+  if (!value.is_string()) return false;
+  const std::string& text = value.get_ref<const std::string&>();
+  return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+// Claim and chunk ids (64 hex digits, for the judge cache) mean nothing to a reader and
+// were a sixth of a report's size: they are left out of the evidence the page shows.
+void drop_content_ids(Json* value) {
+  if (value->is_object()) {
+    auto id = value->find("id");
+    if (id != value->end() && is_content_id(*id)) value->erase(id);
+    for (auto& [key, child] : value->items()) drop_content_ids(&child);
+  } else if (value->is_array()) {
+    for (auto& child : *value) drop_content_ids(&child);
+  }
+}
+
+// Writes the page: the template with its style and script, the data block and the rows
+// block (one row's JSON per line, so the page can parse a single row when it is opened).
+void write_page(std::ostream& out, const ReportInput& input) {
+  std::string page(report_assets::k_report_html);
+  replace_all(&page, "/*RAGMETER_CSS*/", report_assets::k_report_css);
+  replace_all(&page, "/*RAGMETER_JS*/", report_assets::k_report_js);
+  const std::string_view kData = "/*RAGMETER_DATA*/", kRows = "/*RAGMETER_ROWS*/";
+  std::size_t data_at = page.find(kData), rows_at = page.find(kRows);
+  out << std::string_view(page).substr(0, data_at);
+  out << json_for_script(report_data(input));
+  out << std::string_view(page).substr(data_at + kData.size(), rows_at - data_at - kData.size());
+  if (input.comparison.is_null()) {
+    for (const Json& row : input.rows) {
+      if (row.contains("evidence")) {
+        Json copy = row;
+        drop_content_ids(&copy["evidence"]);
+        out << json_for_script(copy) << '\n';
+      } else {
+        out << json_for_script(row) << '\n';
+      }
+    }
+  }
+  out << std::string_view(page).substr(rows_at + kRows.size());
+}
+
+}  // namespace
+
 Json report_data(const ReportInput& input) {
   if (!input.comparison.is_null()) return {{"kind", "compare"}, {"comparison", input.comparison}};
   Json data;
@@ -136,26 +234,23 @@ Json report_data(const ReportInput& input) {
   data["metrics"] = metrics_of(input);
   data["usage"] = input.summary.is_object() && input.summary.contains("usage") ? input.summary["usage"]
                                                                               : Json(nullptr);
-  data["rows"] = input.rows;
+  data["table"] = table_of(input, data["metrics"]);
   return data;
 }
 
 std::string json_for_script(const Json& value) {
-  std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // ASCII only (\u escapes for the rest): U+2028 and U+2029 come out escaped, and an ASCII
+  // page lets the browser keep the text in one byte per character.
+  std::string text = value.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
   std::string out;
   out.reserve(text.size() + text.size() / 16);
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
+  for (char c : text) {
     if (c == '<') {
       out += "\\u003c";
     } else if (c == '>') {
       out += "\\u003e";
     } else if (c == '&') {
       out += "\\u0026";
-    } else if (c == '\xE2' && i + 2 < text.size() && text[i + 1] == '\x80' &&
-               (text[i + 2] == '\xA8' || text[i + 2] == '\xA9')) {
-      out += text[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
-      i += 2;
     } else {
       out += c;
     }
@@ -164,18 +259,14 @@ std::string json_for_script(const Json& value) {
 }
 
 std::string render_report(const ReportInput& input) {
-  std::string page(report_assets::k_report_html);
-  // The data goes in last, so no template marker inside the data can be replaced.
-  replace_all(&page, "/*RAGMETER_CSS*/", report_assets::k_report_css);
-  replace_all(&page, "/*RAGMETER_JS*/", report_assets::k_report_js);
-  std::size_t at = page.find("/*RAGMETER_DATA*/");
-  if (at != std::string::npos) page.replace(at, 17, json_for_script(report_data(input)));
-  return page;
+  std::ostringstream out;
+  write_page(out, input);
+  return out.str();
 }
 
 Status write_report(const std::string& path, const ReportInput& input) {
   std::ofstream out(path, std::ios::binary);
-  out << render_report(input);
+  write_page(out, input);
   out.close();
   if (!out) return invalid_argument("cannot write the report " + path);
   return ok_status();

@@ -82,19 +82,33 @@
   }
 
   // ================= a run =================
-  const rows = data.rows || [];
   const metrics = data.metrics || [];
+  const table = data.table || { ids: [], questions: [], scores: {}, status: {}, reasons: {} };
+  const rowCount = table.ids.length;
+  // The rows' own JSON, one per line in the second data block, parsed when a sample is opened.
+  let rowsText = null;
+  const rowStarts = [0];
+  function rowAt(i) {
+    if (i < 0 || i >= rowCount) return null;
+    if (rowsText === null) rowsText = document.getElementById('ragmeter-rows').textContent;
+    while (rowStarts.length <= i + 1) {
+      const end = rowsText.indexOf('\n', rowStarts[rowStarts.length - 1]);
+      rowStarts.push(end < 0 ? rowsText.length : end + 1);
+    }
+    return JSON.parse(rowsText.slice(rowStarts[i], rowStarts[i + 1]));
+  }
   const scoreCache = new Map();  // metric -> {scores: Float64Array, status: Int8Array}
   const STATUS = ['ok', 'skipped', 'failed'];
   function metricColumn(name) {
     if (scoreCache.has(name)) return scoreCache.get(name);
-    const scores = new Float64Array(rows.length);
-    const status = new Int8Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i];
-      const s = r.status ? r.status[name] : undefined;
-      status[i] = s === 'ok' ? 0 : s === 'skipped' ? 1 : 2;
-      scores[i] = s === 'ok' && r.scores && typeof r.scores[name] === 'number' ? r.scores[name] : NaN;
+    const scores = new Float64Array(rowCount);
+    const status = new Int8Array(rowCount);
+    const given = table.scores[name] || [];
+    const codes = table.status[name] || '';
+    for (let i = 0; i < rowCount; i++) {
+      const c = codes.charCodeAt(i);
+      status[i] = c === 111 ? 0 : c === 115 ? 1 : 2;  // 'o', 's', else failed
+      scores[i] = status[i] === 0 && typeof given[i] === 'number' ? given[i] : NaN;
     }
     const column = { scores, status };
     scoreCache.set(name, column);
@@ -150,7 +164,7 @@
     const hi = state.max === '' ? Infinity : Number(state.max);
     const needle = state.search.toLowerCase();
     const out = [];
-    for (let i = 0; i < rows.length; i++) {
+    for (let i = 0; i < rowCount; i++) {
       if (column) {
         if (wanted >= 0 && column.status[i] !== wanted) continue;
         if (lo !== -Infinity || hi !== Infinity) {
@@ -158,8 +172,8 @@
           if (Number.isNaN(v) || v < lo || v > hi) continue;
         }
       }
-      if (needle && !str(field(rows[i], ['user_input', 'question'])).toLowerCase().includes(needle) &&
-          !str(rows[i].id).toLowerCase().includes(needle)) continue;
+      if (needle && !str(table.questions[i]).toLowerCase().includes(needle) &&
+          !str(table.ids[i]).toLowerCase().includes(needle)) continue;
       out.push(i);
     }
     if (state.sort === 'score' && column) {
@@ -222,18 +236,18 @@
     const pages = Math.max(1, Math.ceil(matches.length / PAGE_SIZE));
     state.page = Math.min(state.page, pages - 1);
     const column = state.metric ? metricColumn(state.metric) : null;
-    const table = el('table', { id: 'sample-table' });
-    table.appendChild(el('tr', null, sortHeader('#', 'index', true), el('th', null, 'id'),
+    const view = el('table', { id: 'sample-table' });
+    view.appendChild(el('tr', null, sortHeader('#', 'index', true), el('th', null, 'id'),
       el('th', null, 'question'), sortHeader(state.metric || 'score', 'score', true), el('th', null, 'status'),
       el('th', null, 'reason')));
     const first = state.page * PAGE_SIZE;
     for (const i of matches.slice(first, first + PAGE_SIZE)) {
-      const r = rows[i];
       const status = column ? STATUS[column.status[i]] : '';
-      const reason = r.reasons && state.metric ? r.reasons[state.metric] : '';
-      table.appendChild(el('tr', { class: 'sample-row', 'data-index': i, on: { click: () => { location.hash = '#sample=' + i; } } },
-        el('td', { class: 'num' }, i + 1), el('td', null, str(r.id)),
-        el('td', null, str(field(r, ['user_input', 'question'])).slice(0, 160)),
+      const reasons = state.metric ? table.reasons[state.metric] : null;
+      const reason = reasons && reasons.rows[i] >= 0 ? reasons.values[reasons.rows[i]] : '';
+      view.appendChild(el('tr', { class: 'sample-row', 'data-index': i, on: { click: () => { location.hash = '#sample=' + i; } } },
+        el('td', { class: 'num' }, i + 1), el('td', null, str(table.ids[i])),
+        el('td', null, str(table.questions[i]).slice(0, 160)),
         el('td', { class: 'num' }, column ? fmt(column.scores[i]) : ''), el('td', { class: status }, status),
         el('td', { class: 'muted' }, str(reason))));
     }
@@ -241,10 +255,10 @@
       el('button', { id: 'page-prev', on: { click: () => { if (state.page > 0) { state.page--; drawTable(); } } } }, '‹ previous'),
       el('span', { id: 'page-info' }, 'page ' + (state.page + 1) + ' of ' + pages),
       el('button', { id: 'page-next', on: { click: () => { if (state.page + 1 < pages) { state.page++; drawTable(); } } } }, 'next ›'),
-      el('span', { id: 'match-count', class: 'muted' }, matches.length + ' of ' + rows.length + ' samples'));
+      el('span', { id: 'match-count', class: 'muted' }, matches.length + ' of ' + rowCount + ' samples'));
     clear(tableHost);
     tableHost.appendChild(pager);
-    tableHost.appendChild(table);
+    tableHost.appendChild(view);
   }
 
   function runOverview() {
@@ -346,11 +360,11 @@
   }
 
   function samplePage(index) {
-    const row = rows[index];
+    const row = rowAt(index);
     if (!row) return [el('p', null, 'No sample ' + (index + 1) + '.')];
     return [el('p', null, link('← all samples', '#'),
       index > 0 ? ' · ' : '', index > 0 ? link('previous', '#sample=' + (index - 1)) : '',
-      index + 1 < rows.length ? ' · ' : '', index + 1 < rows.length ? link('next', '#sample=' + (index + 1)) : ''),
+      index + 1 < rowCount ? ' · ' : '', index + 1 < rowCount ? link('next', '#sample=' + (index + 1)) : ''),
       el('h2', { id: 'sample-title' }, 'Sample ' + (index + 1) + (row.id !== undefined ? ' (' + str(row.id) + ')' : '')),
       ...sampleBody(row)];
   }

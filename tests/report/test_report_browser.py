@@ -104,11 +104,11 @@ def test_hostile_data_executes_nothing(ragmeter, browser, tmp_path):
     ragmeter("eval", data, "-m", "token_f1,faithfulness,context_recall", "--out", results,
              "--summary", tmp_path / "s.json", "--report", html, "-q")
     page = html.read_text()
-    assert page.count("<script") == 2 and page.count("</script") == 2  # ours only
+    assert page.count("<script") == 3 and page.count("</script") == 3  # ours only
     browser.open(html)
     browser.wait_until("document.body.dataset.rendered === '1'")
-    checks = "typeof window.__pwned === 'undefined' && document.querySelectorAll('img,iframe,svg,script').length === 2"
-    assert browser.eval(checks)  # the two scripts are ours; no image, frame or svg was made
+    checks = "typeof window.__pwned === 'undefined' && document.querySelectorAll('img,iframe,svg,script').length === 3"
+    assert browser.eval(checks)  # the three scripts are ours; no image, frame or svg was made
     for i in range(len(PAYLOADS)):
         browser.eval(f"location.hash = '#sample={i}'")
         browser.wait_until(f"document.getElementById('sample-title')?.textContent.startsWith('Sample {i + 1}')")
