@@ -726,8 +726,13 @@ void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse r
     publish_limits();
     // A 2xx whose body is not a JSON object (empty, an HTML page from a proxy, cut
     // short) is a server fault like a 5xx: retried within the budget, and the reason
-    // says what came back.
-    if (Status envelope = check_reply_envelope(call->last_.body); !envelope.ok()) {
+    // says what came back. An event stream (a streamed chat reply) is not one JSON
+    // object; its chunks are checked when the stream is parsed.
+    auto type = call->last_.headers.find("content-type");
+    bool streamed = is_event_stream(
+        type == call->last_.headers.end() ? std::string() : type->second, call->last_.body);
+    Status envelope = streamed ? ok_status() : check_reply_envelope(call->last_.body);
+    if (!envelope.ok()) {
       retry_or_fail(call, backoff_seconds(call->exchange_attempts_ - 1, options_.retry, random_),
                     unavailable("HTTP " + std::to_string(status) + " from the server, but " +
                                 envelope.message() + " (" +
