@@ -3,7 +3,7 @@ restarted server on another port, or localhost for 127.0.0.1, hits; another mode
 Calls are counted at the FAKE server (tests/fakes/fake_llm_server.cc, not a model)."""
 import json
 
-from conftest import JUDGE_REPLY, fake_stats
+from cli_shared import JUDGE_REPLY, fake_stats
 
 
 def test_a_restarted_server_on_another_port_or_localhost_hits_the_cache(run, tmp_path,

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from conftest import BUILD, REPO
+from cli_shared import BUILD, REPO
 
 MODEL_DIR = pathlib.Path(os.environ.get("RAGMETER_EMBEDDER_MODEL", pathlib.Path(os.environ.get(
     "RAGMETER_CACHE", pathlib.Path.home() / ".cache" / "ragmeter")) / "models" / "all-MiniLM-L6-v2"))

@@ -3,7 +3,7 @@ import csv
 import io
 import json
 
-from conftest import REPO
+from cli_shared import REPO
 
 EXAMPLE = REPO / "examples" / "halueval_rag.jsonl"
 

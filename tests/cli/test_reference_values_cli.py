@@ -1,7 +1,7 @@
 """End to end: scores written by `ragmeter eval` equal the Python references on real text."""
 import json
 
-from conftest import REPO
+from cli_shared import REPO
 
 
 def test_cli_scores_equal_reference_implementations(run, tmp_path):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from conftest import JUDGE_REPLY as REPLY, JUDGE_ROW as ROW, fake_script
+from cli_shared import JUDGE_REPLY as REPLY, JUDGE_ROW as ROW, fake_script
 
 KEY = "sk-planted-4f1c9e2b7a6d5e3f0a9b8c7d"
 
