@@ -25,6 +25,10 @@ echo "== unit tests and examples"
 ctest --test-dir build --output-on-failure
 
 echo "== unit tests under address + undefined sanitizers"
+if command -v ccache >/dev/null; then  # as scripts/build.sh: reuse objects across clones
+  export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}"
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+fi
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAGMETER_WERROR=ON \
   -DRAGMETER_SANITIZE=ON -DRAGMETER_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan -j "$(nproc)" --target ragmeter_tests
