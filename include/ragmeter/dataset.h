@@ -24,6 +24,9 @@ struct Row {
   nlohmann::ordered_json fields;
   std::int64_t line = 0;   // 1-based line where the row starts
   std::int64_t index = 0;  // 0-based position among all rows read, good or bad
+  // What is odd but not wrong about the row, e.g. "duplicate key 'response': the last
+  // value is used"; a CSV header's repeated column is reported with the first row.
+  std::vector<std::string> warnings;
 };
 
 // Why one row could not be read.
@@ -64,9 +67,13 @@ class RowReader {
 // first record names the fields; an empty name becomes "Unnamed: <i>" and a repeated
 // one gets ".1", ".2", ... as pandas.read_csv names them. NotFound when the file
 // cannot be opened; InvalidArgument for a directory or, with kAuto, an unknown
-// extension.
+// extension. `rows_path` (JSON only) names the array of rows inside a top-level object
+// by its keys, dotted: "data" for {"data": [...]}; the rest of the document is not read.
+// A JSON document that is not an array of rows (at rows_path) is InvalidArgument here,
+// "file:line:column: what", since it is unusable input rather than one bad row.
 StatusOr<std::unique_ptr<RowReader>> open_dataset(const std::string& path,
-                                                  DatasetFormat format = DatasetFormat::kAuto);
+                                                  DatasetFormat format = DatasetFormat::kAuto,
+                                                  const std::string& rows_path = "");
 
 // A reader over rows already in memory (a Python binding's converted dicts, a test's
 // rows), so they go through the same checks as rows read from a file. Takes the rows by

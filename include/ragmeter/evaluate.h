@@ -71,6 +71,9 @@ class ResultSink {
   virtual Status take_row(Row&& row, std::vector<MetricResult>&& results) {
     return on_row(row, results);
   }
+  // After the last row (also when a run is interrupted or stopped by --strict): write
+  // whatever is held back.
+  virtual Status finish() { return ok_status(); }
 };
 
 struct MetricSummary {
@@ -118,7 +121,8 @@ using ProgressCallback = std::function<void(std::int64_t rows_seen)>;
 // rejected row goes to sink.on_rejected and the run goes on, unless options.strict,
 // where the first one ends the run with InvalidArgument. Rows reach the sink in input
 // order, from the calling thread. Returns the summary (EvalSummary::cancelled when
-// options.cancel stopped it), or the first error the sink returned.
+// options.cancel stopped it), or the first error the sink returned; InvalidArgument
+// when the reader has no rows at all (an empty file, a CSV with only a header).
 // Thread-safety: one call uses its reader and sink alone; several calls may run at once
 // and share a judge (judges are thread-safe). Metric functions that throw are turned
 // into `failed` results; nothing here throws, except std::bad_alloc.

@@ -109,6 +109,15 @@ struct LlmJudgeOptions {
 // InvalidArgument when options.chat is null.
 StatusOr<std::shared_ptr<Judge>> make_llm_judge(LlmJudgeOptions options);
 
+// The offline judge (make_offline_judge) with similarities from an embeddings server:
+// for a run with an embedder and no chat model. semantic_similarity, answer_relevancy's
+// similarities and answer_correctness's similarity part embed through `embedder` (one
+// request per similarity, counted as "embeddings" in usage_by_call); everything else is
+// the offline judge's. `endpoint` is the embedder's, for cache keys and the description.
+// A null `embedder` gives the plain offline judge. Thread-safe.
+std::shared_ptr<Judge> make_offline_judge_with_embedder(std::shared_ptr<llm::Client> embedder,
+                                                        llm::EndpointOptions endpoint);
+
 // ---- Planning (--dry-run) --------------------------------------------------------
 
 // The calls the LLM judge would make for one sample and the requested metrics, before

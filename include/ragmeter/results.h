@@ -23,7 +23,8 @@ namespace ragmeter {
 std::unique_ptr<ResultSink> make_jsonl_result_writer(std::ostream& out,
                                                      std::vector<MetricRequest> metrics);
 
-// Writes CSV: a header from the first row's fields, then per metric the columns
+// Writes CSV: a header from the first good row's fields (rejected rows before it are
+// held back until it comes, or until finish()), then per metric the columns
 // `<metric>`, `<metric>_status`, `<metric>_reason`; fields a later row has that the
 // header lacks go to a final `extra_fields` column as a JSON object. Nested values are
 // written as JSON text. Evidence is left out (it is in the JSONL output). A rejected row
@@ -37,6 +38,7 @@ class FanOutSink : public ResultSink {
   void add(ResultSink* sink) { sinks_.push_back(sink); }
   Status on_row(const Row& row, const std::vector<MetricResult>& results) override;
   Status on_rejected(const RowError& error) override;
+  Status finish() override;
 
  private:
   std::vector<ResultSink*> sinks_;
@@ -86,6 +88,11 @@ nlohmann::ordered_json summary_to_json(const EvalSummary& summary, const RunInfo
 // The exact text `ragmeter eval --summary FILE` writes: summary_to_json indented by 2,
 // then a newline. Thread-safe.
 std::string summary_json_text(const EvalSummary& summary, const RunInfo& info);
+
+// Whether `path` can be written, checked before a run pays for anything: OK, or
+// InvalidArgument "cannot write FLAG PATH: <the operating system's reason>". The file is
+// opened for writing without truncation; one that did not exist is removed again.
+Status check_output_path(const std::string& path, const std::string& flag);
 
 // A readable fixed-width table of the summary for the terminal.
 std::string format_summary_table(const EvalSummary& summary);

@@ -56,16 +56,23 @@ class Sample {
 // Column renames applied before field lookup: user column name -> ragmeter field name.
 using ColumnMap = std::map<std::string, std::string>;
 
-// Parses "a=b" (user column a holds field b). InvalidArgument on a missing '='.
+// Parses "a=b" (user column a holds field b). InvalidArgument on a missing '='. A
+// column with dots ("meta.question=user_input") is, when the row has no column of that
+// exact name, the path through nested objects (Hugging Face exports).
 Status parse_column_mapping(const std::string& spec, ColumnMap* map);
+
+// Whether the row has a non-null value for mapped column `column` (dotted paths as in
+// parse_column_mapping).
+bool row_has_column(const nlohmann::ordered_json& fields, const std::string& column);
 
 // The canonical field names, in the order the docs list them.
 const std::vector<std::string>& sample_field_names();
 
 // Builds a Sample from a row's fields. Lists may be JSON arrays or strings holding a
-// JSON array or a Python list literal (CSV exported by pandas); ids may be strings or
-// integers. On a field of the wrong type returns InvalidArgument whose message starts
-// with "field 'name':".
+// JSON array or a Python list literal (CSV exported by pandas). Text fields and text
+// list items must be JSON strings (a number or a boolean is an error, not text); ids may
+// be strings or integers. On a field of the wrong type returns InvalidArgument whose
+// message starts with "field 'name':".
 StatusOr<Sample> sample_from_json(const nlohmann::ordered_json& fields, const ColumnMap& column_map = {});
 
 }  // namespace ragmeter

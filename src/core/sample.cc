@@ -45,12 +45,29 @@ const Json* column_value(const Json& fields, std::string_view name) {
   return nullptr;
 }
 
+// A mapped column: the top-level column of that exact name, else, when the name has
+// dots, the value at that path of nested objects ("meta.question").
+const Json* mapped_column_value(const Json& fields, std::string_view column) {
+  if (const Json* value = column_value(fields, column)) return value;
+  if (column.find('.') == std::string_view::npos) return nullptr;
+  const Json* at = &fields;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = column.find('.', start);
+    if (!at->is_object()) return nullptr;
+    at = column_value(*at, column.substr(start, dot == std::string_view::npos
+                                                    ? std::string_view::npos
+                                                    : dot - start));
+    if (at == nullptr || dot == std::string_view::npos) return at;
+    start = dot + 1;
+  }
+}
+
 // `*found_name` views the column map or the alias table, which outlive the call.
 const Json* lookup(const Json& fields, std::string_view field, const ColumnMap& column_map,
                    std::string_view* found_name) {
   for (const auto& [column, target] : column_map) {
     if (target != field) continue;
-    if (const Json* value = column_value(fields, column)) {
+    if (const Json* value = mapped_column_value(fields, column)) {
       *found_name = column;
       return value;
     }
@@ -67,15 +84,21 @@ const Json* lookup(const Json& fields, std::string_view field, const ColumnMap& 
   return nullptr;
 }
 
+// One rule for text: a text field takes a JSON string and nothing else. A number or a
+// boolean is not silently turned into text ("response": 42 would otherwise match the
+// reference "42"); the row is rejected with the field named, as ragas's own sample
+// model (pydantic) rejects it.
 StatusOr<std::string> as_string(const Json& value, std::string_view name) {
   if (value.is_string()) return value.get<std::string>();
-  if (value.is_number()) return value.dump();
-  return field_error(name, std::string("expected a string, got ") + value.type_name());
+  return field_error(name, std::string("expected a string, got a ") + value.type_name() +
+                               " (quote it in the data if it is meant as text)");
 }
 
 // A list field: a JSON array, or a string holding a JSON array / Python list literal
-// (as CSV cells do). Items are strings; integer items (ids) become their decimal text.
-StatusOr<std::vector<std::string>> as_string_list(const Json& value, std::string_view name) {
+// (as CSV cells do). Items are strings; in id lists (`ids`), integer items are ids too
+// and become their decimal text.
+StatusOr<std::vector<std::string>> as_string_list(const Json& value, std::string_view name,
+                                                  bool ids) {
   const Json* list = &value;  // no copy of a JSON array: contexts can be long
   Json parsed_list;
   if (value.is_string()) {
@@ -97,11 +120,12 @@ StatusOr<std::vector<std::string>> as_string_list(const Json& value, std::string
     const Json& item = array[i];
     if (item.is_string()) {
       out.push_back(item.get<std::string>());
-    } else if (item.is_number_integer()) {
+    } else if (ids && item.is_number_integer()) {
       out.push_back(item.dump());
     } else {
-      return field_error(name, "item " + std::to_string(i) + " is " + item.type_name() +
-                                   ", expected a string or an integer");
+      return field_error(name, "item " + std::to_string(i) + " is a " + item.type_name() +
+                                   (ids ? ", expected a string or an integer"
+                                        : ", expected a string"));
     }
   }
   return out;
@@ -137,7 +161,7 @@ Status fill_list(const Json& fields, std::string_view field, const ColumnMap& ma
                  std::optional<std::vector<std::string>>* out) {
   std::string_view name;
   if (const Json* value = lookup(fields, field, map, &name)) {
-    RAGMETER_ASSIGN_OR_RETURN(*out, as_string_list(*value, name));
+    RAGMETER_ASSIGN_OR_RETURN(*out, as_string_list(*value, name, field.ends_with("_ids")));
   }
   return ok_status();
 }
@@ -150,7 +174,7 @@ Status fill_references(const Json& fields, const ColumnMap& map, Sample* sample)
   bool is_list = value->is_array() || (name == "ground_truths" && value->is_string() &&
                                        value->get_ref<const std::string&>().starts_with("["));
   if (is_list) {
-    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::string> references, as_string_list(*value, name));
+    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::string> references, as_string_list(*value, name, false));
     sample->set_references(std::move(references));
     return ok_status();
   }
@@ -173,6 +197,10 @@ Status parse_column_mapping(const std::string& spec, ColumnMap* map) {
   }
   (*map)[spec.substr(0, eq)] = target;
   return ok_status();
+}
+
+bool row_has_column(const nlohmann::ordered_json& fields, const std::string& column) {
+  return fields.is_object() && mapped_column_value(fields, column) != nullptr;
 }
 
 const std::vector<std::string>& sample_field_names() {

@@ -34,7 +34,10 @@ class CsvResultWriter : public ResultSink {
       : out_(out), metrics_(std::move(metrics)) {}
 
   Status on_row(const Row& row, const std::vector<MetricResult>& results) override {
-    if (!header_written_) write_header(row.fields);
+    if (!header_written_) {
+      write_header(row.fields);
+      RAGMETER_RETURN_IF_ERROR(write_held_rows());
+    }
     std::vector<std::string> cells;
     Json extra = Json::object();
     for (const auto& column : columns_) {
@@ -56,9 +59,38 @@ class CsvResultWriter : public ResultSink {
   }
 
   // A rejected row keeps its place: empty field cells, every metric failed with the error.
-  // Before any good row the header has no field columns; later fields go to extra_fields.
+  // The header's field columns come from the first good row, so rejected rows before it
+  // are held until it comes (or the input ends): a rejected first row must not leave the
+  // header without columns and every other row's fields in extra_fields. Past
+  // kMaxHeldRows of them the header is written without field columns.
   Status on_rejected(const RowError& error) override {
-    if (!header_written_) write_header(Json::object());
+    if (!header_written_ && held_.size() < kMaxHeldRows) {
+      held_.push_back(error);
+      return ok_status();
+    }
+    if (!header_written_) {
+      write_header(Json::object());
+      RAGMETER_RETURN_IF_ERROR(write_held_rows());
+    }
+    return write_rejected(error);
+  }
+
+  Status finish() override {
+    if (header_written_) return ok_status();
+    write_header(Json::object());
+    return write_held_rows();
+  }
+
+ private:
+  static constexpr std::size_t kMaxHeldRows = 4096;
+
+  Status write_held_rows() {
+    for (const RowError& error : held_) RAGMETER_RETURN_IF_ERROR(write_rejected(error));
+    held_.clear();
+    return ok_status();
+  }
+
+  Status write_rejected(const RowError& error) {
     std::vector<std::string> cells(columns_.size());
     for (std::size_t m = 0; m < metrics_.size(); ++m) {
       cells.push_back(std::string());
@@ -71,7 +103,6 @@ class CsvResultWriter : public ResultSink {
     return ok_status();
   }
 
- private:
   void write_header(const Json& fields) {
     std::vector<std::string> header;
     for (const auto& [key, value] : fields.items()) {
@@ -102,6 +133,7 @@ class CsvResultWriter : public ResultSink {
   std::vector<std::string> columns_;
   std::set<std::string> column_set_;
   bool header_written_ = false;
+  std::vector<RowError> held_;  // rejected rows before the first good one
 };
 
 }  // namespace

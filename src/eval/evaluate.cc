@@ -172,6 +172,25 @@ MetricResult guarded_score(const MetricRequest& request, const Sample& sample,
   }
 }
 
+// A --column-map entry that names a column no row has is a typo or a wrong path, not
+// a field to leave empty: it is an error before anything is scored (or paid for). The
+// check reads the first batch (the whole file when it is smaller than a batch).
+Status check_mapped_columns(const std::vector<PendingRow>& batch, const ColumnMap& column_map,
+                            bool whole_file) {
+  for (const auto& [column, field] : column_map) {
+    bool found = std::any_of(batch.begin(), batch.end(), [&column](const PendingRow& pending) {
+      return row_has_column(pending.row.fields, column);
+    });
+    if (found || batch.empty()) continue;
+    return invalid_argument("--column-map " + column + "=" + field + ": no row" +
+                            (whole_file ? std::string()
+                                        : " of the first " + std::to_string(batch.size())) +
+                            " has a column '" + column + "' (a nested field is named by its "
+                            "dotted path, e.g. meta.question)");
+  }
+  return ok_status();
+}
+
 Judge& offline_judge() {
   static const std::shared_ptr<Judge> judge = make_offline_judge();
   return *judge;
@@ -218,6 +237,7 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
   std::vector<MetricAccumulator> accumulators(options.metrics.size());
   std::vector<PendingRow> batch;
   bool at_end = false;
+  bool first_batch = true;
   std::int64_t accepted = 0;
   const std::size_t metric_count = std::max<std::size_t>(1, options.metrics.size());
   const std::size_t rows_per_batch = std::max<std::size_t>(
@@ -254,6 +274,10 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
       pending.rejected = std::move(error);
       batch.push_back(std::move(pending));
     }
+    if (first_batch) {
+      first_batch = false;
+      RAGMETER_RETURN_IF_ERROR(check_mapped_columns(batch, options.column_map, at_end));
+    }
     score_batch(batch, options, progress, summary.rows_read);
     // Rows are counted as the sink sees them, so a cancelled run's summary describes
     // exactly the rows it delivered.
@@ -276,6 +300,12 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
     if (progress) progress(summary.rows_read);
   }
 
+  RAGMETER_RETURN_IF_ERROR(sink.finish());
+  if (summary.rows_read == 0 && !summary.cancelled) {
+    // An empty file, or a CSV with only its header: nothing to score is unusable input,
+    // not a successful run of nothing.
+    return invalid_argument("dataset " + file_name + " has no rows");
+  }
   BootstrapOptions bootstrap = options.bootstrap;
   bootstrap.threads = options.threads;
   for (std::size_t m = 0; m < options.metrics.size(); ++m) {

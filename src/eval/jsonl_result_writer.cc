@@ -95,4 +95,9 @@ Status FanOutSink::on_rejected(const RowError& error) {
   return ok_status();
 }
 
+Status FanOutSink::finish() {
+  for (ResultSink* sink : sinks_) RAGMETER_RETURN_IF_ERROR(sink->finish());
+  return ok_status();
+}
+
 }  // namespace ragmeter

@@ -89,6 +89,8 @@ class CsvReader : public ReaderBase {
     }
     row->fields = nlohmann::ordered_json::object();
     for (std::size_t i = 0; i < cell_count_; ++i) row->fields[header_[i]] = cells_[i].text;
+    row->warnings.clear();
+    row->warnings.swap(header_warnings_);  // said once, with the first row
     return Result::kRow;
   }
 
@@ -178,12 +180,17 @@ class CsvReader : public ReaderBase {
         return problem;
       }
       header_.push_back(column_name(cells_[i].text, i, header_));
+      if (header_.back() != cells_[i].text && !cells_[i].text.empty()) {
+        header_warnings_.push_back("duplicate column '" + cells_[i].text + "' in the header: "
+                                   "this one is read as '" + header_.back() + "'");
+      }
     }
     return std::nullopt;
   }
 
   ByteSource in_;
   std::vector<std::string> header_;
+  std::vector<std::string> header_warnings_;  // repeated columns, for the first row
   std::vector<Cell> cells_;  // reused for every record; only the first cell_count_ count
   std::size_t cell_count_ = 0;
   TextPosition record_start_;

@@ -132,7 +132,8 @@ StatusOr<std::unique_ptr<std::istream>> open_input(const std::string& path) {
 StatusOr<DatasetFormat> resolve_format(const std::string& path, DatasetFormat format) {
   if (format != DatasetFormat::kAuto) return format;
   if (path == "-") {
-    return invalid_argument("reading a dataset from standard input needs an explicit format");
+    return invalid_argument(
+        "reading a dataset from standard input needs its format: --format jsonl, json or csv");
   }
   std::string extension = std::filesystem::path(path).extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
@@ -146,9 +147,10 @@ StatusOr<DatasetFormat> resolve_format(const std::string& path, DatasetFormat fo
 }
 
 std::unique_ptr<RowReader> make_reader(DatasetFormat format, std::unique_ptr<std::istream> stream,
-                                       std::string name) {
+                                       std::string name, std::string rows_path) {
   switch (format) {
-    case DatasetFormat::kJson: return make_json_array_reader(std::move(stream), std::move(name));
+    case DatasetFormat::kJson:
+      return make_json_array_reader(std::move(stream), std::move(name), std::move(rows_path));
     case DatasetFormat::kCsv: return make_csv_reader(std::move(stream), std::move(name));
     case DatasetFormat::kJsonl:
     case DatasetFormat::kAuto: break;
@@ -248,10 +250,18 @@ std::string describe_byte(int c) {
 
 }  // namespace readers
 
-StatusOr<std::unique_ptr<RowReader>> open_dataset(const std::string& path, DatasetFormat format) {
+StatusOr<std::unique_ptr<RowReader>> open_dataset(const std::string& path, DatasetFormat format,
+                                                  const std::string& rows_path) {
   RAGMETER_ASSIGN_OR_RETURN(const DatasetFormat resolved, readers::resolve_format(path, format));
+  if (!rows_path.empty() && resolved != DatasetFormat::kJson) {
+    return invalid_argument("--rows-path applies to a JSON dataset (an object holding the rows)");
+  }
   RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<std::istream> stream, readers::open_input(path));
-  return readers::make_reader(resolved, std::move(stream), path == "-" ? "<stdin>" : path);
+  std::string name = path == "-" ? "<stdin>" : path;
+  if (resolved == DatasetFormat::kJson) {
+    return readers::open_json_array_reader(std::move(stream), std::move(name), rows_path);
+  }
+  return readers::make_reader(resolved, std::move(stream), std::move(name), rows_path);
 }
 
 }  // namespace ragmeter

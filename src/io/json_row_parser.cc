@@ -10,13 +10,16 @@
 //  - a root that is not an object (an error message of parse_json_row's);
 //  - the number -0: nlohmann makes "-0" a signed integer and "-0.0" a double, where
 //    simdjson's tree holds an int64 0 or a double -0.0, so both are re-read by nlohmann.
-// Duplicate keys behave as in nlohmann: the last value, at the first key's place.
+// Duplicate keys behave as in nlohmann: the last value, at the first key's place; a
+// repeated top-level key is reported as a warning.
 
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <simdjson.h>
 
@@ -87,12 +90,23 @@ class TreeCopier {
     *out = Json(Json::value_t::object);
     auto& object = out->get_ref<Json::object_t&>();
     if (const std::size_t size = from.size(); size < kSaturatedCount) object.reserve(size);
+    const bool top = depth_++ == 0;
     for (const dom::key_value_pair field : from) {
+      const std::size_t before = object.size();
       // ordered_map's operator[] finds a duplicate key's first place, as nlohmann's parser does.
-      if (!copy(field.value, &object[field.key])) return false;
+      Json& value = object[field.key];
+      if (top && object.size() == before) duplicates_.emplace_back(field.key);
+      if (!copy(field.value, &value)) return false;
     }
+    --depth_;
     return true;
   }
+
+ public:
+  // The row's top-level keys that appeared more than once, in order.
+  const std::vector<std::string>& duplicates() const { return duplicates_; }
+
+ private:
 
   bool copy_array(dom::array from, Json* out) {
     *out = Json(Json::value_t::array);
@@ -105,6 +119,8 @@ class TreeCopier {
   }
 
   bool saw_integer_zero_ = false;
+  int depth_ = 0;
+  std::vector<std::string> duplicates_;
 };
 
 // True when `text`, valid JSON, has the number -0 (not -0.0 or -0e0) outside strings.
@@ -131,7 +147,9 @@ JsonRowParser::JsonRowParser() : simdjson_(std::make_unique<Simdjson>()) {}
 JsonRowParser::~JsonRowParser() = default;
 
 std::optional<RowProblem> JsonRowParser::parse(std::string_view text, TextPosition origin,
-                                               nlohmann::ordered_json* fields) {
+                                               nlohmann::ordered_json* fields,
+                                               std::vector<std::string>* warnings) {
+  if (warnings != nullptr) warnings->clear();
   dom::parser& parser = simdjson_->parser;
   dom::element root;
   // realloc_if_needed: simdjson reads up to SIMDJSON_PADDING bytes past the end, so it
@@ -143,6 +161,11 @@ std::optional<RowProblem> JsonRowParser::parse(std::string_view text, TextPositi
     TreeCopier copier;
     copied = copier.copy(root, fields) &&
              !(copier.saw_integer_zero() && has_negative_integer_zero(text));
+    if (copied && warnings != nullptr) {
+      for (const std::string& key : copier.duplicates()) {
+        warnings->push_back("duplicate key '" + key + "': the last value is used");
+      }
+    }
   }
   if (parser.capacity() > kMaxKeptCapacity) parser = dom::parser();
   if (copied) return std::nullopt;

@@ -38,7 +38,7 @@ class JsonlReader : public ReaderBase {
       if (text.ends_with('\r')) text.remove_suffix(1);
       if (is_blank(text)) continue;
       row->line = line_number_;
-      if (auto problem = parser_.parse(text, origin, &row->fields)) {
+      if (auto problem = parser_.parse(text, origin, &row->fields, &row->warnings)) {
         return fail(error, std::move(*problem));
       }
       return Result::kRow;

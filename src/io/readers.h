@@ -154,8 +154,11 @@ class JsonRowParser {
   JsonRowParser(const JsonRowParser&) = delete;
   JsonRowParser& operator=(const JsonRowParser&) = delete;
 
+  // Parses one row's JSON object into `fields`; a repeated top-level key is added to
+  // `warnings` (cleared first) when it is given.
   std::optional<RowProblem> parse(std::string_view text, TextPosition origin,
-                                  nlohmann::ordered_json* fields);
+                                  nlohmann::ordered_json* fields,
+                                  std::vector<std::string>* warnings = nullptr);
 
  private:
   struct Simdjson;  // keeps simdjson.h out of this header
@@ -176,7 +179,12 @@ std::string describe_byte(int c);
 std::unique_ptr<RowReader> make_jsonl_reader(std::unique_ptr<std::istream> stream,
                                              std::string name);
 std::unique_ptr<RowReader> make_json_array_reader(std::unique_ptr<std::istream> stream,
-                                                  std::string name);
+                                                  std::string name, std::string rows_path = "");
+// make_json_array_reader, having read up to the first element: InvalidArgument
+// "name:line:column: what" when the document is not an array of rows (at rows_path).
+StatusOr<std::unique_ptr<RowReader>> open_json_array_reader(std::unique_ptr<std::istream> stream,
+                                                            std::string name,
+                                                            std::string rows_path);
 std::unique_ptr<RowReader> make_csv_reader(std::unique_ptr<std::istream> stream,
                                            std::string name);
 

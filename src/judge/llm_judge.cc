@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "judge/call_book.h"
+#include "judge/embedding_similarity.h"
 #include "judge/local_similarity.h"
 #include "judge/verdict_store.h"
 #include "judge/verdict_table.h"
@@ -306,9 +307,7 @@ class LlmJudge : public Judge {
   StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) override {
     if (!options_.embedder && local_) return local_->similarity(a, b);
     if (!options_.embedder) return offline_similarity(a, b);
-    RAGMETER_ASSIGN_OR_RETURN(std::vector<double> values,
-                              similarities(a, {std::string(b)}, calls));
-    return values.front();
+    return embedding_similarity(*options_.embedder, embed_book_, a, b, calls);
   }
 
   // One embeddings request for `a` and every text of `others`.
@@ -317,33 +316,7 @@ class LlmJudge : public Judge {
                                              CallLog* calls) override {
     if (!options_.embedder && local_) return local_->similarities(a, others);
     if (!options_.embedder) return Judge::similarities(a, others, calls);
-    llm::EmbeddingRequest request;
-    request.inputs.push_back(std::string(a));
-    request.inputs.insert(request.inputs.end(), others.begin(), others.end());
-    if (calls) calls->push_back(llm::embedding_cache_key(embed_book_.endpoint(), request));
-    auto response = options_.embedder->embed(std::move(request)).get();
-    embed_book_.record("embeddings", response.ok() ? &response->usage : nullptr,
-                       response.ok() && response->from_cache);
-    if (!response.ok()) return response.status();
-    const auto& vectors = response->vectors;
-    if (vectors.size() != others.size() + 1) {
-      return invalid_argument("the embedder returned " + std::to_string(vectors.size()) +
-                              " vectors for " + std::to_string(others.size() + 1) + " texts");
-    }
-    std::vector<double> out;
-    for (std::size_t n = 1; n < vectors.size(); ++n) {
-      if (vectors[n].size() != vectors[0].size()) {
-        return invalid_argument("the embedder returned vectors of different sizes");
-      }
-      double dot = 0, na = 0, nb = 0;
-      for (std::size_t i = 0; i < vectors[0].size(); ++i) {
-        dot += vectors[0][i] * vectors[n][i];
-        na += vectors[0][i] * vectors[0][i];
-        nb += vectors[n][i] * vectors[n][i];
-      }
-      out.push_back(na == 0 || nb == 0 ? 0.0 : dot / (std::sqrt(na) * std::sqrt(nb)));
-    }
-    return out;
+    return embedding_similarities(*options_.embedder, embed_book_, a, others, calls);
   }
 
   StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) override {

@@ -94,14 +94,26 @@ constexpr MetricInfo kUserCritic = {"aspect_critic", kJ, "response", "A user-def
 // The names parse_metric_list accepts besides the table's: its shorthands.
 constexpr std::string_view kShorthands[] = {"all", "text", "retrieval", "judged", "ragas", "ragchecker"};
 
-// The accepted name closest to `name` by edit distance (ties: the first in table order),
-// when it is close enough to be a likely typo: at most a third of the longer name's
-// length away, or two edits for short names (a swapped pair). Empty when none is.
+std::string without_underscores(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c != '_') out.push_back(c);
+  }
+  return out;
+}
+
+// The accepted name closest to `name` (ties: the first in table order), when it is close
+// enough to be a likely typo: at most a third of the longer name's length away, or two
+// edits for short names (a swapped pair). Underscores are ignored first ("rougel" is
+// rouge_l, not rouge1), then counted to break ties. Empty when none is close.
 std::string_view nearest_metric_name(std::string_view name) {
   std::string_view best;
-  std::size_t best_distance = std::string_view::npos;
+  const std::string bare = without_underscores(name);
+  std::pair<std::size_t, std::size_t> best_distance = {std::string_view::npos, 0};
   auto consider = [&](std::string_view candidate) {
-    std::size_t distance = levenshtein_distance(name, candidate);
+    const std::pair<std::size_t, std::size_t> distance = {
+        levenshtein_distance(bare, without_underscores(candidate)),
+        levenshtein_distance(name, candidate)};
     if (distance < best_distance) {
       best = candidate;
       best_distance = distance;
@@ -110,7 +122,7 @@ std::string_view nearest_metric_name(std::string_view name) {
   for (const auto& info : kMetrics) consider(info.name);
   for (std::string_view shorthand : kShorthands) consider(shorthand);
   std::size_t longer = std::max(name.size(), best.size());
-  return best_distance <= std::max<std::size_t>(2, longer / 3) ? best : std::string_view();
+  return best_distance.first <= std::max<std::size_t>(2, longer / 3) ? best : std::string_view();
 }
 
 Status parse_one(std::string_view item, std::vector<MetricRequest>* out) {

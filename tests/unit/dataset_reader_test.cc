@@ -338,12 +338,15 @@ TEST(JsonArrayReaderTest, BracketsBracesCommasAndEscapedQuotesInStringsDoNotSpli
   EXPECT_EQ(result.rows[2].index, 4);
 }
 
-TEST(JsonArrayReaderTest, FileThatIsNotAnArrayGivesOneErrorThenEnd) {
-  const ReadResult result = read_fixture("not_array.json");
-  ASSERT_EQ(result.sequence, "E");
-  EXPECT_EQ(place(result.errors[0]), "1:1");
-  EXPECT_EQ(result.errors[0].field, "");
-  EXPECT_NE(result.errors[0].message.find("expected a JSON array"), std::string::npos);
+// Not one bad row but unusable input: open_dataset says so, with the place.
+TEST(JsonArrayReaderTest, FileThatIsNotAnArrayIsAnErrorAtOpen) {
+  const fs::path path = kFixtures / "not_array.json";
+  auto reader = open_dataset(path.string());
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(reader.status().message().find(path.string() + ":1:1: expected a JSON array"),
+            std::string::npos)
+      << reader.status().message();
 }
 
 TEST(JsonArrayReaderTest, ByteOrderMarkAndCrlfAreAccepted) {

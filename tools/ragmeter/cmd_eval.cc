@@ -1,7 +1,9 @@
 // `ragmeter eval DATASET`: score a dataset, write per-sample results and a summary.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <iostream>
 #include <sstream>
 #include <map>
@@ -26,6 +28,7 @@ namespace {
 struct EvalArgs {
   std::string dataset;
   std::string format = "auto";
+  std::string rows_path;  // --rows-path: the rows' array inside a JSON document
   std::string out;
   std::string out_format = "auto";
   std::string summary;
@@ -42,18 +45,31 @@ struct EvalArgs {
 };
 
 // Rejected rows go to stderr as they happen: the user sees each with file and line.
+// So are a row's warnings (a repeated key or column).
 class RejectReporter : public ResultSink {
  public:
-  Status on_row(const Row&, const std::vector<MetricResult>&) override { return ok_status(); }
+  explicit RejectReporter(std::string file) : file_(std::move(file)) {}
+  Status on_row(const Row& row, const std::vector<MetricResult>&) override {
+    for (const std::string& warning : row.warnings) {
+      std::cerr << "ragmeter: warning: " << file_ << ":" << row.line << ": " << warning << "\n";
+    }
+    return ok_status();
+  }
   Status on_rejected(const RowError& error) override {
     std::cerr << "ragmeter: rejected row: " << error.to_string() << "\n";
     return ok_status();
   }
+
+ private:
+  std::string file_;
 };
 
 bool is_csv_output(const EvalArgs& args) {
   if (args.out_format != "auto") return args.out_format == "csv";
-  return args.out.ends_with(".csv");
+  std::string extension = std::filesystem::path(args.out).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return extension == ".csv";  // o.CSV too
 }
 
 // "H h M min" or "M min S s".
@@ -186,7 +202,7 @@ int run_eval(const EvalArgs& args) {
     }
     options->limit = args.limit;
     auto format = parse_dataset_format(args.format);
-    auto reader = format.ok() ? open_dataset(args.dataset, *format)
+    auto reader = format.ok() ? open_dataset(args.dataset, *format, args.rows_path)
                               : StatusOr<std::unique_ptr<RowReader>>(format.status());
     if (!reader.ok()) {
       std::cerr << "ragmeter: " << reader.status().message() << "\n";
@@ -194,7 +210,16 @@ int run_eval(const EvalArgs& args) {
     }
     return run_dry(args, *options, **reader);
   }
-  // Evidence is written only to a JSONL --out.
+  // Every output is checked before anything is sent: an unwritable --summary must not be
+  // found after the judge has been paid.
+  for (const auto& [path, flag] : {std::pair{args.out, "--out"}, {args.summary, "--summary"},
+                                   {args.eval.traces, "--traces"}, {args.report, "--report"}}) {
+    if (path.empty()) continue;
+    if (Status s = check_output_path(path, flag); !s.ok()) {
+      std::cerr << "ragmeter: " << s.message() << "\n";
+      return kExitUsage;
+    }
+  }
   // Evidence is kept for a JSONL --out and for the --report.
   auto eval = prepare_eval(args.eval, (!args.out.empty() && !is_csv_output(args)) || !args.report.empty());
   if (!eval.ok()) {
@@ -209,14 +234,14 @@ int run_eval(const EvalArgs& args) {
     std::cerr << "ragmeter: " << format.status().message() << "\n";
     return kExitUsage;
   }
-  auto reader = open_dataset(args.dataset, *format);
+  auto reader = open_dataset(args.dataset, *format, args.rows_path);
   if (!reader.ok()) {
     std::cerr << "ragmeter: " << reader.status().message() << "\n";
     return kExitUsage;
   }
 
   FanOutSink sinks;
-  RejectReporter reporter;
+  RejectReporter reporter(args.dataset);
   sinks.add(&reporter);
   std::ofstream out_file;
   std::unique_ptr<ResultSink> writer;
@@ -281,6 +306,9 @@ CommandRun add_eval_command(CLI::App& parent) {
       ->required();
   cmd->add_option("--format", args->format, "Input format: auto (by extension), jsonl, json, csv")
       ->check(CLI::IsMember({"auto", "jsonl", "json", "csv"}));
+  cmd->add_option("--rows-path", args->rows_path,
+                  "JSON only: the array of rows inside the top-level object, by its dotted keys "
+                  "(data for {\"data\": [...]})");
   cmd->add_option("--out,-o", args->out, "Per-sample results: .jsonl (default) or .csv");
   cmd->add_option("--out-format", args->out_format, "auto (by --out extension), jsonl or csv")
       ->check(CLI::IsMember({"auto", "jsonl", "csv"}));

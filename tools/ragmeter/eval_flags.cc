@@ -120,7 +120,15 @@ StatusOr<std::shared_ptr<Judge>> make_judge(const EvalFlags& args, JudgeClients*
                             load_embedder_choice(settings.embedder, settings.embedder_model_path));
   if (settings.judge == "offline") {
     if (settings.embedder == "openai") {
-      return invalid_argument("--embedder openai needs an LLM judge (--judge-url and --judge-model)");
+      // An embeddings server alone is enough for the metrics that only embed.
+      RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
+                                llm::to_embedder_client_options(settings));
+      embed_options.keep_traces = !args.traces.empty();
+      RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> embedder,
+                                llm::make_client(embed_options));
+      clients->embedder = std::move(embedder);
+      clients->concurrency = settings.concurrency;
+      return make_offline_judge_with_embedder(clients->embedder, embed_options.endpoint);
     }
     // The offline judge, with the local model's similarity when there is one.
     return local ? make_offline_judge(local) : std::shared_ptr<Judge>();
@@ -240,9 +248,9 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) 
       return r.info->judged != nullptr && metric_needs_llm(*r.info) && r.definition.empty();
     });
   }
-  // Each sample waits on its judge calls: enough samples in flight to keep
-  // --concurrency requests busy.
-  if (llm_judge) eval.options.threads = std::max(eval.options.threads, eval.clients.concurrency);
+  // Each sample waits on its judge calls (or its embeddings requests): enough samples in
+  // flight to keep --concurrency requests busy.
+  if (llm_judge || eval.clients.embedder) eval.options.threads = std::max(eval.options.threads, eval.clients.concurrency);
   RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_under, false, eval.options.metrics, &eval.thresholds));
   RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_over, true, eval.options.metrics, &eval.thresholds));
   return eval;
@@ -285,20 +293,25 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
   if (!quiet) {
     std::cout << format_summary_table(summary);
     std::cout << "judge: " << judge_description << "\n";
-    if (eval.clients.chat) {  // an LLM judge (the offline one may have a local embedder: no calls)
+    // Calls are made by an LLM judge or an embeddings server (the offline judge's local
+    // embedder makes none).
+    if (eval.clients.chat || eval.clients.embedder) {
       const JudgeUsage& u = info.usage;
       std::cout << fmt::format(
           "judge calls: {} requests, {} from the cache, {} failed; tokens: {} prompt ({} cached), "
           "{} completion; cost ${:.4f}\n",
           u.requests, u.cache_hits, u.failed_calls, u.prompt_tokens, u.cached_tokens,
           u.completion_tokens, u.cost_usd);
+    }
+    if (eval.clients.chat) {
+      const JudgeUsage& u = info.usage;
       std::cout << fmt::format(
           "judge concurrency: settled at {} of {} (lowest {}; server seen serving {}); {} attempts "
           "timed out, ~{:.0f} server seconds spent on abandoned attempts\n",
           u.concurrency_settled, u.concurrency_ceiling, u.concurrency_lowest,
           u.server_parallelism > 0 ? std::to_string(u.server_parallelism) : std::string("?"),
           u.timed_out_attempts, u.abandoned_server_seconds);
-    } else {
+    } else if (!eval.clients.embedder) {
       std::cout << "For an LLM judge: --judge-url http://HOST/v1 --judge-model NAME (key from "
                    "OPENAI_API_KEY), or --config judge.toml; see docs/judges.md\n";
     }
@@ -328,7 +341,9 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                   "Judgements per aspect critic verdict, majority wins (odd)")
       ->capture_default_str();
   cmd->add_option("--column-map", flags->column_map,
-                  "Rename a column: COLUMN=FIELD (e.g. query=user_input); repeatable");
+                  "Rename a column: COLUMN=FIELD (e.g. query=user_input; a nested field by its "
+                  "dotted path, meta.question=user_input); repeatable. A column no row has is "
+                  "an error");
   cmd->add_option("--threads,-j", flags->threads, "CPU threads for scoring")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
