@@ -36,7 +36,8 @@ struct EvalOptions {
   std::shared_ptr<Judge> judge;
   int threads = 1;                     // threads scoring a batch's samples in parallel
   std::int64_t limit = 0;              // score at most this many rows (0: all)
-  bool strict = false;                 // stop at the first rejected row
+  bool strict = false;                 // stop at the first rejected row (the rows before
+                                       // it are scored and reach the sink)
   BootstrapOptions bootstrap;
   // false: each result's evidence is dropped as soon as its sample is scored (the sink
   // sees none). For runs that write no per-sample evidence: with many judged metrics the
@@ -49,9 +50,11 @@ struct EvalOptions {
   std::size_t batch_rows = 4096;
   // Stops the run when it becomes true; set it from any thread (a Ctrl-C handler, the
   // progress callback). Checked before each batch and before each sample: no sample
-  // starts after it is seen, the samples being scored finish, the rows before the first
-  // unfinished one go to the sink and the rest are dropped; evaluate then returns the
-  // summary of the rows the sink saw, with EvalSummary::cancelled set. Not owned; must
+  // starts after it is seen; the samples being scored finish, but one that finishes
+  // after it is dropped (its judge calls may have been cut short: llm::Client::cancel);
+  // the rows before the first unfinished one are already at the sink and the rest are
+  // dropped; evaluate then returns the summary of the rows the sink saw, with
+  // EvalSummary::cancelled set. Not owned; must
   // outlive the run. Null: the run cannot be cancelled.
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -119,8 +122,10 @@ using ProgressCallback = std::function<void(std::int64_t rows_seen)>;
 
 // Scores every row of `reader` (the file name is used in error messages). Each
 // rejected row goes to sink.on_rejected and the run goes on, unless options.strict,
-// where the first one ends the run with InvalidArgument. Rows reach the sink in input
-// order, from the calling thread. Returns the summary (EvalSummary::cancelled when
+// where the first one ends the run with InvalidArgument once the rows before it have
+// reached the sink. Rows reach the sink in input order, from the calling thread, as
+// soon as they and the rows before them are scored (not a batch at a time), so what a
+// stopped run has finished is written. Returns the summary (EvalSummary::cancelled when
 // options.cancel stopped it), or the first error the sink returned; InvalidArgument
 // when the reader has no rows at all (an empty file, a CSV with only a header).
 // Thread-safety: one call uses its reader and sink alone; several calls may run at once

@@ -229,6 +229,12 @@ class Client {
   // Why the client stopped sending (the server refused the key: a 401 or 403), or OK.
   // After the first refusal every call fails at once with this status. Thread-safe.
   virtual Status halted() const { return ok_status(); }
+  // Stops the client, for a run being interrupted (Ctrl-C): calls waiting or started
+  // later fail at once (a cached reply is still served), and the attempts in flight are
+  // abandoned (their connections closed, which stops a streamed generation) and their
+  // calls fail instead of being retried. halted() then says so. Returns at once; the
+  // calls end on the client's own thread. Thread-safe.
+  virtual void cancel() {}
 };
 
 // Whether `name` can be an environment variable's name: letters, digits and '_', not

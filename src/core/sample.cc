@@ -88,10 +88,16 @@ const Json* lookup(const Json& fields, std::string_view field, const ColumnMap& 
 // boolean is not silently turned into text ("response": 42 would otherwise match the
 // reference "42"); the row is rejected with the field named, as ragas's own sample
 // model (pydantic) rejects it.
+std::string a_type_name(const Json& value) {
+  const std::string name = value.type_name();
+  return (name == "object" || name == "array" ? "an " : "a ") + name;
+}
+
 StatusOr<std::string> as_string(const Json& value, std::string_view name) {
   if (value.is_string()) return value.get<std::string>();
-  return field_error(name, std::string("expected a string, got a ") + value.type_name() +
-                               " (quote it in the data if it is meant as text)");
+  const bool scalar = value.is_number() || value.is_boolean();
+  return field_error(name, "expected a string, got " + a_type_name(value) +
+                               (scalar ? " (quote it in the data if it is meant as text)" : ""));
 }
 
 // A list field: a JSON array, or a string holding a JSON array / Python list literal
@@ -123,7 +129,7 @@ StatusOr<std::vector<std::string>> as_string_list(const Json& value, std::string
     } else if (ids && item.is_number_integer()) {
       out.push_back(item.dump());
     } else {
-      return field_error(name, "item " + std::to_string(i) + " is a " + item.type_name() +
+      return field_error(name, "item " + std::to_string(i) + " is " + a_type_name(item) +
                                    (ids ? ", expected a string or an integer"
                                         : ", expected a string"));
     }

@@ -6,7 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -100,62 +102,109 @@ bool cancelled(const EvalOptions& options) {
 // How often a progress callback is called while a batch is scored.
 constexpr std::chrono::milliseconds kProgressInterval{100};
 
-// Scores the batch's accepted rows on options.threads threads, marking each `scored`.
-// Without a progress callback the calling thread is one of them; with one it waits for
-// them instead, calling `progress` about every kProgressInterval, so a caller (a Python
-// binding checking for Ctrl-C) hears from the run even while a slow sample is judged.
-void score_batch(std::vector<PendingRow>& batch, const EvalOptions& options,
-                 const ProgressCallback& progress, std::int64_t rows_before) {
+// A batch's rows as the scoring threads finish them.
+class BatchState {
+ public:
+  enum : unsigned char { kPending, kReady, kDropped };
+
+  explicit BatchState(std::size_t rows)
+      : state_(std::make_unique<std::atomic<unsigned char>[]>(rows)) {}
+
+  unsigned char state(std::size_t i) const { return state_[i].load(); }
+  // Marks row i and wakes the delivering thread if it waits.
+  void mark(std::size_t i, unsigned char value) {
+    state_[i].store(value);
+    if (waiting_.load()) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      changed_.notify_one();
+    }
+  }
+  // Waits until row i is no longer pending or no scoring thread is left: true, or
+  // until `interval` has passed: false.
+  bool wait(std::size_t i, const std::atomic<int>& running, std::chrono::milliseconds interval) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    waiting_.store(true);
+    const bool settled = changed_.wait_for(lock, interval, [&] {
+      return state_[i].load() != kPending || running.load() == 0;
+    });
+    waiting_.store(false);
+    return settled;
+  }
+  void wake() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    changed_.notify_one();
+  }
+
+ private:
+  std::unique_ptr<std::atomic<unsigned char>[]> state_;
+  std::atomic<bool> waiting_{false};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+};
+
+// Scores the batch's accepted rows on options.threads threads and hands each row to
+// `deliver` in input order as soon as it and every row before it are done: rows reach
+// the sink as they finish, so a run stopped part-way has written every row before the
+// first unfinished one. The calling thread delivers and, while it waits, calls
+// `progress` about every kProgressInterval (a Python binding checking for Ctrl-C hears
+// from the run even while a slow sample is judged). After a cancel no sample starts, and
+// a sample that finishes after it is dropped (its judge calls may have been cut short):
+// returns false when rows were dropped or never scored, true when all were delivered.
+StatusOr<bool> score_and_deliver(std::vector<PendingRow>& batch, const EvalOptions& options,
+                                 const ProgressCallback& progress, std::int64_t rows_before,
+                                 const std::function<Status(PendingRow&)>& deliver) {
   const bool judged = std::any_of(options.metrics.begin(), options.metrics.end(),
                                   [](const MetricRequest& r) { return r.info->judged != nullptr; });
-  if (options.judge && judged) {
+  if (options.judge && judged) {  // e.g. the local embedder encodes the batch's texts at once
     std::vector<const Sample*> samples;
     for (const PendingRow& row : batch) {
       if (!row.rejected) samples.push_back(&row.sample);
     }
     options.judge->prepare_batch(samples);
   }
+  BatchState states(batch.size());
   std::atomic<std::size_t> next{0};
   std::atomic<std::int64_t> finished{0};
-  for (const PendingRow& pending : batch) finished += pending.rejected ? 1 : 0;
+  std::atomic<bool> stop{false};  // the sink failed: no point scoring more
+  const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(batch.size())));
+  std::atomic<int> running{threads};
   auto work = [&] {
     for (std::size_t i = next++; i < batch.size(); i = next++) {
-      if (batch[i].rejected) continue;
-      if (cancelled(options)) return;
-      batch[i].results = score_sample(batch[i].sample, options);
-      if (!options.keep_evidence) {
-        for (MetricResult& result : batch[i].results) result.evidence = nullptr;
+      if (!batch[i].rejected) {
+        if (cancelled(options) || stop.load()) break;
+        batch[i].results = score_sample(batch[i].sample, options);
+        if (!options.keep_evidence) {
+          for (MetricResult& result : batch[i].results) result.evidence = nullptr;
+        }
+        if (cancelled(options)) {
+          states.mark(i, BatchState::kDropped);
+          break;
+        }
+        batch[i].scored = true;
       }
-      batch[i].scored = true;
       finished.fetch_add(1, std::memory_order_relaxed);
+      states.mark(i, BatchState::kReady);
     }
+    if (--running == 0) states.wake();
   };
-  int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(batch.size())));
   std::vector<std::thread> pool;
-  if (!progress) {
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& thread : pool) thread.join();
-    return;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(work);
+  Status status;
+  bool complete = true;
+  for (std::size_t i = 0; i < batch.size() && status.ok(); ++i) {
+    while (!states.wait(i, running, kProgressInterval)) {
+      if (progress) progress(rows_before + finished.load(std::memory_order_relaxed));
+    }
+    if (states.state(i) != BatchState::kReady) {
+      complete = false;
+      break;
+    }
+    status = deliver(batch[i]);
   }
-  std::mutex mutex;
-  std::condition_variable all_done;
-  int running = threads;
-  for (int t = 0; t < threads; ++t) {
-    pool.emplace_back([&] {
-      work();
-      std::lock_guard<std::mutex> lock(mutex);
-      if (--running == 0) all_done.notify_one();
-    });
-  }
-  std::unique_lock<std::mutex> lock(mutex);
-  while (!all_done.wait_for(lock, kProgressInterval, [&] { return running == 0; })) {
-    lock.unlock();
-    progress(rows_before + finished.load(std::memory_order_relaxed));
-    lock.lock();
-  }
-  lock.unlock();
+  stop.store(true);
   for (auto& thread : pool) thread.join();
+  if (!status.ok()) return status;
+  return complete;
 }
 
 MetricResult guarded_score(const MetricRequest& request, const Sample& sample,
@@ -248,6 +297,7 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
       break;
     }
     batch.clear();
+    std::optional<Status> strict_error;  // --strict: the first bad row
     while (batch.size() < rows_per_batch) {
       if (options.limit > 0 && accepted >= options.limit) {
         at_end = true;
@@ -270,7 +320,11 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
         }
         error = conversion_error(file_name, pending.row, sample.status());
       }
-      if (options.strict) return invalid_argument(error.to_string());
+      if (options.strict) {  // the rows before it are still scored and written
+        strict_error = invalid_argument(error.to_string());
+        at_end = true;
+        break;
+      }
       pending.rejected = std::move(error);
       batch.push_back(std::move(pending));
     }
@@ -278,24 +332,28 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
       first_batch = false;
       RAGMETER_RETURN_IF_ERROR(check_mapped_columns(batch, options.column_map, at_end));
     }
-    score_batch(batch, options, progress, summary.rows_read);
     // Rows are counted as the sink sees them, so a cancelled run's summary describes
     // exactly the rows it delivered.
-    for (auto& pending : batch) {
-      if (pending.rejected) {
-        ++summary.rows_read;
-        ++summary.rows_rejected;
-        RAGMETER_RETURN_IF_ERROR(sink.on_rejected(*pending.rejected));
-        continue;
-      }
-      if (!pending.scored) {  // cancelled: the rows from here on are dropped
-        summary.cancelled = true;
-        at_end = true;
-        break;
-      }
-      ++summary.rows_read;
-      for (std::size_t m = 0; m < accumulators.size(); ++m) accumulators[m].add(pending.results[m]);
-      RAGMETER_RETURN_IF_ERROR(sink.take_row(std::move(pending.row), std::move(pending.results)));
+    auto delivered = score_and_deliver(
+        batch, options, progress, summary.rows_read, [&](PendingRow& pending) {
+          ++summary.rows_read;
+          if (pending.rejected) {
+            ++summary.rows_rejected;
+            return sink.on_rejected(*pending.rejected);
+          }
+          for (std::size_t m = 0; m < accumulators.size(); ++m) {
+            accumulators[m].add(pending.results[m]);
+          }
+          return sink.take_row(std::move(pending.row), std::move(pending.results));
+        });
+    if (!delivered.ok()) return delivered.status();
+    if (!*delivered) {  // cancelled: the rows from the first unfinished one are dropped
+      summary.cancelled = true;
+      at_end = true;
+    }
+    if (strict_error) {
+      RAGMETER_RETURN_IF_ERROR(sink.finish());
+      return *strict_error;
     }
     if (progress) progress(summary.rows_read);
   }

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <random>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -159,6 +160,18 @@ class OpenAIClient final : public Client {
     return halted_;
   }
 
+  void cancel() override {
+    halt(unavailable("the run was interrupted before the judge answered"));
+    transport_->schedule(0, [this] {
+      // Each cancelled attempt ends in on_response, which fails its call; pump() fails
+      // the calls still queued.
+      std::vector<std::uint64_t> exchanges;
+      for (const Call* call : in_flight_) exchanges.push_back(call->exchange_);
+      for (std::uint64_t exchange : exchanges) transport_->cancel(exchange);
+      pump();
+    });
+  }
+
   const ClientOptions& options() const { return options_; }
   // Whether calls need their cache key: for the cache or for traces.
   bool needs_keys() const {
@@ -230,6 +243,7 @@ class OpenAIClient final : public Client {
   // Loop thread only.
   RateLimiter limiter_;
   std::deque<std::shared_ptr<Call>> waiting_;
+  std::unordered_set<const Call*> in_flight_;  // attempts sent and not yet ended
   int probes_in_flight_ = 0;  // calls sent with probing_ set
   bool pump_timer_set_ = false;
   std::mt19937_64 random_;
@@ -563,6 +577,7 @@ void OpenAIClient::send(std::shared_ptr<Call> call) {
                       0.0, [this, call](std::string_view bytes) { on_data(call, bytes); }};
   double at = now();
   call->in_flight_ = true;
+  in_flight_.insert(call.get());
   call->abandoned_ = false;
   call->sent_at_ = call->last_byte_at_ = at;
   call->first_data_at_ = -1;
@@ -605,6 +620,7 @@ void OpenAIClient::on_data(const std::shared_ptr<Call>& call, std::string_view b
 void OpenAIClient::end_attempt(Call& call, const HttpResponse& response) {
   double at = now();
   call.in_flight_ = false;
+  in_flight_.erase(&call);
   AdaptiveLimit& adaptive = limiter_.adaptive();
   if (call.waiting_) {
     call.waiting_ = false;
@@ -616,7 +632,8 @@ void OpenAIClient::end_attempt(Call& call, const HttpResponse& response) {
   }
   if (response.cancelled || response.timed_out) {
     std::lock_guard<std::mutex> lock(mutex_);
-    ++totals_.timed_out_attempts;
+    // Cancelled by the watchdog (no sign of life), or by cancel() (the run is stopping).
+    if (response.timed_out || call.abandoned_) ++totals_.timed_out_attempts;
     // From when the server could have started it (after the reply before it) to now.
     double start = call.first_data_at_ >= 0 ? call.service_start_
                                             : std::max(call.sent_at_, last_reply_at_);
@@ -707,7 +724,9 @@ void OpenAIClient::publish_limits() {
 void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse response) {
   limiter_.release();
   end_attempt(*call, response);
-  if (response.cancelled) response.timed_out = true;  // only the watchdog cancels
+  // cancel() ends an attempt the watchdog did not abandon: its call fails, not retried.
+  const bool stopped = response.cancelled && !call->abandoned_;
+  if (response.cancelled) response.timed_out = true;
   if (call->probing_) {
     call->probing_ = false;
     --probes_in_flight_;
@@ -719,6 +738,11 @@ void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse r
   // Everything downstream (replies, evidence, errors, traces, the cache) starts from this
   // body: a server that echoes the key loses it here.
   call->last_.body = redact_secrets(redact(std::move(call->last_.body)));
+  if (stopped) {
+    Status why = halted();
+    call->fail(why.ok() ? unavailable("the attempt was cancelled") : why);
+    return pump();
+  }
   int status = call->last_.status;
   if (status >= 200 && status < 300) {
     limiter_.on_success();

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import JUDGE_REPLY as REPLY, JUDGE_ROW as ROW, fake_script, fake_stats
+from cli_shared import JUDGE_REPLY as REPLY, JUDGE_ROW as ROW, fake_script, fake_stats
 
 
 @pytest.fixture

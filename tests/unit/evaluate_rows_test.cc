@@ -62,7 +62,7 @@ TEST(EvaluateRowsTest, ScoresEachRowAsTheHandCountedTokenF1) {
   EXPECT_EQ(table.rows[3].error->field, "response");
   EXPECT_EQ(table.rows[3].results[0].outcome, Outcome::kFailed);
   EXPECT_EQ(table.rows[3].results[0].reason,
-            "row rejected: rows:4: field 'response': expected a string, got object");
+            "row rejected: rows:4: field 'response': expected a string, got an object");
   ASSERT_TRUE(table.rows[4].error.has_value());
   EXPECT_EQ(table.rows[4].error->message, "expected a JSON object, got a JSON array");
   EXPECT_EQ(table.rows[5].results[0].outcome, Outcome::kSkipped);
@@ -195,7 +195,7 @@ TEST(EvaluateRowsTest, StrictStopsAtTheFirstBadRow) {
   options.strict = true;
   auto run = evaluate_rows(mixed_rows(), options, {}, "rows");
   ASSERT_FALSE(run.ok());
-  EXPECT_EQ(run.status().message(), "rows:4: field 'response': expected a string, got object");
+  EXPECT_EQ(run.status().message(), "rows:4: field 'response': expected a string, got an object");
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 // `ragmeter eval DATASET`: score a dataset, write per-sample results and a summary.
+#include <signal.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,6 +28,22 @@
 
 namespace ragmeter::cli {
 namespace {
+
+// Set by SIGINT / SIGTERM: the run stops, keeps what finished and exits with 130. A
+// second signal ends the process at once.
+std::atomic<bool> g_stop{false};
+
+void on_stop_signal(int) {
+  if (g_stop.exchange(true)) std::_Exit(kExitInterrupted);
+}
+
+void install_stop_handlers() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 struct EvalArgs {
   std::string dataset;
@@ -256,6 +276,8 @@ int run_eval(const EvalArgs& args) {
     sinks.add(writer.get());
   }
 
+  install_stop_handlers();
+  options.cancel = &g_stop;
   Progress progress(args.quiet);
   // The report reads the rows back as the JSONL --out has them.
   std::stringstream report_rows;
@@ -264,21 +286,42 @@ int run_eval(const EvalArgs& args) {
     report_writer = make_jsonl_result_writer(report_rows, options.metrics);
     sinks.add(report_writer.get());
   }
-  auto summary = evaluate(**reader, args.dataset, options, sinks,
-                          [&](std::int64_t rows) { progress.update(rows); });
+  bool clients_cancelled = false;
+  auto summary = evaluate(**reader, args.dataset, options, sinks, [&](std::int64_t rows) {
+    progress.update(rows);
+    // Rows reach the writer as they finish; at most every 100 ms they reach the file too,
+    // so a run killed outright loses at most that much.
+    if (out_file.is_open()) out_file.flush();
+    // Stopped: the judge calls in flight are abandoned rather than waited for.
+    if (g_stop.load() && !clients_cancelled) {
+      clients_cancelled = true;
+      for (auto* client : {eval->clients.chat.get(), eval->clients.embedder.get()}) {
+        if (client != nullptr) client->cancel();
+      }
+    }
+  });
   progress.finish();
   if (!summary.ok()) {
     std::cerr << "ragmeter: " << summary.status().message() << "\n";
     return kExitUsage;
   }
+  if (out_file.is_open()) out_file.flush();  // every finished row is on disk first
   // A refused key is said once here, not once per row (each reason says it too).
   for (const auto* client : {eval->clients.chat.get(), eval->clients.embedder.get()}) {
-    if (client == nullptr || client->halted().ok()) continue;
+    if (client == nullptr || client->halted().ok() || summary->cancelled) continue;
     std::cerr << "ragmeter: judge: " << client->halted().message()
               << "; the metrics that need the judge failed, the others were scored\n";
   }
-  return report_eval(args.eval, *eval, *summary, args.dataset, args.summary, args.quiet,
-                     args.allow_failures, args.report, &report_rows);
+  const int code = report_eval(args.eval, *eval, *summary, args.dataset, args.summary, args.quiet,
+                               args.allow_failures, args.report, &report_rows);
+  if (code == kExitInterrupted) {
+    std::cerr << fmt::format(
+        "ragmeter: interrupted: the {} rows finished before the stop are written{}, and the "
+        "summary covers them (\"cancelled\": true); exit code 130\n",
+        summary->rows_read, args.out.empty() ? "" : " to " + args.out);
+    return kExitInterrupted;
+  }
+  return code;
 }
 
 }  // namespace

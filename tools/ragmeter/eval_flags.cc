@@ -316,6 +316,8 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
                    "OPENAI_API_KEY), or --config judge.toml; see docs/judges.md\n";
     }
   }
+  // An interrupted run's summary covers part of the data: no threshold speaks for it.
+  if (summary.cancelled) return kExitInterrupted;
   if (!thresholds_met(summary, eval.thresholds)) return kExitBelowThreshold;
   bool partial = summary.rows_rejected > 0 || any_failed(summary);
   if (partial && !allow_failures) {

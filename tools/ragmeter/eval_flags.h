@@ -77,9 +77,9 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence);
 
 // Writes --traces and the summary file (when the paths are not empty) and, unless quiet,
 // prints the table and the judge's usage. `source` names the scored dataset. Returns the
-// exit code so far: kExitOk, kExitUsage (a file could not be written),
-// kExitBelowThreshold or kExitPartial (rejected rows or failed scores, unless
-// allow_failures).
+// exit code so far: kExitOk, kExitUsage (a file could not be written), kExitInterrupted
+// (summary.cancelled: thresholds are not checked), kExitBelowThreshold or kExitPartial
+// (rejected rows or failed scores, unless allow_failures).
 // `report_path` (not empty): also writes the HTML report of the run from `report_rows`,
 // the rows as the JSONL --out writes them.
 int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSummary& summary,
