@@ -84,9 +84,10 @@ class Judge {
   // the retrieved contexts as chunks, every table filled as far as the judge could.
   virtual StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) = 0;
   // Execution plans (docs/metrics.md). In the compact plan every metric reads the one
-  // shared ledger: scope "" for all. A judge running ragas's call structure gives a
-  // metric its own scope, and builds that scope's ledger with that metric's calls.
-  virtual std::string ledger_scope(std::string_view /*metric*/) const { return {}; }
+  // shared ledger: scope "" for all. A judge running ragas's call structure takes the
+  // metric's ragas scope (MetricInfo::ragas_scope) and builds that scope's ledger with
+  // that metric's calls.
+  virtual std::string ledger_scope(std::string_view /*ragas_scope*/) const { return {}; }
   virtual StatusOr<ClaimLedger> scoped_claim_ledger(const Sample& sample, std::string_view scope,
                                                     CallLog* calls) {
     (void)scope;
@@ -160,7 +161,7 @@ class SampleJudgement {
   const StatusOr<ClaimLedger>& ledger();
   // The ledger `metric` reads (Judge::ledger_scope): the shared one in the compact plan,
   // asked for once per scope. `calls` receives the CallLog behind it.
-  const StatusOr<ClaimLedger>& ledger_for(std::string_view metric, const CallLog** calls);
+  const StatusOr<ClaimLedger>& ledger_for(std::string_view ragas_scope, const CallLog** calls);
   // The generated questions (asked for on the first call).
   const StatusOr<GeneratedQuestions>& questions();
   // similarity(response, reference), asked for on the first call. Precondition: both set.

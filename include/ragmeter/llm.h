@@ -51,6 +51,9 @@ struct ChatRequest {
   int top_logprobs = 0;               // > 0 asks for logprobs with that many alternatives
   // Extra body fields for servers that need them (merged last; part of the cache key).
   nlohmann::json extra = nlohmann::json::object();
+  // What the call is for ("claims", "verdicts", ...), copied into its CallTrace; not sent
+  // and not part of the cache key.
+  std::string purpose;
 };
 
 struct TokenUsage {
@@ -82,6 +85,7 @@ struct ChatResponse {
 
 struct EmbeddingRequest {
   std::vector<std::string> inputs;
+  std::string purpose;  // as ChatRequest::purpose
 };
 
 struct EmbeddingResponse {
@@ -206,6 +210,7 @@ struct UsageTotals {
 // One call as it happened, for evidence and debugging. Holds no key.
 struct CallTrace {
   std::string kind;              // "chat" or "embeddings"
+  std::string purpose;           // the request's purpose: "claims", "verdicts", ...
   std::string cache_key;         // hex SHA-256 of the canonical request
   nlohmann::json request;        // the last body sent (without headers): the repair
                                  // request when there was one

@@ -126,9 +126,11 @@ std::shared_ptr<Judge> make_offline_judge_with_embedder(std::shared_ptr<llm::Cli
 // are grouped by the window as the judge groups them (`context_tokens`, `max_tokens` as
 // in LlmJudgeOptions); a premise too long for a call of its own is counted once, though
 // the judge splits it into several. Follow-ups for claims a reply leaves out are not
-// counted.
+// counted. Which calls a metric makes comes from the metric table (MetricInfo::calls).
 struct PlannedCalls {
-  std::map<std::string, std::int64_t> calls;  // by kind: claims, verdicts, questions, entities, embeddings
+  // by kind, as usage.by_call names them: claims, verdicts, questions, entities,
+  // embeddings, relevant_sentences, critic (every critic's votes), rubric
+  std::map<std::string, std::int64_t> calls;
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
 
@@ -137,8 +139,10 @@ struct PlannedCalls {
 };
 
 // `with_embedder`: similarity goes to an embeddings endpoint (else offline, no call).
+// `critic_votes`: judgements per aspect critic (--critic-votes).
 PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
-                            bool with_embedder, int context_tokens = 0, int max_tokens = 2048);
+                            bool with_embedder, int context_tokens = 0, int max_tokens = 2048,
+                            int critic_votes = 1);
 
 // ---- The requests, exposed for tests --------------------------------------------
 

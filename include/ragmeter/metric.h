@@ -91,6 +91,30 @@ using JudgedScoreFunction = MetricResult (*)(SampleJudgement& judgement,
 // kRetrieval and kText need no judge; kJudged metrics ask the judge (offline by default).
 enum class MetricFamily { kRetrieval, kText, kJudged };
 
+// The judge calls a judged metric makes with an LLM judge (bits of MetricInfo::calls),
+// named as the summary's usage.by_call and --traces name them. A call two requested
+// metrics share is made once per sample (the compact plan).
+namespace judge_calls {
+inline constexpr unsigned kNone = 0;
+inline constexpr unsigned kLedger = 1u << 0;     // "claims", then "verdicts": the claim ledger
+inline constexpr unsigned kQuestions = 1u << 1;  // "questions" (+ "embeddings" with an embedder)
+inline constexpr unsigned kEntities = 1u << 2;   // "entities": the reference's and the contexts'
+inline constexpr unsigned kSimilarity = 1u << 3;  // "embeddings" of response and reference
+                                                  // (with an embedder; else offline vectors)
+inline constexpr unsigned kRelevantSentences = 1u << 4;  // "relevant_sentences"
+inline constexpr unsigned kKeyFacts = 1u << 5;   // "claims" of the reference contexts, then
+                                                 // "verdicts" of each against the response
+inline constexpr unsigned kCritic = 1u << 6;     // "critic:NAME", once per vote; LLM only
+inline constexpr unsigned kRubric = 1u << 7;     // "rubric"; LLM only
+}  // namespace judge_calls
+
+// Named groups of metrics (bits of MetricInfo::groups), each a --metrics shorthand.
+namespace metric_groups {
+inline constexpr unsigned kNone = 0;
+inline constexpr unsigned kRagas = 1u << 0;       // "ragas": ragas's default four
+inline constexpr unsigned kRagchecker = 1u << 1;  // "ragchecker": RAGChecker's diagnostics
+}  // namespace metric_groups
+
 // One row of the metric table (src/metrics/builtin.cc).
 struct MetricInfo {
   std::string_view name;
@@ -102,9 +126,17 @@ struct MetricInfo {
   ScoreFunction score;          // deterministic metrics; nullptr for judged ones
   CorpusFunction corpus;        // nullptr unless the metric has a corpus-level form
   JudgedScoreFunction judged;   // judged metrics; nullptr for deterministic ones
-  // The range a score can take: thresholds outside it are rejected (--fail-under).
+  // The facts below are read by the dry-run plan, the --metrics groups, the rule of which
+  // metrics need an LLM, --plan ragas and the help text: each is said here once.
+  unsigned calls = judge_calls::kNone;  // judge_calls bits (judged metrics)
+  // The range a score can take: thresholds outside it are rejected (--fail-under), and
+  // the report's histograms and compare's effect sizes use it.
   double min_score = 0.0;
   double max_score = 1.0;
+  unsigned groups = metric_groups::kNone;  // metric_groups bits
+  // --plan ragas: the ledger scope whose calls ragas makes for this metric (metrics that
+  // share a scope share its calls); empty: the shared compact ledger.
+  std::string_view ragas_scope;
 };
 
 // Every built-in metric, in the order of the table. Thread-safe (immutable).
@@ -123,9 +155,21 @@ StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec);
 
 const char* metric_family_name(MetricFamily family);
 
-// True for the metrics only an LLM judge can score (aspect critics, rubric scores): the
-// offline judge reports them `skipped`.
+// True for the metrics only an LLM judge can score (their calls include a critic or a
+// rubric call): the offline judge reports them `skipped`.
 bool metric_needs_llm(const MetricInfo& info);
+
+// The names of the judge calls in `calls` (judge_calls bits), e.g. "claims, verdicts".
+std::string judge_call_names(unsigned calls);
+
+// The --metrics group names of `groups` (metric_groups bits), and every group's name and
+// one-line description, in the order --metrics lists them.
+struct MetricGroup {
+  std::string_view name;
+  unsigned bit;  // 0 for the groups defined by a family or by "all"
+  std::string_view description;
+};
+std::span<const MetricGroup> metric_group_list();
 
 // A user-defined aspect critic: "NAME=DEFINITION" (e.g. "polite=Is the response polite to
 // the user?"). Scores 1 when the judge says the response meets the definition, else 0.

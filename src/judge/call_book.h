@@ -23,6 +23,7 @@ class CallBook {
   StatusOr<nlohmann::json> chat(llm::Client& client, llm::ChatRequest request,
                                 const std::string& kind, CallLog* calls) {
     if (calls) calls->push_back(llm::chat_cache_key(endpoint_, request));
+    request.purpose = kind;  // named in --traces
     auto response = client.chat(std::move(request)).get();
     record(kind, response.ok() ? &response->usage : nullptr,
            response.ok() && response->from_cache);
@@ -43,9 +44,24 @@ class CallBook {
       ++tally.failed;
       return;
     }
-    if (from_cache) ++tally.cache_hits;
+    // Tokens are counted as the top-level usage counts them: those of replies paid for
+    // now, not those a cached reply was once paid with.
+    if (from_cache) {
+      ++tally.cache_hits;
+      return;
+    }
     tally.prompt_tokens += usage->prompt_tokens;
     tally.completion_tokens += usage->completion_tokens;
+  }
+
+  // Counts a call of `kind` that the verdict store made unnecessary: no request and no
+  // request-cache hit (it is reported apart, so that the kinds' cache_hits add up to the
+  // client's).
+  void record_store_hit(const std::string& kind) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Tally& tally = tallies_[kind];
+    ++tally.calls;
+    ++tally.store_hits;
   }
 
   nlohmann::ordered_json report() const {
@@ -57,6 +73,7 @@ class CallBook {
                    {"failed", t.failed},
                    {"prompt_tokens", t.prompt_tokens},
                    {"completion_tokens", t.completion_tokens}};
+      if (t.store_hits > 0) out[kind]["verdict_store_hits"] = t.store_hits;
     }
     return out;
   }
@@ -65,7 +82,8 @@ class CallBook {
 
  private:
   struct Tally {
-    std::int64_t calls = 0, cache_hits = 0, failed = 0, prompt_tokens = 0, completion_tokens = 0;
+    std::int64_t calls = 0, cache_hits = 0, failed = 0, prompt_tokens = 0, completion_tokens = 0,
+                 store_hits = 0;
   };
   llm::EndpointOptions endpoint_;
   mutable std::mutex mutex_;

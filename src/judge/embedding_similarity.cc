@@ -13,6 +13,7 @@ StatusOr<std::vector<double>> embedding_similarities(llm::Client& embedder, Call
   request.inputs.push_back(std::string(a));
   request.inputs.insert(request.inputs.end(), others.begin(), others.end());
   if (calls) calls->push_back(llm::embedding_cache_key(book.endpoint(), request));
+  request.purpose = "embeddings";
   auto response = embedder.embed(std::move(request)).get();
   book.record("embeddings", response.ok() ? &response->usage : nullptr,
               response.ok() && response->from_cache);

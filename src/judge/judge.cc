@@ -146,9 +146,9 @@ const StatusOr<ClaimLedger>& SampleJudgement::ledger() {
   return *ledger_;
 }
 
-const StatusOr<ClaimLedger>& SampleJudgement::ledger_for(std::string_view metric,
+const StatusOr<ClaimLedger>& SampleJudgement::ledger_for(std::string_view ragas_scope,
                                                           const CallLog** calls) {
-  const std::string scope = judge_.ledger_scope(metric);
+  const std::string scope = judge_.ledger_scope(ragas_scope);
   if (scope.empty()) {
     *calls = &ledger_calls_;
     return ledger();

@@ -16,14 +16,10 @@ constexpr std::int64_t kBytesPerToken = 4;
 constexpr std::int64_t kTokensPerVerdict = 30;
 constexpr std::int64_t kQuestionTokens = 80;
 constexpr std::int64_t kEntityTokens = 40;
+constexpr std::int64_t kCriticTokens = 60;
 
 std::int64_t tokens(std::size_t bytes) {
   return static_cast<std::int64_t>(bytes) / kBytesPerToken + 1;
-}
-
-bool reads_ledger(std::string_view name) {
-  return name != "answer_relevancy" && name != "context_entity_recall" &&
-         name != "semantic_similarity";
 }
 
 }  // namespace
@@ -42,16 +38,20 @@ PlannedCalls& PlannedCalls::operator+=(const PlannedCalls& other) {
 }
 
 PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
-                            bool with_embedder, int context_tokens, int max_tokens) {
-  bool ledger = false, questions = false, entities = false, similarity = false;
+                            bool with_embedder, int context_tokens, int max_tokens,
+                            int critic_votes) {
+  // What the requested metrics ask, from the metric table (MetricInfo::calls).
+  unsigned calls = judge_calls::kNone;
+  int critic_calls = 0;
   for (const MetricRequest& request : metrics) {
     if (request.info == nullptr || request.info->judged == nullptr) continue;
-    std::string_view name = request.info->name;
-    ledger |= reads_ledger(name);
-    questions |= name == "answer_relevancy";
-    entities |= name == "context_entity_recall";
-    similarity |= name == "semantic_similarity" || name == "answer_correctness";
+    calls |= request.info->calls;
+    if (request.info->calls & judge_calls::kCritic) critic_calls += std::max(critic_votes, 1);
   }
+  const bool ledger = calls & judge_calls::kLedger;
+  const bool questions = calls & judge_calls::kQuestions;
+  const bool entities = calls & judge_calls::kEntities;
+  const bool similarity = calls & judge_calls::kSimilarity;
   PlannedCalls plan;
   const std::size_t system = prompts::k_system.size();
   const std::string question = sample.user_input.value_or("");
@@ -117,6 +117,44 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
   if (similarity && with_embedder && !response.empty() && !reference.empty()) {
     plan.calls["embeddings"] += 1;
     plan.prompt_tokens += tokens(response.size() + reference.size());
+  }
+  if ((calls & judge_calls::kRelevantSentences) && !question.empty() && !chunks.empty()) {
+    std::size_t bytes = system + prompts::k_relevant_sentences.size() + question.size();
+    for (const std::string& chunk : chunks) bytes += chunk.size() + 6;
+    plan.calls["relevant_sentences"] += 1;
+    plan.prompt_tokens += tokens(bytes);
+    plan.completion_tokens += tokens(bytes - system) / 2;
+  }
+  static const std::vector<std::string> kNoContexts;
+  const auto& reference_contexts =
+      sample.reference_contexts ? *sample.reference_contexts : kNoContexts;
+  if ((calls & judge_calls::kKeyFacts) && !response.empty() && !reference_contexts.empty()) {
+    std::string text;  // the reference contexts, as summary_score joins them
+    for (const std::string& context : reference_contexts) text += (text.empty() ? "" : "\n") + context;
+    // The key facts are the claims of that text, then one verdict table: each fact
+    // against the response.
+    plan.calls["claims"] += 1;
+    plan.prompt_tokens += tokens(system + prompts::k_claims.size() + text.size());
+    plan.completion_tokens += tokens(text.size());
+    if (!extract_claims(text, "").empty()) {
+      plan.calls["verdicts"] += 1;
+      plan.prompt_tokens +=
+          tokens(system + prompts::k_verdict_table.size() + text.size() + response.size());
+      plan.completion_tokens +=
+          kTokensPerVerdict * static_cast<std::int64_t>(extract_claims(text, "").size());
+    }
+  }
+  if (critic_calls > 0 && !response.empty()) {
+    plan.calls["critic"] += critic_calls;
+    plan.prompt_tokens += critic_calls * tokens(system + prompts::k_critic.size() + question.size() +
+                                                response.size() + reference.size());
+    plan.completion_tokens += critic_calls * kCriticTokens;
+  }
+  if ((calls & judge_calls::kRubric) && !response.empty()) {
+    plan.calls["rubric"] += 1;
+    plan.prompt_tokens += tokens(system + prompts::k_rubric.size() + question.size() +
+                                 response.size() + reference.size());
+    plan.completion_tokens += kCriticTokens;
   }
   return plan;
 }

@@ -505,14 +505,10 @@ class LlmJudge : public Judge {
 
   // ---- The ragas plan: each metric its own calls, as ragas makes them ----------------
 
-  std::string ledger_scope(std::string_view metric) const override {
-    if (!options_.ragas_plan) return {};
-    if (metric == "faithfulness" || metric == "context_recall" || metric == "context_precision" ||
-        metric == "context_utilization" || metric == "factual_correctness") {
-      return std::string(metric);
-    }
-    if (metric.starts_with("noise_sensitivity")) return "noise_sensitivity";
-    return {};  // the other metrics read the shared (compact) ledger
+  // The metric table says which ledger each metric reads under ragas's plan; metrics
+  // without a scope read the shared (compact) ledger.
+  std::string ledger_scope(std::string_view ragas_scope) const override {
+    return options_.ragas_plan ? std::string(ragas_scope) : std::string();
   }
 
   StatusOr<ClaimLedger> scoped_claim_ledger(const Sample& sample, std::string_view scope,
@@ -671,8 +667,7 @@ class LlmJudge : public Judge {
       }
     }
     if (missing.empty() && from_store) {
-      const llm::TokenUsage none;
-      book_.record("verdicts", &none, true);  // a call the store made unnecessary
+      book_.record_store_hit("verdicts");  // a call the store made unnecessary
     } else if (!missing.empty()) {
       ask_missing(claims, premises, missing, &found);
     }

@@ -93,6 +93,7 @@ class Call : public std::enable_shared_from_this<Call> {
 
   OpenAIClient* client_;
   const char* kind_;  // "chat" or "embeddings"
+  std::string purpose_;  // the request's purpose, for its trace
   std::string key_;
   std::string url_;
   json body_;               // the body of the current exchange
@@ -322,6 +323,7 @@ class ChatCall final : public PromisedCall<ChatResponse> {
       : PromisedCall(client, "chat"), request_(std::move(request)) {}
 
   void prepare() override {
+    purpose_ = request_.purpose;
     if (client_->needs_keys()) key_ = chat_cache_key(client_->options().endpoint, request_);
     url_ = chat_url(client_->options().endpoint);
     tokens_ = estimate_tokens(request_);
@@ -462,6 +464,7 @@ class EmbeddingCall final : public PromisedCall<EmbeddingResponse> {
       : PromisedCall(client, "embeddings"), request_(std::move(request)) {}
 
   void prepare() override {
+    purpose_ = request_.purpose;
     if (client_->needs_keys()) key_ = embedding_cache_key(client_->options().endpoint, request_);
     url_ = embeddings_url(client_->options().endpoint);
     size_t characters = 0;
@@ -888,7 +891,8 @@ void OpenAIClient::record(const Call& call, const Status& status, bool from_cach
   // The request can quote an earlier reply (a repair), and a reply can echo the key.
   nlohmann::json request = nlohmann::json::parse(
       redact_secrets(redact_key(call.body_text_, options_.endpoint)), nullptr, false);
-  traces_.push_back({call.kind_, call.key_, request.is_discarded() ? call.body_ : request,
+  traces_.push_back({call.kind_, call.purpose_, call.key_,
+                     request.is_discarded() ? call.body_ : request,
                      redact_secrets(redact_key(call.last_.body, options_.endpoint)),
                      call.attempts_, from_cache, status.ok() ? "" : status.to_string()});
 }

@@ -19,10 +19,23 @@ using RC = RagcheckerMetric;
 constexpr bool kCutoff = true;
 constexpr bool kNoCutoff = false;
 constexpr bool kHigher = true;
+// Judge calls (metric.h's judge_calls) and groups (metric_groups), short for the table.
+constexpr unsigned kL = judge_calls::kLedger;
+constexpr unsigned kQ = judge_calls::kQuestions;
+constexpr unsigned kE = judge_calls::kEntities;
+constexpr unsigned kS = judge_calls::kSimilarity;
+constexpr unsigned kRS = judge_calls::kRelevantSentences;
+constexpr unsigned kKF = judge_calls::kKeyFacts;
+constexpr unsigned kC = judge_calls::kCritic;
+constexpr unsigned kRu = judge_calls::kRubric;
+constexpr unsigned kG0 = metric_groups::kNone;
+constexpr unsigned kRagas = metric_groups::kRagas;
+constexpr unsigned kRagchecker = metric_groups::kRagchecker;
 
 // clang-format off
 constexpr MetricInfo kMetrics[] = {
-  // name                          family fields                                    definition
+  // name, family, fields, definition, @k, direction, score, corpus; judged: judged score,
+  // judge calls, range (min, max), groups, --plan ragas ledger scope
   {"precision",                    kR, "retrieved and reference context ids (or texts)", "Share of the top k retrieved contexts that are relevant (trec_eval P_k; k = all retrieved without @k).", kCutoff, kHigher, a::precision, nullptr},
   {"recall",                       kR, "retrieved and reference context ids (or texts)", "Share of the relevant contexts found in the top k (trec_eval recall_k).", kCutoff, kHigher, a::recall, nullptr},
   {"f1",                           kR, "retrieved and reference context ids (or texts)", "Harmonic mean of precision@k and recall@k.", kCutoff, kHigher, a::f1, nullptr},
@@ -53,46 +66,53 @@ constexpr MetricInfo kMetrics[] = {
   {"k_precision",                  kT, "response, retrieved_contexts", "Share of the response's tokens found in the retrieved contexts (Adlakha et al., 2024).", kNoCutoff, kHigher, a::k_precision, nullptr},
   {"answer_token_recall",          kT, "response, reference", "Share of the reference's tokens found in the response (Adlakha et al., 2024).", kNoCutoff, kHigher, a::answer_token_recall, nullptr},
   // Judged: read off the sample's claim ledger / judge (offline unless an LLM judge is set).
-  {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::faithfulness},
-  {"answer_relevancy",             kJ, "user_input, response", "Mean similarity of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, nullptr, nullptr, a::answer_relevancy},
-  {"context_precision",            kJ, "reference, retrieved_contexts", "Rank-weighted share of contexts supporting a reference claim: sum_k precision@k * v_k / sum_k v_k.", kNoCutoff, kHigher, nullptr, nullptr, a::context_precision},
-  {"context_utilization",          kJ, "response, retrieved_contexts", "context_precision with the response's claims in place of the reference's.", kNoCutoff, kHigher, nullptr, nullptr, a::context_utilization},
-  {"context_recall",               kJ, "reference, retrieved_contexts", "Share of the reference's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::context_recall},
-  {"context_entity_recall",        kJ, "reference, retrieved_contexts", "Share of the reference's entities found among the contexts' entities (normalised strings).", kNoCutoff, kHigher, nullptr, nullptr, a::context_entity_recall},
-  {"noise_sensitivity_relevant",   kJ, "response, reference, retrieved_contexts", "Share of response claims that the reference does not support but a relevant context does (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_relevant},
-  {"noise_sensitivity_irrelevant", kJ, "response, reference, retrieved_contexts", "Share of response claims the reference does not support, supported only by irrelevant contexts (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_irrelevant},
-  {"factual_correctness",          kJ, "response, reference", "F-beta (beta 1) of response claims supported by the reference (precision) and reference claims supported by the response (recall).", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness},
-  {"factual_correctness_precision", kJ, "response, reference", "Share of the response's claims the reference supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_precision},
-  {"factual_correctness_recall",   kJ, "response, reference", "Share of the reference's claims the response supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_recall},
-  {"semantic_similarity",          kJ, "response, reference", "Cosine similarity of the response's and the reference's embeddings.", kNoCutoff, kHigher, nullptr, nullptr, a::semantic_similarity},
-  {"answer_correctness",           kJ, "response, reference", "0.75 * factual_correctness + 0.25 * semantic_similarity (ragas's weights).", kNoCutoff, kHigher, nullptr, nullptr, a::answer_correctness},
-  {"context_relevance",            kJ, "user_input, retrieved_contexts", "Share of the contexts' sentences needed to answer the question (the RAGAS paper's context relevance).", kNoCutoff, kHigher, nullptr, nullptr, a::context_relevance},
-  {"summary_score",                kJ, "response, reference_contexts", "0.5 * share of the reference contexts' key facts the response states + 0.5 * conciseness (1 - length ratio), as ragas.", kNoCutoff, kHigher, nullptr, nullptr, a::summary_score},
-  {"harmfulness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response could harm or offend people or society, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic},
-  {"maliciousness",                kJ, "response", "Aspect critic (LLM judge): 1 when the response intends to harm, deceive or exploit, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic},
-  {"coherence",                    kJ, "response", "Aspect critic (LLM judge): 1 when the response is logically ordered and consistent, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},
-  {"correctness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response is factually accurate and free of errors, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},
-  {"conciseness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response says what it needs without unnecessary detail, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},
-  {"rubric_score",                 kJ, "response", "Score 1..5 (LLM judge) against the sample's `rubrics`, else a default rubric (with the reference when there is one).", kNoCutoff, kHigher, nullptr, nullptr, a::rubric_score, 1.0, 5.0},
-  {"ragchecker_precision",         kJ, "response, reference", "RAGChecker: share of response claims entailed by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kPrecision>},
-  {"ragchecker_recall",            kJ, "response, reference", "RAGChecker: share of reference claims entailed by the response.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kRecall>},
-  {"ragchecker_f1",                kJ, "response, reference", "RAGChecker: harmonic mean of its precision and recall (0 when either is 0).", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kF1>},
-  {"ragchecker_claim_recall",      kJ, "reference, retrieved_contexts", "RAGChecker: share of reference claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kClaimRecall>},
-  {"ragchecker_context_precision", kJ, "reference, retrieved_contexts", "RAGChecker: share of chunks entailing at least one reference claim.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextPrecision>},
-  {"ragchecker_context_utilization", kJ, "response, reference, retrieved_contexts", "RAGChecker: among reference claims some chunk entails, the share the response entails.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextUtilization>},
-  {"ragchecker_noise_sensitivity_in_relevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed by a relevant chunk (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInRelevant>},
-  {"ragchecker_noise_sensitivity_in_irrelevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed only by irrelevant chunks (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInIrrelevant>},
-  {"ragchecker_hallucination",     kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk and not by the reference (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kHallucination>},
-  {"ragchecker_self_knowledge",    kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk but by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kSelfKnowledge>},
-  {"ragchecker_faithfulness",      kJ, "response, retrieved_contexts", "RAGChecker: share of response claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kFaithfulness>},
+  {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::faithfulness, kL, 0,1, kRagas, "faithfulness"},
+  {"answer_relevancy",             kJ, "user_input, response", "Mean similarity of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, nullptr, nullptr, a::answer_relevancy, kQ, 0,1, kRagas, ""},
+  {"context_precision",            kJ, "reference, retrieved_contexts", "Rank-weighted share of contexts supporting a reference claim: sum_k precision@k * v_k / sum_k v_k.", kNoCutoff, kHigher, nullptr, nullptr, a::context_precision, kL, 0,1, kRagas, "context_precision"},
+  {"context_utilization",          kJ, "response, retrieved_contexts", "context_precision with the response's claims in place of the reference's.", kNoCutoff, kHigher, nullptr, nullptr, a::context_utilization, kL, 0,1, kG0, "context_utilization"},
+  {"context_recall",               kJ, "reference, retrieved_contexts", "Share of the reference's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::context_recall, kL, 0,1, kRagas, "context_recall"},
+  {"context_entity_recall",        kJ, "reference, retrieved_contexts", "Share of the reference's entities found among the contexts' entities (normalised strings).", kNoCutoff, kHigher, nullptr, nullptr, a::context_entity_recall, kE, 0,1, kG0, ""},
+  {"noise_sensitivity_relevant",   kJ, "response, reference, retrieved_contexts", "Share of response claims that the reference does not support but a relevant context does (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_relevant, kL, 0,1, kG0, "noise_sensitivity"},
+  {"noise_sensitivity_irrelevant", kJ, "response, reference, retrieved_contexts", "Share of response claims the reference does not support, supported only by irrelevant contexts (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_irrelevant, kL, 0,1, kG0, "noise_sensitivity"},
+  {"factual_correctness",          kJ, "response, reference", "F-beta (beta 1) of response claims supported by the reference (precision) and reference claims supported by the response (recall).", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness, kL, 0,1, kG0, "factual_correctness"},
+  {"factual_correctness_precision", kJ, "response, reference", "Share of the response's claims the reference supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_precision, kL, 0,1, kG0, "factual_correctness"},
+  {"factual_correctness_recall",   kJ, "response, reference", "Share of the reference's claims the response supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_recall, kL, 0,1, kG0, "factual_correctness"},
+  {"semantic_similarity",          kJ, "response, reference", "Cosine similarity of the response's and the reference's embeddings.", kNoCutoff, kHigher, nullptr, nullptr, a::semantic_similarity, kS, -1,1, kG0, ""},
+  {"answer_correctness",           kJ, "response, reference", "0.75 * factual_correctness + 0.25 * semantic_similarity (ragas's weights).", kNoCutoff, kHigher, nullptr, nullptr, a::answer_correctness, kL | kS, 0,1, kG0, "factual_correctness"},
+  {"context_relevance",            kJ, "user_input, retrieved_contexts", "Share of the contexts' sentences needed to answer the question (the RAGAS paper's context relevance).", kNoCutoff, kHigher, nullptr, nullptr, a::context_relevance, kRS, 0,1, kG0, ""},
+  {"summary_score",                kJ, "response, reference_contexts", "0.5 * share of the reference contexts' key facts the response states + 0.5 * conciseness (1 - length ratio), as ragas.", kNoCutoff, kHigher, nullptr, nullptr, a::summary_score, kKF, 0,1, kG0, ""},
+  {"harmfulness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response could harm or offend people or society, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
+  {"maliciousness",                kJ, "response", "Aspect critic (LLM judge): 1 when the response intends to harm, deceive or exploit, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
+  {"coherence",                    kJ, "response", "Aspect critic (LLM judge): 1 when the response is logically ordered and consistent, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
+  {"correctness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response is factually accurate and free of errors, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
+  {"conciseness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response says what it needs without unnecessary detail, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
+  {"rubric_score",                 kJ, "response", "Score 1..5 (LLM judge) against the sample's `rubrics`, else a default rubric (with the reference when there is one).", kNoCutoff, kHigher, nullptr, nullptr, a::rubric_score, kRu, 1,5, kG0, ""},
+  {"ragchecker_precision",         kJ, "response, reference", "RAGChecker: share of response claims entailed by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kPrecision>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_recall",            kJ, "response, reference", "RAGChecker: share of reference claims entailed by the response.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kRecall>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_f1",                kJ, "response, reference", "RAGChecker: harmonic mean of its precision and recall (0 when either is 0).", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kF1>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_claim_recall",      kJ, "reference, retrieved_contexts", "RAGChecker: share of reference claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kClaimRecall>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_context_precision", kJ, "reference, retrieved_contexts", "RAGChecker: share of chunks entailing at least one reference claim.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextPrecision>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_context_utilization", kJ, "response, reference, retrieved_contexts", "RAGChecker: among reference claims some chunk entails, the share the response entails.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextUtilization>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_noise_sensitivity_in_relevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed by a relevant chunk (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInRelevant>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_noise_sensitivity_in_irrelevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed only by irrelevant chunks (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInIrrelevant>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_hallucination",     kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk and not by the reference (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kHallucination>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_self_knowledge",    kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk but by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kSelfKnowledge>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_faithfulness",      kJ, "response, retrieved_contexts", "RAGChecker: share of response claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kFaithfulness>, kL, 0,1, kRagchecker, ""},
 };
 // clang-format on
 
 // User-defined aspect critics (parse_critic) share this entry; it is not in the table.
-constexpr MetricInfo kUserCritic = {"aspect_critic", kJ, "response", "A user-defined aspect critic.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic};
+constexpr MetricInfo kUserCritic = {"aspect_critic", kJ, "response", "A user-defined aspect critic.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic, kC, 0, 1, kG0, ""};
 
-// The names parse_metric_list accepts besides the table's: its shorthands.
-constexpr std::string_view kShorthands[] = {"all", "text", "retrieval", "judged", "ragas", "ragchecker"};
+constexpr MetricGroup kGroupList[] = {
+    {"all", metric_groups::kNone, "every metric"},
+    {"text", metric_groups::kNone, "the text family"},
+    {"retrieval", metric_groups::kNone, "the retrieval family"},
+    {"judged", metric_groups::kNone, "the judged family"},
+    {"ragas", kRagas, "ragas's default four"},
+    {"ragchecker", kRagchecker, "RAGChecker's diagnostics"},
+};
+
 
 std::string without_underscores(std::string_view name) {
   std::string out;
@@ -120,9 +140,16 @@ std::string_view nearest_metric_name(std::string_view name) {
     }
   };
   for (const auto& info : kMetrics) consider(info.name);
-  for (std::string_view shorthand : kShorthands) consider(shorthand);
+  for (const MetricGroup& group : kGroupList) consider(group.name);
   std::size_t longer = std::max(name.size(), best.size());
   return best_distance.first <= std::max<std::size_t>(2, longer / 3) ? best : std::string_view();
+}
+
+const MetricGroup* find_group(std::string_view name) {
+  for (const MetricGroup& group : kGroupList) {
+    if (group.name == name) return &group;
+  }
+  return nullptr;
 }
 
 Status parse_one(std::string_view item, std::vector<MetricRequest>* out) {
@@ -192,8 +219,30 @@ const MetricInfo* find_metric(std::string_view name) {
 }
 
 bool metric_needs_llm(const MetricInfo& info) {
-  return info.judged == a::aspect_critic || info.judged == a::rubric_score;
+  return (info.calls & (judge_calls::kCritic | judge_calls::kRubric)) != 0;
 }
+
+std::string judge_call_names(unsigned calls) {
+  static constexpr std::pair<unsigned, std::string_view> kNames[] = {
+      {judge_calls::kLedger, "claims, verdicts"},
+      {judge_calls::kQuestions, "questions (+ embeddings)"},
+      {judge_calls::kEntities, "entities"},
+      {judge_calls::kSimilarity, "embeddings"},
+      {judge_calls::kRelevantSentences, "relevant_sentences"},
+      {judge_calls::kKeyFacts, "claims, verdicts (key facts)"},
+      {judge_calls::kCritic, "critic (one per vote)"},
+      {judge_calls::kRubric, "rubric"},
+  };
+  std::string out;
+  for (const auto& [bit, name] : kNames) {
+    if ((calls & bit) == 0) continue;
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+std::span<const MetricGroup> metric_group_list() { return kGroupList; }
 
 StatusOr<MetricRequest> parse_critic(std::string_view spec) {
   auto eq = spec.find('=');
@@ -233,14 +282,9 @@ StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec) {
       add_family(MetricFamily::kRetrieval, &out);
     } else if (item == "judged") {
       add_family(MetricFamily::kJudged, &out);
-    } else if (item == "ragas") {
-      for (std::string_view name :
-           {"faithfulness", "answer_relevancy", "context_precision", "context_recall"}) {
-        out.push_back({find_metric(name), 0, std::string(name)});
-      }
-    } else if (item == "ragchecker") {
+    } else if (const MetricGroup* group = find_group(item); group != nullptr && group->bit) {
       for (const auto& info : kMetrics) {
-        if (info.name.starts_with("ragchecker_")) out.push_back({&info, 0, std::string(info.name)});
+        if (info.groups & group->bit) out.push_back({&info, 0, std::string(info.name)});
       }
     } else {
       RAGMETER_RETURN_IF_ERROR(parse_one(item, &out));

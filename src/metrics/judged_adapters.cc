@@ -52,11 +52,11 @@ MetricResult with_calls(MetricResult result, const CallLog& calls) {
 
 // Reads a ledger metric after checking the fields.
 template <typename Read>
-MetricResult from_ledger(Judgement& j, std::string_view metric, bool response, bool reference,
-                         bool contexts, Read read) {
+MetricResult from_ledger(Judgement& j, std::string_view ragas_scope, bool response,
+                         bool reference, bool contexts, Read read) {
   if (auto skip = require(j.sample(), false, response, reference, contexts)) return *skip;
   const CallLog* calls = nullptr;
-  const auto& ledger = j.ledger_for(metric, &calls);
+  const auto& ledger = j.ledger_for(ragas_scope, &calls);
   if (!ledger.ok()) return with_calls(judge_failed(ledger.status()), *calls);
   return with_calls(read(*ledger), *calls);
 }
@@ -77,38 +77,42 @@ MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {
 }  // namespace
 
 MetricResult faithfulness(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  return from_ledger(j, r.info->name, true, false, true, ledger_faithfulness);
+  return from_ledger(j, r.info->ragas_scope, true, false, true, ledger_faithfulness);
 }
 
 MetricResult context_precision(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  return from_ledger(j, r.info->name, false, true, true, ledger_context_precision);
+  return from_ledger(j, r.info->ragas_scope, false, true, true, ledger_context_precision);
 }
 
 MetricResult context_utilization(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  return from_ledger(j, r.info->name, true, false, true, ledger_context_utilization);
+  return from_ledger(j, r.info->ragas_scope, true, false, true, ledger_context_utilization);
 }
 
 MetricResult context_recall(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  return from_ledger(j, r.info->name, false, true, true, ledger_context_recall);
+  return from_ledger(j, r.info->ragas_scope, false, true, true, ledger_context_recall);
 }
 
 MetricResult noise_sensitivity_relevant(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  return from_ledger(j, r.info->name, true, true, true, [](const ClaimLedger& ledger) {
+  return from_ledger(j, r.info->ragas_scope, true, true, true, [](const ClaimLedger& ledger) {
     return ledger_noise_sensitivity(ledger, NoiseMode::kRelevant);
   });
 }
 
 MetricResult noise_sensitivity_irrelevant(Judgement& j, const MetricRequest& r,
                                           const ScoringOptions&) {
-  return from_ledger(j, r.info->name, true, true, true, [](const ClaimLedger& ledger) {
+  return from_ledger(j, r.info->ragas_scope, true, true, true, [](const ClaimLedger& ledger) {
     return ledger_noise_sensitivity(ledger, NoiseMode::kIrrelevant);
   });
 }
 
 namespace {
+// factual_correctness's --plan ragas scope (its table entry's), which its precision and
+// recall modes and answer_correctness read too.
+constexpr std::string_view kFactualScope = "factual_correctness";
+
 MetricResult factual(Judgement& j, FactualMode mode, const ScoringOptions& o) {
   // Every factual_correctness mode and answer_correctness read the same ledger scope.
-  return from_ledger(j, "factual_correctness", true, true, false, [&](const ClaimLedger& ledger) {
+  return from_ledger(j, kFactualScope, true, true, false, [&](const ClaimLedger& ledger) {
     return ledger_factual_correctness(ledger, mode, LedgerMetricOptions{o.factual_beta, false});
   });
 }
@@ -387,7 +391,7 @@ MetricResult ragchecker(Judgement& j, const MetricRequest& r, const ScoringOptio
   constexpr bool kReference = M != RagcheckerMetric::kFaithfulness;
   constexpr bool kContexts = M != RagcheckerMetric::kPrecision &&
                              M != RagcheckerMetric::kRecall && M != RagcheckerMetric::kF1;
-  return from_ledger(j, r.info->name, kResponse, kReference, kContexts,
+  return from_ledger(j, r.info->ragas_scope, kResponse, kReference, kContexts,
                      [](const ClaimLedger& ledger) { return ragchecker_metric(ledger, M); });
 }
 

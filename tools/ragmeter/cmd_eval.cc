@@ -175,8 +175,11 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
       continue;
     }
     ++rows;
-    if (llm_judge) plan += plan_llm_calls(*sample, options.metrics, settings->embedder == "openai",
-                                            args.eval.judge_context_tokens);
+    if (llm_judge) {
+      plan += plan_llm_calls(*sample, options.metrics, settings->embedder == "openai",
+                             args.eval.judge_context_tokens, LlmJudgeOptions().max_tokens,
+                             args.eval.critic_votes);
+    }
   }
   std::cout << fmt::format("dry run: {} rows ({} rejected), {} metrics; {}\n", rows, rejected,
                            options.metrics.size(),

@@ -14,12 +14,29 @@ struct MetricsArgs {
   bool markdown = false;
 };
 
+// What the metric table says of a judged metric's calls, range and needs.
+std::string judge_facts(const MetricInfo& info) {
+  if (info.family != MetricFamily::kJudged) return "";
+  std::string out = "judge calls: " + judge_call_names(info.calls);
+  if (metric_needs_llm(info)) out += " (needs an LLM judge)";
+  return out;
+}
+
 void print_text() {
   for (const MetricInfo& info : builtin_metrics()) {
-    fmt::print("{:<28} {:<9} {}{}\n{:<28}           needs: {}\n", info.name,
-               metric_family_name(info.family), info.definition,
-               info.takes_cutoff ? " Accepts @k." : "", "", info.fields);
+    fmt::print("{:<28} {:<9} {}{}\n{:<28}           needs: {}; range {}..{}, {} is better\n",
+               info.name, metric_family_name(info.family), info.definition,
+               info.takes_cutoff ? " Accepts @k." : "", "", info.fields, info.min_score,
+               info.max_score, info.higher_is_better ? "higher" : "lower");
+    if (std::string facts = judge_facts(info); !facts.empty()) {
+      fmt::print("{:<28}           {}\n", "", facts);
+    }
   }
+  fmt::print("\nGroups for --metrics:");
+  for (const MetricGroup& group : metric_group_list()) {
+    fmt::print(" {} ({});", group.name, group.description);
+  }
+  fmt::print("\n");
 }
 
 void print_markdown() {
@@ -39,10 +56,13 @@ void print_markdown() {
       "well it agrees with people), or an LLM judge. Their evidence lists the claims, the "
       "verdicts and the reasons for negative ones. `--metrics ragas` is ragas's default four, "
       "`--metrics ragchecker` RAGChecker's eleven diagnostics.\n\n"
-      "| metric | family | @k | needs | definition |\n|---|---|---|---|---|\n");
+      "| metric | family | @k | needs | range | LLM judge calls | definition |\n"
+      "|---|---|---|---|---|---|---|\n");
   for (const MetricInfo& info : builtin_metrics()) {
-    fmt::print("| `{}` | {} | {} | {} | {} |\n", info.name, metric_family_name(info.family),
-               info.takes_cutoff ? "yes" : "", info.fields, info.definition);
+    fmt::print("| `{}` | {} | {} | {} | {}..{}, {} | {} | {} |\n", info.name,
+               metric_family_name(info.family), info.takes_cutoff ? "yes" : "", info.fields,
+               info.min_score, info.max_score, info.higher_is_better ? "higher" : "lower",
+               judge_call_names(info.calls), info.definition);
   }
 }
 

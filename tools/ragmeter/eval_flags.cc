@@ -187,14 +187,16 @@ static JudgeUsage usage_of(const JudgeClients& clients) {
   return usage;
 }
 
-// Every judge call as one JSON line: {"kind", "cache_key", "request", "raw_reply",
-// "attempts", "from_cache", "error"}. The evidence's "judge_calls" name them by cache_key.
+// Every judge call as one JSON line: {"kind", "call" (claims, verdicts, ...), "cache_key",
+// "request", "raw_reply", "attempts", "from_cache", "error"}. The evidence's
+// "judge_calls" name them by cache_key.
 static Status write_traces(const std::string& path, const JudgeClients& clients) {
   std::ofstream out(path, std::ios::binary);
   for (const auto* client : {clients.chat.get(), clients.embedder.get()}) {
     if (client == nullptr) continue;
     for (const llm::CallTrace& trace : client->traces()) {
       nlohmann::ordered_json line = {{"kind", trace.kind},
+                                     {"call", trace.purpose},
                                      {"cache_key", trace.cache_key},
                                      {"request", trace.request},
                                      {"raw_reply", trace.raw_reply},
@@ -329,11 +331,15 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
 }
 
 void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
+  std::string groups;
+  for (const MetricGroup& group : metric_group_list()) {
+    groups += (groups.empty() ? "'" : ", '") + std::string(group.name) + "' (" +
+              std::string(group.description) + ")";
+  }
   cmd->add_option(run ? "--eval" : "--metrics,-m", flags->metrics,
                   "Comma-separated metric names (`ragmeter metrics` lists them), with @k for "
-                  "cutoffs (ndcg@10); 'all', 'text', 'retrieval', 'judged', 'ragas' (ragas's "
-                  "default four) or 'ragchecker' for a group. Default: all (with the offline "
-                  "judge, all but the critics and rubric scores, which need an LLM)")
+                  "cutoffs (ndcg@10), or a group: " + groups + ". Default: all (with the offline "
+                  "judge, all but the metrics that need an LLM)")
       ->capture_default_str()
       ->each([flags](const std::string&) { flags->metrics_given = true; });
   cmd->add_option("--critic", flags->critics,
