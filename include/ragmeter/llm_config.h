@@ -46,7 +46,8 @@ struct JudgeSettings {
   int concurrency = 16;            // requests in flight; more is faster until the server throttles
   double timeout_seconds = 120.0;  // per HTTP attempt; too low fails long generations
   int max_attempts = 6;            // per call, the first included
-  double deadline_seconds = 300.0; // per call, all attempts and waits; 0: none
+  double deadline_seconds = 300.0; // per call, all attempts and waits, never less than
+                                   // timeout_seconds; 0: none
   double requests_per_minute = 0;  // 0: no cap
   double tokens_per_minute = 0;    // 0: no cap
   std::string cache_path;          // empty: default_cache_path() of the client

@@ -4,6 +4,7 @@
 // type and range and stores it. Errors carry "FILE:LINE: KEY: what".
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -315,7 +316,11 @@ StatusOr<ClientOptions> client_options(const JudgeSettings& settings, const std:
   if (!settings.api_version.empty()) options.endpoint.azure_api_version = settings.api_version;
   options.endpoint.timeout_seconds = settings.timeout_seconds;
   options.retry.max_attempts = settings.max_attempts;
-  options.retry.deadline_seconds = settings.deadline_seconds;
+  // A call may always take one whole attempt: a --timeout longer than the deadline
+  // (a slow local model) raises the deadline to it.
+  options.retry.deadline_seconds =
+      settings.deadline_seconds > 0 ? std::max(settings.deadline_seconds, settings.timeout_seconds)
+                                    : 0.0;
   options.limits.max_in_flight = settings.concurrency;
   options.limits.requests_per_minute = settings.requests_per_minute;
   options.limits.tokens_per_minute = settings.tokens_per_minute;
