@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import JUDGE_ROW
+from cli_shared import JUDGE_ROW
 
 # Every judge schema at once: claims, verdict cells, questions, entities, sentences, a critic
 # verdict, a rubric score.
