@@ -76,7 +76,9 @@ void fuzz_jsonl(const std::uint8_t* data, std::size_t size) {
 }
 
 void fuzz_json_array(const std::uint8_t* data, std::size_t size) {
-  read_all(readers::make_json_array_reader, data, size);
+  read_all([](std::unique_ptr<std::istream> stream, std::string name) {
+    return readers::make_json_array_reader(std::move(stream), std::move(name));
+  }, data, size);
 }
 
 void fuzz_csv(const std::uint8_t* data, std::size_t size) {
