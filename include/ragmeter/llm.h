@@ -132,11 +132,16 @@ struct EndpointOptions {
 
 struct RetryOptions {
   int max_attempts = 6;              // per call, including the first
-  // The most one call may take from its first attempt to its last, retries and waits
-  // included (EndpointOptions::timeout_seconds bounds each attempt; an attempt never
-  // runs past this deadline). 0: no total deadline (a hung server could then hold a call
-  // for max_attempts x timeout_seconds). Time spent queued for a free slot before the
-  // first attempt does not count.
+  // The most one call may take, from its first attempt to its end, retries and their
+  // waits included. An attempt still running when the deadline passes is abandoned (its
+  // connection closed) and the call fails with DeadlineExceeded, whatever signs of life
+  // the server gives (a request it lost while it streams others' replies, a stream that
+  // never ends); EndpointOptions::timeout_seconds only ends an attempt the server is
+  // silent about. Not counted: time queued for a free slot before the first attempt,
+  // and time an attempt waits behind this client's own earlier attempts still in flight
+  // (before its first byte), as timeout_seconds does not count it either: a slow local
+  // server working through our own queue is not a stuck call. 0: no total deadline (a
+  // server that keeps a connection alive could then hold a call for ever).
   double deadline_seconds = 300.0;
   double initial_backoff_seconds = 0.5;
   double max_backoff_seconds = 30.0;  // cap of the exponential backoff (before jitter)

@@ -14,8 +14,8 @@
 #include <limits>
 #include <mutex>
 #include <random>
+#include <map>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -114,6 +114,12 @@ class Call : public std::enable_shared_from_this<Call> {
   std::uint64_t serial_ = 0;   // attempts sent; a watchdog of an older attempt does nothing
   bool in_flight_ = false;
   bool abandoned_ = false;     // the watchdog cancelled it
+  bool past_deadline_ = false;  // ... because the call's deadline had passed
+  std::uint64_t send_order_ = 0;  // the client's count of attempts sent, at this one
+  // When the attempt stopped waiting behind this client's own earlier attempts (none of
+  // them still in flight, or its first byte); -1 while it still waits behind them.
+  double behind_until_ = -1;
+  double queued_seconds_ = 0;  // waiting behind our own, over the call's ended attempts
   double sent_at_ = 0;
   double last_byte_at_ = 0;
   double first_data_at_ = -1;  // first streamed chunk, -1 before
@@ -167,7 +173,7 @@ class OpenAIClient final : public Client {
       // Each cancelled attempt ends in on_response, which fails its call; pump() fails
       // the calls still queued.
       std::vector<std::uint64_t> exchanges;
-      for (const Call* call : in_flight_) exchanges.push_back(call->exchange_);
+      for (const auto& [order, call] : attempts_in_flight_) exchanges.push_back(call->exchange_);
       for (std::uint64_t exchange : exchanges) transport_->cancel(exchange);
       pump();
     });
@@ -229,6 +235,9 @@ class OpenAIClient final : public Client {
   // Seconds left of the call's total deadline (infinite before its first attempt or
   // without a deadline).
   double seconds_left(const Call& call) const;
+  // The call's time against its deadline so far: from its first attempt to now, less
+  // the time its attempts waited behind this client's own earlier attempts.
+  double charged_seconds(const Call& call) const;
   Status deadline_status(const Call& call, const Status& last) const;
   static bool format_rejected(const Call& call);
   Status final_status(const Call& call) const;
@@ -244,7 +253,9 @@ class OpenAIClient final : public Client {
   // Loop thread only.
   RateLimiter limiter_;
   std::deque<std::shared_ptr<Call>> waiting_;
-  std::unordered_set<const Call*> in_flight_;  // attempts sent and not yet ended
+  // Attempts sent and not yet ended, by send order (Call::send_order_).
+  std::map<std::uint64_t, Call*> attempts_in_flight_;
+  std::uint64_t attempts_sent_ = 0;
   int probes_in_flight_ = 0;  // calls sent with probing_ set
   bool pump_timer_set_ = false;
   std::mt19937_64 random_;
@@ -580,8 +591,12 @@ void OpenAIClient::send(std::shared_ptr<Call> call) {
                       0.0, [this, call](std::string_view bytes) { on_data(call, bytes); }};
   double at = now();
   call->in_flight_ = true;
-  in_flight_.insert(call.get());
+  // An attempt sent while none of ours is in flight waits behind nothing of ours.
+  call->behind_until_ = attempts_in_flight_.empty() ? at : -1;
+  call->send_order_ = ++attempts_sent_;
+  attempts_in_flight_.emplace(call->send_order_, call.get());
   call->abandoned_ = false;
+  call->past_deadline_ = false;
   call->sent_at_ = call->last_byte_at_ = at;
   call->first_data_at_ = -1;
   call->service_start_ = at;
@@ -595,19 +610,23 @@ void OpenAIClient::send(std::shared_ptr<Call> call) {
   call->exchange_ = transport_->send(std::move(request), [this, call](HttpResponse response) {
     on_response(call, std::move(response));
   });
-  watch(call, serial, at + stall_limit());
+  watch(call, serial, std::min(at + stall_limit(), at + seconds_left(*call)));
 }
 
 void OpenAIClient::on_data(const std::shared_ptr<Call>& call, std::string_view bytes) {
   double at = now();
   call->last_byte_at_ = last_progress_at_ = at;
-  if (!call->streams_) return;
+  if (!call->streams_) {
+    if (call->behind_until_ < 0) call->behind_until_ = at;  // the server is answering it
+    return;
+  }
   if (call->progress_.feed(bytes) == 0 && !call->progress_.done()) return;
   AdaptiveLimit& adaptive = limiter_.adaptive();
   if (call->waiting_ && call->progress_.data_events() > 0) {
     call->waiting_ = false;
     adaptive.on_waiting_change(-1);
     call->first_data_at_ = at;
+    if (call->behind_until_ < 0) call->behind_until_ = at;  // being served
     // A server serving one request at a time starts the next after its previous reply.
     call->service_start_ = std::max(call->sent_at_, last_reply_at_);
     call->generating_ = true;
@@ -623,7 +642,13 @@ void OpenAIClient::on_data(const std::shared_ptr<Call>& call, std::string_view b
 void OpenAIClient::end_attempt(Call& call, const HttpResponse& response) {
   double at = now();
   call.in_flight_ = false;
-  in_flight_.erase(&call);
+  attempts_in_flight_.erase(call.send_order_);
+  call.queued_seconds_ += (call.behind_until_ >= 0 ? call.behind_until_ : at) - call.sent_at_;
+  // The oldest attempt still in flight no longer waits behind one of ours.
+  if (!attempts_in_flight_.empty()) {
+    Call* oldest = attempts_in_flight_.begin()->second;
+    if (oldest->behind_until_ < 0) oldest->behind_until_ = at;
+  }
   AdaptiveLimit& adaptive = limiter_.adaptive();
   if (call.waiting_) {
     call.waiting_ = false;
@@ -636,7 +661,9 @@ void OpenAIClient::end_attempt(Call& call, const HttpResponse& response) {
   if (response.cancelled || response.timed_out) {
     std::lock_guard<std::mutex> lock(mutex_);
     // Cancelled by the watchdog (no sign of life), or by cancel() (the run is stopping).
-    if (response.timed_out || call.abandoned_) ++totals_.timed_out_attempts;
+    if (response.timed_out || (call.abandoned_ && !call.past_deadline_)) {
+      ++totals_.timed_out_attempts;
+    }
     // From when the server could have started it (after the reply before it) to now.
     double start = call.first_data_at_ >= 0 ? call.service_start_
                                             : std::max(call.sent_at_, last_reply_at_);
@@ -650,13 +677,20 @@ void OpenAIClient::end_attempt(Call& call, const HttpResponse& response) {
 }
 
 // The attempt is abandoned when neither it nor any other attempt of this client has
-// received anything for stall_limit() seconds.
+// received anything for stall_limit() seconds (then retried), or when its call's
+// deadline has passed (then the call fails), whatever signs of life the server gives.
 void OpenAIClient::watch(const std::shared_ptr<Call>& call, std::uint64_t serial, double at) {
   transport_->schedule(std::max(0.0, at - now()), [this, call, serial] {
     if (!call->in_flight_ || call->serial_ != serial) return;
-    double due = std::max(call->last_byte_at_, last_progress_at_) + stall_limit();
-    if (now() < due) return watch(call, serial, due);
+    const double left = seconds_left(*call);
+    const double due = std::max(call->last_byte_at_, last_progress_at_) + stall_limit();
+    if (left > 0 && now() < due) {
+      // The deadline's clock stands while the attempt waits behind our own: now + left
+      // is the earliest it can run out.
+      return watch(call, serial, std::min(due, now() + left));
+    }
     call->abandoned_ = true;
+    call->past_deadline_ = left <= 0;
     transport_->cancel(call->exchange_);
   });
 }
@@ -746,6 +780,13 @@ void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse r
     call->fail(why.ok() ? unavailable("the attempt was cancelled") : why);
     return pump();
   }
+  if (call->past_deadline_) {  // not retried: the call's time is spent
+    call->fail(deadline_exceeded(
+        "no usable reply within the call's deadline of " +
+        number_text(options_.retry.deadline_seconds) + " s (" + std::to_string(call->attempts_) +
+        " attempts); the last attempt was abandoned unfinished"));
+    return pump();
+  }
   int status = call->last_.status;
   if (status >= 200 && status < 300) {
     limiter_.on_success();
@@ -806,7 +847,15 @@ void OpenAIClient::retry_or_fail(const std::shared_ptr<Call>& call, double delay
 double OpenAIClient::seconds_left(const Call& call) const {
   const double deadline = options_.retry.deadline_seconds;
   if (deadline <= 0 || call.first_sent_ < 0) return std::numeric_limits<double>::infinity();
-  return call.first_sent_ + deadline - now();
+  return deadline - charged_seconds(call);
+}
+
+double OpenAIClient::charged_seconds(const Call& call) const {
+  if (call.first_sent_ < 0) return 0.0;
+  const double at = now();
+  double queued = call.queued_seconds_;
+  if (call.in_flight_) queued += (call.behind_until_ >= 0 ? call.behind_until_ : at) - call.sent_at_;
+  return at - call.first_sent_ - queued;
 }
 
 Status OpenAIClient::deadline_status(const Call& call, const Status& last) const {

@@ -54,6 +54,7 @@ class SlotFake {
   std::string base_url() const { return process_.base_url(); }
   json stats() { return json::parse(call("GET", "/fake/stats", "").body); }
   void configure(const json& config) { call("POST", "/fake/config", config.dump()); }
+  void script(const json& script) { call("POST", "/fake/script", script.dump()); }
 
  private:
   HttpResponse call(const std::string& method, const std::string& path, std::string body) {
@@ -189,6 +190,65 @@ TEST(LlmSlowJudgeTest, SlotsTheServerAnnouncesSetTheStartingLimit) {
   // GET /props said 2 slots: never more than 2 served + 1 waiting, from the first burst on.
   EXPECT_EQ(fake.stats()["max_in_flight"], 3);
   EXPECT_EQ((*client)->totals().concurrency_limit, 3);
+}
+
+// The deadline bounds the call whatever signs of life the server gives: a request the
+// server lost while it streams another one's reply is cut at its deadline. Before, the
+// deadline was checked only between attempts, and the other stream's chunks kept the
+// lost request alive until that stream ended and the server fell silent.
+TEST(LlmSlowJudgeTest, ALostRequestEndsAtItsDeadlineWhileAnotherStreams) {
+  SlotFake fake;
+  if (!fake.start(1, 10, 20)) GTEST_SKIP() << "fake server not built at " << fake_server_path();
+  // The first request is lost (never answered); the next streams 400 tokens of 20 ms.
+  fake.script({{"steps", {{{"kind", "hang"}}}},
+               {"default", {{"kind", "reply"}, {"completion_tokens", 400}}}});
+  ClientOptions options = slow_judge_options(fake.base_url(), 5.0, 3);
+  options.retry.deadline_seconds = 1.0;
+  auto client = make_client(options);
+  ASSERT_TRUE(client.ok()) << client.status().to_string();
+  auto lost = (*client)->chat(sized_request(0, 100));
+  for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+       fake.stats()["requests"] != 1 && std::chrono::steady_clock::now() < until;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto streamed = (*client)->chat(sized_request(1, 100));
+  ASSERT_EQ(lost.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+  // Ended while the other reply was still streaming (its 8 s of tokens).
+  EXPECT_EQ(streamed.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+  StatusOr<ChatResponse> lost_reply = lost.get();
+  ASSERT_FALSE(lost_reply.ok());
+  EXPECT_EQ(lost_reply.status().code(), StatusCode::kDeadlineExceeded);
+  EXPECT_NE(lost_reply.status().message().find("deadline of 1 s (1 attempts)"), std::string::npos)
+      << lost_reply.status().message();
+  StatusOr<ChatResponse> streamed_reply = streamed.get();
+  ASSERT_TRUE(streamed_reply.ok()) << streamed_reply.status().to_string();
+  EXPECT_EQ(streamed_reply->attempts, 1);
+  EXPECT_EQ((*client)->totals().timed_out_attempts, 0);  // cut by the deadline, not retried
+}
+
+// ... but time spent waiting behind the client's own earlier requests is not the call's:
+// served one at a time, the last of 16 calls of about 150 ms waits over 2 s behind the
+// others, past its 1.5 s deadline, and is answered on its first attempt.
+TEST(LlmSlowJudgeTest, WaitingBehindOurOwnRequestsDoesNotCountAgainstTheDeadline) {
+  SlotFake fake;
+  // 100 ms per 1,000 prompt tokens (50 ms for 500), then 5 tokens of 20 ms.
+  if (!fake.start(1, 100, 20)) GTEST_SKIP() << "fake server not built at " << fake_server_path();
+  ClientOptions options = slow_judge_options(fake.base_url(), 1.0, 3);
+  options.retry.deadline_seconds = 1.5;
+  auto client = make_client(options);
+  ASSERT_TRUE(client.ok()) << client.status().to_string();
+  constexpr int kCalls = 16;
+  std::vector<std::future<StatusOr<ChatResponse>>> replies;
+  for (int i = 0; i < kCalls; ++i) replies.push_back((*client)->chat(sized_request(i, 500)));
+  for (auto& reply : replies) {
+    StatusOr<ChatResponse> got = reply.get();
+    ASSERT_TRUE(got.ok()) << got.status().to_string();
+    EXPECT_EQ(got->attempts, 1);
+  }
+  json books = fake.stats();
+  EXPECT_EQ(books["slots"]["abandoned"], 0);
+  // The queue did outlast the deadline: the fake's span of serving them all.
+  EXPECT_GT(books["slots"]["span_ms"].get<double>(), 1500.0) << books.dump();
 }
 
 TEST(LlmChatStreamTest, JoinsDeltasAndReadsUsageFromTheLastChunk) {
