@@ -62,6 +62,12 @@ TEST(MetricTableTest, UnknownNameSuggestsTheNearest) {
   ASSERT_FALSE(cut.ok());
   EXPECT_NE(cut.status().message().find("did you mean 'ndcg'?"), std::string::npos)
       << cut.status().message();
+  // Underscores are ignored first: "rougel" is one underscore from rouge_l, and as far
+  // from rouge1 by plain edit distance, which comes first in the table.
+  auto rouge = parse_metric_list("rougel");
+  ASSERT_FALSE(rouge.ok());
+  EXPECT_NE(rouge.status().message().find("did you mean 'rouge_l'?"), std::string::npos)
+      << rouge.status().message();
   // Nothing is near: no suggestion, still the pointer to `ragmeter metrics`.
   auto far = parse_metric_list("perplexity_of_the_moon");
   ASSERT_FALSE(far.ok());
