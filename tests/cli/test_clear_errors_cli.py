@@ -109,6 +109,12 @@ def test_an_embeddings_server_alone_is_enough_for_semantic_similarity(run, tmp_p
     row = read_jsonl(out)[0]
     assert row["status"] == {"semantic_similarity": "ok", "exact_match": "ok"}
     assert fake_stats(fake_server)["embeddings"] == 1 and fake_stats(fake_server)["chat"] == 0
+    # The dry run plans that one request (it said "no judge calls" before).
+    p = run("eval", data, "-m", "semantic_similarity,exact_match", "--dry-run",
+            "--embedder-url", fake_server + "/v1", "--embedder-model", "fake-embedder")
+    assert p.returncode == 0, p.stderr
+    assert "planned calls: 1 (embeddings 1)" in p.stdout, p.stdout
+    assert fake_stats(fake_server)["requests"] == 1  # nothing more was sent
 
 
 def test_an_unwritable_output_is_found_before_any_request(run, tmp_path, fake_server):

@@ -153,6 +153,8 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
     return kExitUsage;
   }
   const bool llm_judge = settings->judge != "offline";
+  // The offline judge with an embeddings server: only the embeddings calls are made.
+  const bool embedder_only = !llm_judge && settings->embedder == "openai";
   std::optional<llm::ClientOptions> client;
   if (llm_judge) {
     auto made = llm::to_client_options(*settings);
@@ -175,7 +177,7 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
       continue;
     }
     ++rows;
-    if (llm_judge) {
+    if (llm_judge || embedder_only) {
       plan += plan_llm_calls(*sample, options.metrics, settings->embedder == "openai",
                              args.eval.judge_context_tokens, LlmJudgeOptions().max_tokens,
                              args.eval.critic_votes);
@@ -185,6 +187,14 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
                            options.metrics.size(),
                            args.judge_probe && llm_judge ? "one speed probe is sent"
                                                          : "nothing was sent");
+  if (embedder_only) {
+    std::cout << fmt::format("judge: offline, with embeddings from {} at {}: planned calls: {} "
+                             "(embeddings {}); calls already in the cache will be free\n",
+                             settings->embedder_model,
+                             settings->embedder_url, plan.calls["embeddings"],
+                             plan.calls["embeddings"]);
+    return kExitOk;
+  }
   if (!llm_judge) {
     std::cout << "judge: offline: no judge calls, no cost\n";
     return kExitOk;
