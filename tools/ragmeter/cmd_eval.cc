@@ -247,7 +247,7 @@ int run_eval(const EvalArgs& args) {
     return kExitUsage;
   }
   // A refused key is said once here, not once per row (each reason says it too).
-  for (const auto* client : {eval->clients.chat.get(), eval->clients.embedder.get()}) {
+  for (const auto* client : {eval->judge.chat.get(), eval->judge.embedder.get()}) {
     if (client == nullptr || client->halted().ok()) continue;
     std::cerr << "ragmeter: judge: " << client->halted().message()
               << "; the metrics that need the judge failed, the others were scored\n";
