@@ -33,16 +33,19 @@ function(ragmeter_embed_text_files output namespace delimiter name_style)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${files})
 endfunction()
 
+# Paths below are relative to this file (CMAKE_CURRENT_FUNCTION_LIST_DIR), whichever
+# project includes ragmeter (add_subdirectory).
+
 # The judge's prompt files (src/judge/prompts/*.txt), included by src/judge/llm_prompts.cc.
 function(ragmeter_embed_prompts output)
-  file(GLOB prompt_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/judge/prompts/*.txt)
+  file(GLOB prompt_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../src/judge/prompts/*.txt)
   ragmeter_embed_text_files(${output} ragmeter::prompts PROMPT NAME_ONLY ${prompt_files})
 endfunction()
 
 # The HTML report's page template (src/report/report.html, .css, .js), included by
 # src/report/report.cc as k_report_html, k_report_css, k_report_js.
 function(ragmeter_embed_report output)
-  file(GLOB asset_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/report/*.html
-       ${CMAKE_SOURCE_DIR}/src/report/*.css ${CMAKE_SOURCE_DIR}/src/report/*.js)
+  file(GLOB asset_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../src/report/*.html
+       ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../src/report/*.css ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../src/report/*.js)
   ragmeter_embed_text_files(${output} ragmeter::report_assets ASSET WITH_EXTENSION ${asset_files})
 endfunction()

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ragmeter/evaluate.h"
+#include "ragmeter/judge_factory.h"
 
 namespace ragmeter {
 
@@ -45,27 +46,6 @@ class FanOutSink : public ResultSink {
 };
 
 // Extra facts for the summary file beyond the scores.
-// Judge calls of a run, for the summary's "usage" (all zero for the offline judge).
-struct JudgeUsage {
-  std::int64_t requests = 0;       // HTTP requests sent, retries included
-  std::int64_t cache_hits = 0;     // calls served from the judge cache
-  std::int64_t failed_calls = 0;
-  std::int64_t prompt_tokens = 0;
-  std::int64_t completion_tokens = 0;
-  std::int64_t cached_tokens = 0;
-  double cost_usd = 0.0;
-  // How the judge's client adapted to the server (llm::UsageTotals says more); for the
-  // chat client when there is one.
-  bool adaptive = false;               // the fields below are filled
-  int concurrency_ceiling = 0;         // --concurrency
-  int concurrency_settled = 0;         // requests allowed in flight at the end
-  int concurrency_lowest = 0;
-  int server_parallelism = 0;          // requests the server was seen serving at once; 0: unknown
-  std::int64_t timed_out_attempts = 0;  // abandoned for no sign of life, then retried
-  double abandoned_server_seconds = 0.0;  // estimated; 0 is the goal
-  std::int64_t estimated_usage_calls = 0;  // replies whose tokens were estimated
-};
-
 struct RunInfo {
   std::string judge = "offline";  // the judge the run used (its description, no key)
   std::string dataset;            // input path
@@ -78,6 +58,14 @@ struct RunInfo {
   // "dataset", "dataset_sha256", "judge", "model", "plan", "date"}; null: left out.
   nlohmann::ordered_json run;
 };
+
+// The RunInfo of a run with `judge` over `dataset` (empty for rows held in memory: the
+// summary then has no "dataset"), as `ragmeter eval` reports it: the judge's description,
+// usage so far and usage by call, and the run's identity (RunInfo::run; "dataset" and
+// "dataset_sha256" are null for rows in memory, "model" is empty for the offline judge,
+// "date" is now in UTC to the second). Reads the dataset file to hash it. Call it after
+// the run. Thread-safe.
+RunInfo make_run_info(const ConfiguredJudge& judge, std::string dataset);
 
 // The summary JSON of the contract: {"metrics": {name: {"mean", "std", "ci95", "n",
 // "skipped", "failed"[, "corpus"]}}, "usage": {...}, "judge": {...}, "rows": {"read",

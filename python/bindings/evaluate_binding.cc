@@ -14,7 +14,8 @@
 #include "bindings.h"
 #include "data_source.h"
 #include "py_json.h"
-#include "ragmeter/offline_judge.h"
+#include "ragmeter/judge_factory.h"
+#include "ragmeter/llm_config.h"
 #include "run_result.h"
 #include "scoring_options.h"
 #include "status_errors.h"
@@ -49,6 +50,36 @@ struct EvalArgs {
   bool keep_evidence = true;
 };
 
+// JudgeOptions (judge_factory.h) from the glue's dict of its field names
+// (ragmeter/_judges.py: judge_options). An unknown key is a bug of the glue.
+JudgeOptions judge_options_from(const nb::dict& fields) {
+  JudgeOptions options;
+  for (auto [key_handle, value] : fields) {
+    std::string key = nb::cast<std::string>(key_handle);
+    auto text = [&] { return nb::cast<std::string>(value); };
+    if (key == "config_path") options.config_path = text();
+    else if (key == "kind") options.kind = text();
+    else if (key == "url") options.url = text();
+    else if (key == "model") options.model = text();
+    else if (key == "key_env") options.key_env = text();
+    else if (key == "embedder") options.embedder = text();
+    else if (key == "embedder_url") options.embedder_url = text();
+    else if (key == "embedder_model") options.embedder_model = text();
+    else if (key == "embedder_model_path") options.embedder_model_path = text();
+    else if (key == "cache_path") options.cache_path = text();
+    else if (key == "cache_mode") options.cache_mode = value_or_raise(llm::parse_cache_mode(text()));
+    else if (key == "concurrency") options.concurrency = nb::cast<int>(value);
+    else if (key == "max_cost_usd") options.max_cost_usd = nb::cast<double>(value);
+    else if (key == "timeout_seconds") options.timeout_seconds = nb::cast<double>(value);
+    else if (key == "deadline_seconds") options.deadline_seconds = nb::cast<double>(value);
+    else if (key == "context_tokens") options.context_tokens = nb::cast<int>(value);
+    else if (key == "plan") options.plan = text();
+    else raise_status(internal_error("unknown judge option '" + key + "'"));
+  }
+  return options;  // make_judge checks the values
+}
+
+// The options `args` describe, without the judge (apply_judge adds it).
 EvalOptions build_options(const EvalArgs& args) {
   EvalOptions options;
   options.metrics = value_or_raise(parse_metric_list(args.metrics));
@@ -81,13 +112,6 @@ EvalOptions build_options(const EvalArgs& args) {
   options.keep_evidence = args.keep_evidence;
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.bootstrap_resamples;
-  // Without metrics named, the offline judge scores what it can: metrics that need an
-  // LLM (critics, rubric scores) would only be skipped (as `ragmeter eval`).
-  if (!args.metrics_given && !options.judge) {
-    std::erase_if(options.metrics, [](const MetricRequest& r) {
-      return r.info->judged != nullptr && metric_needs_llm(*r.info) && r.definition.empty();
-    });
-  }
   return options;
 }
 
@@ -137,9 +161,20 @@ class ProgressHook {
   nb::object stop_;
 };
 
-nb::tuple run_evaluate(DataSource& data, const EvalArgs& args, nb::object progress,
-                       CancelFlag* cancel) {
+nb::tuple run_evaluate(DataSource& data, const EvalArgs& args, const nb::dict& judge_fields,
+                       nb::object progress, CancelFlag* cancel) {
   EvalOptions options = build_options(args);
+  // The judge and embedder as `ragmeter eval` makes them (the local model may take a
+  // moment to load: without the GIL).
+  const JudgeOptions judge_options = judge_options_from(judge_fields);
+  StatusOr<ConfiguredJudge> made = [&] {
+    nb::gil_scoped_release unlocked;
+    return make_judge(judge_options);
+  }();
+  const ConfiguredJudge judge = value_or_raise(std::move(made));
+  // What `ragmeter eval` does with it: without metrics named, the offline judge's list
+  // leaves out what only an LLM scores; an LLM judge gets enough threads.
+  apply_judge(judge, args.metrics_given, &options);
   CancelFlag own_cancel;
   std::atomic<bool>* flag = cancel != nullptr ? &cancel->flag : &own_cancel.flag;
   options.cancel = flag;
@@ -160,9 +195,12 @@ nb::tuple run_evaluate(DataSource& data, const EvalArgs& args, nb::object progre
   }
   auto result = std::make_unique<RunResult>();
   result->run = std::move(run).value();
-  result->info.judge = options.judge ? options.judge->description() : make_offline_judge()->description();
-  // Rows held in memory have no dataset path: the summary then names none.
-  result->info.dataset = data.is_file() ? source : std::string();
+  // Rows held in memory have no dataset path: the summary then names none. The file is
+  // read again for its hash: without the GIL.
+  {
+    nb::gil_scoped_release unlocked;
+    result->info = make_run_info(judge, data.is_file() ? source : std::string());
+  }
   return nb::make_tuple(nb::cast(result.release(), nb::rv_policy::take_ownership), stop);
 }
 
@@ -312,21 +350,22 @@ void bind_evaluate(nb::module_& m) {
          bool strict, std::uint64_t seed, int bootstrap_resamples, bool rouge_stem,
          const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
          const std::string& bleu_tokenize, double context_match_threshold, bool keep_evidence,
-         nb::object progress, CancelFlag* cancel) {
+         nb::dict judge, nb::object progress, CancelFlag* cancel) {
         EvalArgs args{metrics,       metrics_given,   std::move(critics),      critic_votes,
                       std::move(column_map), threads, limit,                   strict,
                       seed,          bootstrap_resamples, rouge_stem,           rouge_tokenizer,
                       bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence};
-        return run_evaluate(data, args, std::move(progress), cancel);
+        return run_evaluate(data, args, judge, std::move(progress), cancel);
       },
       "data"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
       "critics"_a = std::vector<std::string>(), "critic_votes"_a = 1,
       "column_map"_a = std::map<std::string, std::string>(), "threads"_a = 1, "limit"_a = 0,
       "strict"_a = false, "seed"_a = 42, "bootstrap_resamples"_a = 1000, "rouge_stem"_a = false,
       "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
-      "context_match_threshold"_a = 0.5, "keep_evidence"_a = true,
+      "context_match_threshold"_a = 0.5, "keep_evidence"_a = true, "judge"_a = nb::dict(),
       "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
-      "Scores `data` (a DataSource) and returns (Run, the exception that stopped it or None). "
+      "Scores `data` (a DataSource) with the judge `judge` describes (JudgeOptions fields "
+      "by name; empty: the offline judge) and returns (Run, the exception that stopped it or None). "
       "The GIL is released while rows are scored; `progress(rows_done)` is called about "
       "every 100 ms on this thread.");
 }

@@ -16,6 +16,7 @@ from __future__ import annotations
 from . import errors, metrics, testing
 from ._core import metric_table
 from ._evaluate import aevaluate, evaluate
+from ._judges import LocalEmbedder, OfflineEmbedder, OfflineJudge, OpenAIEmbedder, OpenAIJudge
 from ._result import Result
 from .errors import (
     DeadlineExceededError,
@@ -40,6 +41,11 @@ __all__ = [
     "evaluate",
     "aevaluate",
     "Result",
+    "OfflineJudge",
+    "OpenAIJudge",
+    "OfflineEmbedder",
+    "LocalEmbedder",
+    "OpenAIEmbedder",
     "metric_table",
     "metrics",
     "testing",

@@ -10,6 +10,7 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from . import _core
 from ._data import to_source
+from ._judges import judge_options
 from ._progress import Progress, ProgressArg
 from ._result import Result
 from .errors import InvalidArgumentError, Interrupted
@@ -87,6 +88,21 @@ def evaluate(
     context_match_threshold: float = 0.5,
     progress: ProgressArg = True,
     keep_evidence: bool = True,
+    config: Optional[Union[str, "os.PathLike[str]"]] = None,
+    judge_url: Optional[str] = None,
+    judge_model: Optional[str] = None,
+    judge_key_env: Optional[str] = None,
+    embedder_url: Optional[str] = None,
+    embedder_model: Optional[str] = None,
+    embedder_model_path: Optional[Union[str, "os.PathLike[str]"]] = None,
+    concurrency: Optional[int] = None,
+    cache: Optional[Union[str, "os.PathLike[str]"]] = None,
+    cache_mode: Optional[str] = None,
+    max_cost: Optional[float] = None,
+    timeout: Optional[float] = None,
+    deadline: Optional[float] = None,
+    judge_context_tokens: Optional[int] = None,
+    plan: Optional[str] = None,
     _cancel: Optional["_core.CancelFlag"] = None,
 ) -> Result:
     """Scores every sample of `data` with `metrics`; see docs/python.md.
@@ -98,6 +114,14 @@ def evaluate(
     metrics: names as ``ragmeter metrics`` prints them ("bleu", "ndcg@10"), a
         comma-separated string, a shorthand ("ragas", "text", "all"), or ragas metric
         objects (by their ``.name``). None: every metric the judge can score.
+    judge: ragmeter.OfflineJudge() (the default), ragmeter.OpenAIJudge(url=..., model=...,
+        key_env=...), "offline", "openai", or a TOML config path.
+    embedder: None or "auto" (``--embedder auto``: the local model when installed, else
+        bag-of-stems vectors), ragmeter.OfflineEmbedder(), ragmeter.LocalEmbedder(),
+        ragmeter.OpenAIEmbedder(...), or an ``--embedder`` value. The judge keywords
+        (judge_url, judge_model, judge_key_env, config, cache, concurrency, deadline, ...)
+        are the CLI's judge flags and win over the judge object's settings, which win over
+        the config file and the environment.
     progress: True (tqdm when installed, else a line on stderr), False, or a callable
         ``progress(rows_done, total)``; an exception it raises stops the run.
 
@@ -107,8 +131,14 @@ def evaluate(
     KeyboardInterrupt) whose ``.result`` holds the samples finished before it.
     """
     spec = _metric_spec(metrics)
-    if judge not in (None, "offline") and type(judge).__name__ != "OfflineJudge":
-        raise InvalidArgumentError("only the offline judge is supported in this build")
+    judge_fields = judge_options(judge, embedder, {
+        "config_path": config, "url": judge_url, "model": judge_model, "key_env": judge_key_env,
+        "embedder_url": embedder_url, "embedder_model": embedder_model,
+        "embedder_model_path": embedder_model_path, "concurrency": concurrency,
+        "cache_path": cache, "cache_mode": cache_mode,
+        "max_cost_usd": max_cost, "timeout_seconds": timeout, "deadline_seconds": deadline,
+        "context_tokens": judge_context_tokens, "plan": plan,
+    })
     source = to_source(data, format=format)
     total = len(source) if not isinstance(data, (str, os.PathLike)) else None
     if limit and total is not None:
@@ -133,6 +163,7 @@ def evaluate(
             bleu_tokenize=bleu_tokenize,
             context_match_threshold=context_match_threshold,
             keep_evidence=keep_evidence,
+            judge=judge_fields,
             progress=bar,
             cancel=_cancel,
         )

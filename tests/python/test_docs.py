@@ -33,3 +33,16 @@ def test_quickstart_example_runs(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "mean faithfulness: 0.5" in p.stdout
     assert "BLEU of one pair:" in p.stdout
+
+
+def test_readme_python_quick_start_runs():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Quick start from Python", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 1
+    namespace = {"__name__": "__readme__"}
+    exec(compile(blocks[0], "README.md", "exec"), namespace)
+    result = namespace["result"]
+    assert result.metrics == ["faithfulness", "token_f1", "bleu"]
+    assert result["faithfulness"] == result.summary["metrics"]["faithfulness"]["mean"]
+    assert "MY_KEY" in repr(namespace["judge"])

@@ -1,7 +1,11 @@
 """ragmeter.evaluate against the `ragmeter eval` program on the same rows: the same
 numbers to the last bit, the same statuses and reasons, the same files."""
 
+import datetime
 import json
+import os
+import pathlib
+import re
 import sys
 
 import pytest
@@ -10,6 +14,13 @@ import ragmeter
 from conftest import EXAMPLE, read_jsonl
 
 DETERMINISTIC = "token_f1,rouge_l,bleu,chrf,ndcg@3,mrr,exact_match,k_precision"
+# Metrics the embedder changes (the offline judge's claims, its similarity).
+EMBEDDING_METRICS = "semantic_similarity,answer_relevancy,answer_correctness,faithfulness"
+# sentence_embedder.h's default_embedder_model_path().
+LOCAL_MODEL_INSTALLED = (pathlib.Path(
+    os.environ.get("RAGMETER_EMBEDDER_MODEL")
+    or pathlib.Path(os.environ.get("RAGMETER_CACHE") or pathlib.Path.home() / ".cache" / "ragmeter")
+    / "models" / "all-MiniLM-L6-v2") / "model.safetensors").is_file()
 
 
 def cli_run(cli, tmp_path, data_path, metrics, *extra):
@@ -20,22 +31,43 @@ def cli_run(cli, tmp_path, data_path, metrics, *extra):
     return out, summary
 
 
-# The package's judge is the offline judge with bag-of-stems similarity until the library's
-# judge factory (with the CLI's `--embedder auto`) lands; the CLI is asked for the same.
-SAME_JUDGE = ("--embedder", "offline")
+# The summary's run date, to the second (the only part of a summary that two runs of the
+# same data cannot share).
+RUN_DATE = re.compile(r'"date": "(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)"')
+
+
+def utc_second():
+    return datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0, tzinfo=None)
+
+
+def without_date(summary_text, earliest, latest):
+    """The summary text with its run date blanked, after checking the date lies in
+    [earliest, latest]."""
+    found = RUN_DATE.findall(summary_text)
+    assert len(found) == 1, summary_text
+    assert earliest <= datetime.datetime.strptime(found[0], "%Y-%m-%dT%H:%M:%SZ") <= latest
+    return RUN_DATE.sub('"date": ""', summary_text)
 
 
 def test_list_of_dicts_equals_the_cli_to_the_last_bit(cli, tmp_path, example_rows):
-    out, summary = cli_run(cli, tmp_path, EXAMPLE, DETERMINISTIC, *SAME_JUDGE)
+    out, summary = cli_run(cli, tmp_path, EXAMPLE, DETERMINISTIC)
     result = ragmeter.evaluate(example_rows, metrics=DETERMINISTIC, threads=2, progress=False)
     py_out = tmp_path / "py.jsonl"
     result.to_jsonl(py_out)
     assert py_out.read_bytes() == out.read_bytes()
     cli_summary = json.loads(summary.read_text())
-    # The dataset's name is the only difference: a path for the CLI, "<memory>" here.
     assert cli_summary["judge"] == result.summary["judge"]
     assert cli_summary["metrics"] == result.summary["metrics"]
+    assert cli_summary["usage"] == result.summary["usage"]
     assert cli_summary["rows"] == result.summary["rows"] == {"read": 30, "rejected": 0}
+    # The dataset is the only difference: a path for the CLI, none for rows in memory.
+    cli_run_block, py_run_block = dict(cli_summary["run"]), dict(result.summary["run"])
+    assert cli_run_block.pop("dataset") == str(EXAMPLE) and py_run_block.pop("dataset") is None
+    assert len(cli_run_block.pop("dataset_sha256")) == 64
+    assert py_run_block.pop("dataset_sha256") is None
+    cli_run_block.pop("date"), py_run_block.pop("date")
+    assert cli_run_block == py_run_block
+    assert "dataset" not in result.summary
     # Means and per-sample scores as floats, compared exactly.
     for metric in DETERMINISTIC.split(","):
         assert result[metric] == cli_summary["metrics"][metric]["mean"]
@@ -43,13 +75,33 @@ def test_list_of_dicts_equals_the_cli_to_the_last_bit(cli, tmp_path, example_row
 
 
 def test_a_path_gives_the_cli_summary_byte_for_byte(cli, tmp_path):
-    _, summary = cli_run(cli, tmp_path, EXAMPLE, DETERMINISTIC, *SAME_JUDGE)
+    earliest = utc_second()
+    _, summary = cli_run(cli, tmp_path, EXAMPLE, DETERMINISTIC)
     result = ragmeter.evaluate(str(EXAMPLE), metrics=DETERMINISTIC, progress=False)
-    # The CLI's summary also has a "run" block (version, dataset hash, date) that the
-    # package does not write yet; everything else is the same, key for key and in order.
+    latest = utc_second()
+    assert without_date(result.summary_json(), earliest, latest) == \
+        without_date(summary.read_text(), earliest, latest)
+
+
+def test_the_default_judge_and_embedder_are_the_clis(cli, tmp_path, example_rows):
+    # With neither judge nor embedder given, both make the offline judge with `--embedder
+    # auto`: the local model when installed (scripts/setup.sh installs it), else
+    # bag-of-stems vectors. Similarity-based metrics show which one was used.
+    out, summary = cli_run(cli, tmp_path, EXAMPLE, EMBEDDING_METRICS)
+    result = ragmeter.evaluate(example_rows, metrics=EMBEDDING_METRICS, progress=False)
+    py_out = tmp_path / "py.jsonl"
+    result.to_jsonl(py_out)
+    assert py_out.read_bytes() == out.read_bytes()
     cli_summary = json.loads(summary.read_text())
-    cli_summary.pop("run")
-    assert json.dumps(json.loads(result.summary_json())) == json.dumps(cli_summary)
+    assert result.summary["judge"] == cli_summary["judge"]
+    assert result.summary["metrics"] == cli_summary["metrics"]
+    if LOCAL_MODEL_INSTALLED:
+        assert "similarity: local all-MiniLM-L6-v2" in result.summary["judge"]["name"]
+    offline = ragmeter.evaluate(example_rows, metrics=EMBEDDING_METRICS, progress=False,
+                                embedder=ragmeter.OfflineEmbedder())
+    assert "no model" in offline.summary["judge"]["name"]
+    if LOCAL_MODEL_INSTALLED:  # another embedder: other similarities
+        assert offline.scores("semantic_similarity") != result.scores("semantic_similarity")
 
 
 def test_metrics_as_a_list_and_threads_do_not_change_the_numbers(example_rows):

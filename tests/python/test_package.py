@@ -47,3 +47,21 @@ def test_every_status_code_has_one_exception_class():
         assert issubclass(cls, ragmeter.RagmeterError)
         for base in builtin[code] if isinstance(builtin[code], tuple) else (builtin[code],):
             assert issubclass(cls, base), (code, base)
+
+
+def test_judge_and_embedder_classes_are_typed_for_editors():
+    # The glue is typed Python shipped with py.typed: editors and type checkers read the
+    # signatures from it (the compiled module's are in _core.pyi).
+    import typing
+
+    package = pathlib.Path(ragmeter.__file__).parent
+    assert (package / "_judges.py").exists()
+    for cls, names in ((ragmeter.OpenAIJudge, {"url", "model", "key_env", "config", "deadline"}),
+                       (ragmeter.OpenAIEmbedder, {"url", "model"}),
+                       (ragmeter.LocalEmbedder, {"model_path"})):
+        hints = typing.get_type_hints(cls.__init__)
+        assert names <= set(hints), (cls, hints)
+    hints = typing.get_type_hints(ragmeter.evaluate)
+    assert {"judge", "embedder", "judge_url", "embedder_model_path", "deadline"} <= set(hints)
+    stub = (package / "_core.pyi").read_text()
+    assert "judge: dict" in stub  # the binding's judge settings argument

@@ -308,7 +308,7 @@ int run_eval(const EvalArgs& args) {
     // Stopped: the judge calls in flight are abandoned rather than waited for.
     if (g_stop.load() && !clients_cancelled) {
       clients_cancelled = true;
-      for (auto* client : {eval->clients.chat.get(), eval->clients.embedder.get()}) {
+      for (auto* client : {eval->judge.chat.get(), eval->judge.embedder.get()}) {
         if (client != nullptr) client->cancel();
       }
     }
@@ -320,7 +320,7 @@ int run_eval(const EvalArgs& args) {
   }
   if (out_file.is_open()) out_file.flush();  // every finished row is on disk first
   // A refused key is said once here, not once per row (each reason says it too).
-  for (const auto* client : {eval->clients.chat.get(), eval->clients.embedder.get()}) {
+  for (const auto* client : {eval->judge.chat.get(), eval->judge.embedder.get()}) {
     if (client == nullptr || client->halted().ok() || summary->cancelled) continue;
     std::cerr << "ragmeter: judge: " << client->halted().message()
               << "; the metrics that need the judge failed, the others were scored\n";

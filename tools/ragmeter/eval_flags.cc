@@ -1,8 +1,6 @@
 // The evaluation flags shared by `ragmeter eval` and `ragmeter run --eval` (eval_flags.h).
 #include "eval_flags.h"
 
-#include <chrono>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 
@@ -10,11 +8,9 @@
 
 #include "exit_codes.h"
 #include "metric_value.h"
-#include "ragmeter/dataset.h"
-#include "ragmeter/report.h"
+#include "ragmeter/judge_factory.h"
 #include "ragmeter/llm_config.h"
-#include "ragmeter/llm_judge.h"
-#include "ragmeter/sentence_embedder.h"
+#include "ragmeter/report.h"
 
 namespace ragmeter::cli {
 namespace {
@@ -47,26 +43,6 @@ Status parse_thresholds(const std::vector<std::string>& specs, bool over,
     (*thresholds)[name] = {value, over};
   }
   return ok_status();
-}
-
-// The run's identity for the summary and the report.
-nlohmann::ordered_json run_identity(const EvalFlags& flags, const std::string& dataset,
-                                    const std::string& judge) {
-  nlohmann::ordered_json run;
-  run["ragmeter_version"] = RAGMETER_VERSION;
-  run["dataset"] = dataset;
-  auto hash = file_sha256(dataset);
-  run["dataset_sha256"] = hash.ok() ? nlohmann::ordered_json(*hash) : nlohmann::ordered_json(nullptr);
-  run["judge"] = judge;
-  run["model"] = flags.judge.judge_model.value_or("");
-  run["plan"] = flags.plan;
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  run["date"] = date;
-  return run;
 }
 
 Status build_scoring_options(const EvalFlags& args, ScoringOptions* scoring) {
@@ -109,102 +85,31 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_eviden
   return options;
 }
 
-
-
-
-// Makes the judge the flags ask for: null for the offline judge.
-StatusOr<std::shared_ptr<Judge>> make_judge(const EvalFlags& args, JudgeClients* clients) {
+// Makes the judge the flags ask for (judge_factory.h).
+StatusOr<ConfiguredJudge> make_judge(const EvalFlags& args) {
   RAGMETER_ASSIGN_OR_RETURN(llm::JudgeSettings settings, judge_settings(args.judge));
-  // --embedder auto (the default): the local model when installed, else offline vectors.
-  RAGMETER_ASSIGN_OR_RETURN(std::shared_ptr<const SentenceEmbedder> local,
-                            load_embedder_choice(settings.embedder, settings.embedder_model_path));
-  if (settings.judge == "offline") {
-    if (settings.embedder == "openai") {
-      // An embeddings server alone is enough for the metrics that only embed.
-      RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
-                                llm::to_embedder_client_options(settings));
-      embed_options.keep_traces = !args.traces.empty();
-      RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> embedder,
-                                llm::make_client(embed_options));
-      clients->embedder = std::move(embedder);
-      clients->concurrency = settings.concurrency;
-      return make_offline_judge_with_embedder(clients->embedder, embed_options.endpoint);
-    }
-    // The offline judge, with the local model's similarity when there is one.
-    return local ? make_offline_judge(local) : std::shared_ptr<Judge>();
-  }
-  RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions chat_options, llm::to_client_options(settings));
-  chat_options.keep_traces = !args.traces.empty();
-  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> chat, llm::make_client(chat_options));
-  clients->chat = std::move(chat);
-  clients->concurrency = settings.concurrency;
-  LlmJudgeOptions options;
-  options.chat = clients->chat;
-  options.model = chat_options.endpoint.model;
-  options.endpoint = chat_options.endpoint.base_url;
-  options.endpoint_options = chat_options.endpoint;
+  JudgeOptions options;
+  options.plan = args.plan;
   options.context_tokens = args.judge_context_tokens;
-  options.ragas_plan = args.plan == "ragas";
-  options.verdict_cache = chat_options.cache;
-  options.local_embedder = local;
-  if (settings.embedder == "openai") {
-    RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
-                              llm::to_embedder_client_options(settings));
-    embed_options.keep_traces = !args.traces.empty();
-    RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> embedder,
-                              llm::make_client(embed_options));
-    options.embedder_endpoint_options = embed_options.endpoint;
-    clients->embedder = std::move(embedder);
-    options.embedder = clients->embedder;
-  }
-  return make_llm_judge(std::move(options));
-}
-
-static JudgeUsage usage_of(const JudgeClients& clients) {
-  JudgeUsage usage;
-  for (const auto* client : {clients.chat.get(), clients.embedder.get()}) {
-    if (client == nullptr) continue;
-    llm::UsageTotals totals = client->totals();
-    usage.requests += totals.requests;
-    usage.cache_hits += totals.cache_hits;
-    usage.failed_calls += totals.failed_calls;
-    usage.prompt_tokens += totals.tokens.prompt_tokens;
-    usage.completion_tokens += totals.tokens.completion_tokens;
-    usage.cached_tokens += totals.tokens.cached_tokens;
-    usage.cost_usd += totals.cost_usd;
-    usage.timed_out_attempts += totals.timed_out_attempts;
-    usage.abandoned_server_seconds += totals.abandoned_server_seconds;
-    usage.estimated_usage_calls += totals.estimated_usage_calls;
-  }
-  if (clients.chat != nullptr) {
-    llm::UsageTotals totals = clients.chat->totals();
-    usage.adaptive = true;
-    usage.concurrency_ceiling = clients.concurrency;
-    usage.concurrency_settled = totals.concurrency_limit;
-    usage.concurrency_lowest = totals.concurrency_lowest;
-    usage.server_parallelism = totals.server_parallelism;
-  }
-  return usage;
+  options.keep_traces = !args.traces.empty();
+  return ragmeter::make_judge(settings, options);
 }
 
 // Every judge call as one JSON line: {"kind", "call" (claims, verdicts, ...), "cache_key",
 // "request", "raw_reply", "attempts", "from_cache", "error"}. The evidence's
 // "judge_calls" name them by cache_key.
-static Status write_traces(const std::string& path, const JudgeClients& clients) {
+static Status write_traces(const std::string& path, const ConfiguredJudge& judge) {
   std::ofstream out(path, std::ios::binary);
-  for (const auto* client : {clients.chat.get(), clients.embedder.get()}) {
-    if (client == nullptr) continue;
-    for (const llm::CallTrace& trace : client->traces()) {
-      nlohmann::ordered_json line = {{"kind", trace.kind},
-                                     {"call", trace.purpose},
-                                     {"cache_key", trace.cache_key},
-                                     {"request", trace.request},
-                                     {"raw_reply", trace.raw_reply},
-                                     {"attempts", trace.attempts},
-                                     {"from_cache", trace.from_cache},
-                                     {"error", trace.error}};
-      out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    }
+  for (const llm::CallTrace& trace : judge.traces()) {
+    nlohmann::ordered_json line = {{"kind", trace.kind},
+                                   {"call", trace.purpose},
+                                   {"cache_key", trace.cache_key},
+                                   {"request", trace.request},
+                                   {"raw_reply", trace.raw_reply},
+                                   {"attempts", trace.attempts},
+                                   {"from_cache", trace.from_cache},
+                                   {"error", trace.error}};
+    out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   if (!out) return invalid_argument("cannot write --traces " + path);
   return ok_status();
@@ -239,20 +144,12 @@ static bool any_failed(const EvalSummary& summary) {
 StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) {
   PreparedEval eval;
   RAGMETER_ASSIGN_OR_RETURN(eval.options, build_eval_options(flags, keep_evidence));
-  auto judge = make_judge(flags, &eval.clients);
+  auto judge = make_judge(flags);
   if (!judge.ok()) return invalid_argument("judge: " + judge.status().message());
-  eval.options.judge = *judge;
-  // Without --metrics, the offline judge scores what it can: metrics that need an LLM
-  // (critics, rubrics) would only be skipped.
-  const bool llm_judge = eval.clients.chat != nullptr;  // the offline judge may hold a local embedder
-  if (!flags.metrics_given && !llm_judge) {
-    std::erase_if(eval.options.metrics, [](const MetricRequest& r) {
-      return r.info->judged != nullptr && metric_needs_llm(*r.info) && r.definition.empty();
-    });
-  }
-  // Each sample waits on its judge calls (or its embeddings requests): enough samples in
-  // flight to keep --concurrency requests busy.
-  if (llm_judge || eval.clients.embedder) eval.options.threads = std::max(eval.options.threads, eval.clients.concurrency);
+  eval.judge = std::move(judge).value();
+  // The default metric list without the LLM-only metrics for the offline judge; enough
+  // scoring threads to keep --concurrency requests busy for an LLM judge.
+  apply_judge(eval.judge, flags.metrics_given, &eval.options);
   RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_under, false, eval.options.metrics, &eval.thresholds));
   RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_over, true, eval.options.metrics, &eval.thresholds));
   return eval;
@@ -261,13 +158,9 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) 
 int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSummary& summary,
                 const std::string& source, const std::string& summary_path, bool quiet,
                 bool allow_failures, const std::string& report_path, std::istream* report_rows) {
-  const std::string judge_description =
-      eval.options.judge ? eval.options.judge->description() : make_offline_judge()->description();
-  RunInfo info{judge_description, source, usage_of(eval.clients),
-               eval.options.judge ? eval.options.judge->usage_by_call() : nlohmann::ordered_json(),
-               run_identity(flags, source, judge_description)};
+  const RunInfo info = make_run_info(eval.judge, source);
   if (!flags.traces.empty()) {
-    if (Status s = write_traces(flags.traces, eval.clients); !s.ok()) {
+    if (Status s = write_traces(flags.traces, eval.judge); !s.ok()) {
       std::cerr << "ragmeter: " << s.message() << "\n";
       return kExitUsage;
     }
@@ -294,10 +187,8 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
   }
   if (!quiet) {
     std::cout << format_summary_table(summary);
-    std::cout << "judge: " << judge_description << "\n";
-    // Calls are made by an LLM judge or an embeddings server (the offline judge's local
-    // embedder makes none).
-    if (eval.clients.chat || eval.clients.embedder) {
+    std::cout << "judge: " << info.judge << "\n";
+    if (eval.judge.makes_calls()) {  // an LLM judge or an embeddings server (the local model makes none)
       const JudgeUsage& u = info.usage;
       std::cout << fmt::format(
           "judge calls: {} requests, {} from the cache, {} failed; tokens: {} prompt ({} cached), "
@@ -305,7 +196,7 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
           u.requests, u.cache_hits, u.failed_calls, u.prompt_tokens, u.cached_tokens,
           u.completion_tokens, u.cost_usd);
     }
-    if (eval.clients.chat) {
+    if (eval.judge.llm()) {
       const JudgeUsage& u = info.usage;
       std::cout << fmt::format(
           "judge concurrency: settled at {} of {} (lowest {}; server seen serving {}); {} attempts "
@@ -313,7 +204,7 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
           u.concurrency_settled, u.concurrency_ceiling, u.concurrency_lowest,
           u.server_parallelism > 0 ? std::to_string(u.server_parallelism) : std::string("?"),
           u.timed_out_attempts, u.abandoned_server_seconds);
-    } else if (!eval.clients.embedder) {
+    } else if (!eval.judge.makes_calls()) {
       std::cout << "For an LLM judge: --judge-url http://HOST/v1 --judge-model NAME (key from "
                    "OPENAI_API_KEY), or --config judge.toml; see docs/judges.md\n";
     }

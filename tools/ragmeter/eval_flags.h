@@ -45,19 +45,12 @@ struct EvalFlags {
 // since run's own flags of those names are the target's.
 void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run);
 
-// The judge clients of a run (none for the offline judge).
-struct JudgeClients {
-  std::shared_ptr<llm::Client> chat;
-  std::shared_ptr<llm::Client> embedder;
-  int concurrency = 1;
-};
-
 // The options the flags describe, without the judge. `keep_evidence`: whether results
 // keep their evidence (only a JSONL --out writes it).
 StatusOr<EvalOptions> build_eval_options(const EvalFlags& flags, bool keep_evidence);
 
-// Makes the judge the flags ask for: null for the offline judge.
-StatusOr<std::shared_ptr<Judge>> make_judge(const EvalFlags& flags, JudgeClients* clients);
+// Makes the judge the flags ask for (judge_factory.h): a null judge for the offline one.
+StatusOr<ConfiguredJudge> make_judge(const EvalFlags& flags);
 
 // A --fail-under or --fail-over threshold.
 struct Threshold {
@@ -70,7 +63,7 @@ struct Threshold {
 // judge's concurrency busy) and the --fail-under thresholds. Errors are usage errors.
 struct PreparedEval {
   EvalOptions options;
-  JudgeClients clients;
+  ConfiguredJudge judge;  // options.judge is judge.judge
   std::map<std::string, Threshold> thresholds;
 };
 StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence);

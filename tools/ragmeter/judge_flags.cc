@@ -40,33 +40,37 @@ void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, bool run, const std::stri
       ->check(CLI::NonNegativeNumber);
 }
 
+namespace {
+
+// The flags the user gave, as the library's options (unset flags stay unset).
+JudgeOptions judge_options(const JudgeFlags& flags) {
+  JudgeOptions options;
+  options.config_path = flags.config;
+  if (flags.judge_given) options.kind = flags.judge;
+  options.url = flags.judge_url.value_or("");
+  options.model = flags.judge_model.value_or("");
+  options.key_env = flags.judge_key_env.value_or("");
+  options.embedder = flags.embedder.value_or("");
+  options.embedder_url = flags.embedder_url.value_or("");
+  options.embedder_model = flags.embedder_model.value_or("");
+  options.embedder_model_path = flags.embedder_model_path.value_or("");
+  options.cache_path = flags.cache.value_or("");
+  options.concurrency = flags.concurrency;
+  options.max_cost_usd = flags.max_cost;
+  options.timeout_seconds = flags.timeout;
+  options.deadline_seconds = flags.deadline;
+  return options;
+}
+
+}  // namespace
+
 // Settings from --config, the environment and the flags, in that order of precedence.
-StatusOr<llm::JudgeSettings> judge_settings(const JudgeFlags& args) {
-  llm::JudgeSettings settings;
-  if (!args.config.empty()) {
-    RAGMETER_ASSIGN_OR_RETURN(settings, llm::load_judge_config(args.config));
+StatusOr<llm::JudgeSettings> judge_settings(const JudgeFlags& flags) {
+  JudgeOptions options = judge_options(flags);
+  if (flags.cache_mode) {
+    RAGMETER_ASSIGN_OR_RETURN(options.cache_mode, llm::parse_cache_mode(*flags.cache_mode));
   }
-  llm::apply_environment(&settings, llm::process_environment());
-  if (args.judge_given) settings.judge = args.judge;
-  if (args.judge_url) settings.judge_url = *args.judge_url;
-  if (args.judge_model) settings.judge_model = *args.judge_model;
-  // A judge URL or model on the command line asks for that judge.
-  if (!args.judge_given && (args.judge_url || args.judge_model)) settings.judge = "openai";
-  if (args.judge_key_env) settings.judge_key_env = *args.judge_key_env;
-  if (args.embedder) settings.embedder = *args.embedder;
-  if (args.embedder_url) settings.embedder_url = *args.embedder_url;
-  if (args.embedder_model) settings.embedder_model = *args.embedder_model;
-  if (args.embedder_model_path) settings.embedder_model_path = *args.embedder_model_path;
-  if (!args.embedder && (args.embedder_url || args.embedder_model)) settings.embedder = "openai";
-  if (args.cache) settings.cache_path = *args.cache;
-  if (args.cache_mode) {
-    RAGMETER_ASSIGN_OR_RETURN(settings.cache_mode, llm::parse_cache_mode(*args.cache_mode));
-  }
-  if (args.concurrency) settings.concurrency = *args.concurrency;
-  if (args.max_cost) settings.max_cost_usd = *args.max_cost;
-  if (args.timeout) settings.timeout_seconds = *args.timeout;
-  if (args.deadline) settings.deadline_seconds = *args.deadline;
-  return settings;
+  return resolve_judge_settings(options);
 }
 
 }  // namespace ragmeter::cli

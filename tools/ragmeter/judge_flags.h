@@ -8,6 +8,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ragmeter/judge_factory.h"
 #include "ragmeter/llm_config.h"
 #include "ragmeter/status.h"
 
@@ -30,7 +31,8 @@ struct JudgeFlags {
 void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, bool run, const std::string& judge_help,
                      const std::string& embedder_help);
 
-// Settings from --config, the environment and the flags, in that order of precedence.
+// Settings from --config, the environment and the flags, in that order of precedence
+// (resolve_judge_settings over the flags as JudgeOptions).
 StatusOr<llm::JudgeSettings> judge_settings(const JudgeFlags& flags);
 
 }  // namespace ragmeter::cli
