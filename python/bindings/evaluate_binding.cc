@@ -47,6 +47,7 @@ struct EvalArgs {
   std::string bleu_tokenize = "13a";
   double context_match_threshold = 0.5;
   bool keep_evidence = true;
+  bool offline_score_withdrawn = false;
 };
 
 EvalOptions build_options(const EvalArgs& args) {
@@ -81,11 +82,13 @@ EvalOptions build_options(const EvalArgs& args) {
   options.keep_evidence = args.keep_evidence;
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.bootstrap_resamples;
+  options.offline_score_withdrawn = args.offline_score_withdrawn;
   // Without metrics named, the offline judge scores what it can: metrics that need an
-  // LLM (critics, rubric scores) would only be skipped (as `ragmeter eval`).
+  // LLM (critics, rubric scores) or are withdrawn from it would only be skipped (as
+  // `ragmeter eval`).
   if (!args.metrics_given && !options.judge) {
-    std::erase_if(options.metrics, [](const MetricRequest& r) {
-      return r.info->judged != nullptr && metric_needs_llm(*r.info) && r.definition.empty();
+    std::erase_if(options.metrics, [&args](const MetricRequest& r) {
+      return r.definition.empty() && offline_default_leaves_out(*r.info, args.offline_score_withdrawn);
     });
   }
   return options;
@@ -312,11 +315,12 @@ void bind_evaluate(nb::module_& m) {
          bool strict, std::uint64_t seed, int bootstrap_resamples, bool rouge_stem,
          const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
          const std::string& bleu_tokenize, double context_match_threshold, bool keep_evidence,
-         nb::object progress, CancelFlag* cancel) {
+         bool offline_score_withdrawn, nb::object progress, CancelFlag* cancel) {
         EvalArgs args{metrics,       metrics_given,   std::move(critics),      critic_votes,
                       std::move(column_map), threads, limit,                   strict,
                       seed,          bootstrap_resamples, rouge_stem,           rouge_tokenizer,
-                      bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence};
+                      bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence,
+                      offline_score_withdrawn};
         return run_evaluate(data, args, std::move(progress), cancel);
       },
       "data"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
@@ -325,7 +329,7 @@ void bind_evaluate(nb::module_& m) {
       "strict"_a = false, "seed"_a = 42, "bootstrap_resamples"_a = 1000, "rouge_stem"_a = false,
       "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
       "context_match_threshold"_a = 0.5, "keep_evidence"_a = true,
-      "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
+      "offline_score_withdrawn"_a = false, "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
       "Scores `data` (a DataSource) and returns (Run, the exception that stopped it or None). "
       "The GIL is released while rows are scored; `progress(rows_done)` is called about "
       "every 100 ms on this thread.");

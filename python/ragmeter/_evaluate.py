@@ -87,6 +87,7 @@ def evaluate(
     context_match_threshold: float = 0.5,
     progress: ProgressArg = True,
     keep_evidence: bool = True,
+    offline_score_withdrawn: bool = False,
     _cancel: Optional["_core.CancelFlag"] = None,
 ) -> Result:
     """Scores every sample of `data` with `metrics`; see docs/python.md.
@@ -98,6 +99,9 @@ def evaluate(
     metrics: names as ``ragmeter metrics`` prints them ("bleu", "ndcg@10"), a
         comma-separated string, a shorthand ("ragas", "text", "all"), or ragas metric
         objects (by their ``.name``). None: every metric the judge can score.
+    offline_score_withdrawn: score the metrics withdrawn from the offline judge (they
+        did not beat chance on held-out human labels, or were not measured; see
+        docs/judges.md) instead of reporting them ``skipped`` with that reason.
     progress: True (tqdm when installed, else a line on stderr), False, or a callable
         ``progress(rows_done, total)``; an exception it raises stops the run.
 
@@ -133,6 +137,7 @@ def evaluate(
             bleu_tokenize=bleu_tokenize,
             context_match_threshold=context_match_threshold,
             keep_evidence=keep_evidence,
+            offline_score_withdrawn=offline_score_withdrawn,
             progress=bar,
             cancel=_cancel,
         )

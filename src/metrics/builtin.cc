@@ -183,6 +183,18 @@ bool metric_needs_llm(const MetricInfo& info) {
   return info.judged == a::aspect_critic || info.judged == a::rubric_score;
 }
 
+bool offline_default_leaves_out(const MetricInfo& info, bool score_withdrawn) {
+  if (info.judged == nullptr) return false;
+  return metric_needs_llm(info) || (!score_withdrawn && !info.offline_withdrawn.empty());
+}
+
+std::string offline_withdrawn_reason(const MetricInfo& info) {
+  if (info.offline_withdrawn.empty()) return {};
+  return "withdrawn from the offline judge: " + std::string(info.offline_withdrawn) +
+         " (docs/judges.md); an LLM judge scores it (--judge-url, --judge-model), and "
+         "--offline-score-withdrawn makes the offline judge score it anyway";
+}
+
 StatusOr<MetricRequest> parse_critic(std::string_view spec) {
   auto eq = spec.find('=');
   if (eq == std::string_view::npos) {

@@ -106,6 +106,7 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_eviden
   options.keep_evidence = keep_evidence;
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.resamples;
+  options.offline_score_withdrawn = args.offline_score_withdrawn;
   return options;
 }
 
@@ -233,11 +234,11 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) 
   if (!judge.ok()) return invalid_argument("judge: " + judge.status().message());
   eval.options.judge = *judge;
   // Without --metrics, the offline judge scores what it can: metrics that need an LLM
-  // (critics, rubrics) would only be skipped.
+  // (critics, rubrics) or that are withdrawn from it would only be skipped.
   const bool llm_judge = eval.clients.chat != nullptr;  // the offline judge may hold a local embedder
   if (!flags.metrics_given && !llm_judge) {
-    std::erase_if(eval.options.metrics, [](const MetricRequest& r) {
-      return r.info->judged != nullptr && metric_needs_llm(*r.info) && r.definition.empty();
+    std::erase_if(eval.options.metrics, [&flags](const MetricRequest& r) {
+      return r.definition.empty() && offline_default_leaves_out(*r.info, flags.offline_score_withdrawn);
     });
   }
   // Each sample waits on its judge calls: enough samples in flight to keep
@@ -318,12 +319,17 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                   "Comma-separated metric names (`ragmeter metrics` lists them), with @k for "
                   "cutoffs (ndcg@10); 'all', 'text', 'retrieval', 'judged', 'ragas' (ragas's "
                   "default four) or 'ragchecker' for a group. Default: all (with the offline "
-                  "judge, all but the critics and rubric scores, which need an LLM)")
+                  "judge, all but the critics and rubric scores, which need an LLM, and the "
+                  "metrics withdrawn from it, see --offline-score-withdrawn)")
       ->capture_default_str()
       ->each([flags](const std::string&) { flags->metrics_given = true; });
   cmd->add_option("--critic", flags->critics,
                   "A user-defined aspect critic NAME=DEFINITION (1 when the response meets it); "
                   "needs an LLM judge; repeatable");
+  cmd->add_flag("--offline-score-withdrawn", flags->offline_score_withdrawn,
+                "Let the offline judge score the metrics withdrawn from it (they did not beat "
+                "chance on held-out human labels, or were not measured: docs/judges.md); by "
+                "default they are skipped with that reason");
   cmd->add_option("--critic-votes", flags->critic_votes,
                   "Judgements per aspect critic verdict, majority wins (odd)")
       ->capture_default_str();
