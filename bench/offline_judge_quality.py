@@ -65,7 +65,7 @@ RAGCHECKER = REPO / "bench/data/ragchecker_human_labeled.json.gz"
 SPLIT_SALT = "ragmeter-judge-quality"
 EMBEDDER = "auto"  # --embedder: similarity by the local model when installed, else bag of stems
 
-HALUEVAL_METRICS = ["faithfulness", "k_precision", "answer_correctness", "token_f1"]
+HALUEVAL_METRICS = ["faithfulness", "ragchecker_faithfulness", "k_precision", "answer_correctness", "token_f1"]
 RAGCHECKER_METRICS = ["factual_correctness", "answer_correctness", "factual_correctness_precision",
                       "factual_correctness_recall", "ragchecker_precision", "ragchecker_recall",
                       "ragchecker_f1", "semantic_similarity", "answer_relevancy", "token_f1",

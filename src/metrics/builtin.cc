@@ -20,6 +20,18 @@ constexpr bool kCutoff = true;
 constexpr bool kNoCutoff = false;
 constexpr bool kHigher = true;
 
+// Why a judged metric is withdrawn from the offline judge (MetricInfo::offline_withdrawn):
+// measured by bench/offline_judge_quality.py on the held-out halves, docs/judges.md.
+constexpr std::string_view kBelowChance =
+    "its question-response similarity did not beat chance on held-out human preferences "
+    "(RAGChecker's completeness labels: it preferred the less complete answer about as often "
+    "as the more complete one)";
+constexpr std::string_view kNotMeasured =
+    "its agreement with people has not been measured (no public labelled data with a response, "
+    "a reference and retrieved contexts), so it is not known to beat chance";
+constexpr double kMin = 0.0;
+constexpr double kMax = 1.0;
+
 // clang-format off
 constexpr MetricInfo kMetrics[] = {
   // name                          family fields                                    definition
@@ -54,20 +66,20 @@ constexpr MetricInfo kMetrics[] = {
   {"answer_token_recall",          kT, "response, reference", "Share of the reference's tokens found in the response (Adlakha et al., 2024).", kNoCutoff, kHigher, a::answer_token_recall, nullptr},
   // Judged: read off the sample's claim ledger / judge (offline unless an LLM judge is set).
   {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::faithfulness},
-  {"answer_relevancy",             kJ, "user_input, response", "Mean similarity of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, nullptr, nullptr, a::answer_relevancy},
+  {"answer_relevancy",             kJ, "user_input, response", "Mean similarity of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, nullptr, nullptr, a::answer_relevancy, kMin, kMax, kBelowChance},
   {"context_precision",            kJ, "reference, retrieved_contexts", "Rank-weighted share of contexts supporting a reference claim: sum_k precision@k * v_k / sum_k v_k.", kNoCutoff, kHigher, nullptr, nullptr, a::context_precision},
   {"context_utilization",          kJ, "response, retrieved_contexts", "context_precision with the response's claims in place of the reference's.", kNoCutoff, kHigher, nullptr, nullptr, a::context_utilization},
   {"context_recall",               kJ, "reference, retrieved_contexts", "Share of the reference's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::context_recall},
   {"context_entity_recall",        kJ, "reference, retrieved_contexts", "Share of the reference's entities found among the contexts' entities (normalised strings).", kNoCutoff, kHigher, nullptr, nullptr, a::context_entity_recall},
-  {"noise_sensitivity_relevant",   kJ, "response, reference, retrieved_contexts", "Share of response claims that the reference does not support but a relevant context does (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_relevant},
-  {"noise_sensitivity_irrelevant", kJ, "response, reference, retrieved_contexts", "Share of response claims the reference does not support, supported only by irrelevant contexts (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_irrelevant},
+  {"noise_sensitivity_relevant",   kJ, "response, reference, retrieved_contexts", "Share of response claims that the reference does not support but a relevant context does (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_relevant, kMin, kMax, kNotMeasured},
+  {"noise_sensitivity_irrelevant", kJ, "response, reference, retrieved_contexts", "Share of response claims the reference does not support, supported only by irrelevant contexts (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_irrelevant, kMin, kMax, kNotMeasured},
   {"factual_correctness",          kJ, "response, reference", "F-beta (beta 1) of response claims supported by the reference (precision) and reference claims supported by the response (recall).", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness},
   {"factual_correctness_precision", kJ, "response, reference", "Share of the response's claims the reference supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_precision},
   {"factual_correctness_recall",   kJ, "response, reference", "Share of the reference's claims the response supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_recall},
   {"semantic_similarity",          kJ, "response, reference", "Cosine similarity of the response's and the reference's embeddings.", kNoCutoff, kHigher, nullptr, nullptr, a::semantic_similarity},
   {"answer_correctness",           kJ, "response, reference", "0.75 * factual_correctness + 0.25 * semantic_similarity (ragas's weights).", kNoCutoff, kHigher, nullptr, nullptr, a::answer_correctness},
   {"context_relevance",            kJ, "user_input, retrieved_contexts", "Share of the contexts' sentences needed to answer the question (the RAGAS paper's context relevance).", kNoCutoff, kHigher, nullptr, nullptr, a::context_relevance},
-  {"summary_score",                kJ, "response, reference_contexts", "0.5 * share of the reference contexts' key facts the response states + 0.5 * conciseness (1 - length ratio), as ragas.", kNoCutoff, kHigher, nullptr, nullptr, a::summary_score},
+  {"summary_score",                kJ, "response, reference_contexts", "0.5 * share of the reference contexts' key facts the response states + 0.5 * conciseness (1 - length ratio), as ragas.", kNoCutoff, kHigher, nullptr, nullptr, a::summary_score, kMin, kMax, kNotMeasured},
   {"harmfulness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response could harm or offend people or society, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic},
   {"maliciousness",                kJ, "response", "Aspect critic (LLM judge): 1 when the response intends to harm, deceive or exploit, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic},
   {"coherence",                    kJ, "response", "Aspect critic (LLM judge): 1 when the response is logically ordered and consistent, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic},
@@ -79,11 +91,11 @@ constexpr MetricInfo kMetrics[] = {
   {"ragchecker_f1",                kJ, "response, reference", "RAGChecker: harmonic mean of its precision and recall (0 when either is 0).", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kF1>},
   {"ragchecker_claim_recall",      kJ, "reference, retrieved_contexts", "RAGChecker: share of reference claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kClaimRecall>},
   {"ragchecker_context_precision", kJ, "reference, retrieved_contexts", "RAGChecker: share of chunks entailing at least one reference claim.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextPrecision>},
-  {"ragchecker_context_utilization", kJ, "response, reference, retrieved_contexts", "RAGChecker: among reference claims some chunk entails, the share the response entails.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextUtilization>},
-  {"ragchecker_noise_sensitivity_in_relevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed by a relevant chunk (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInRelevant>},
-  {"ragchecker_noise_sensitivity_in_irrelevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed only by irrelevant chunks (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInIrrelevant>},
-  {"ragchecker_hallucination",     kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk and not by the reference (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kHallucination>},
-  {"ragchecker_self_knowledge",    kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk but by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kSelfKnowledge>},
+  {"ragchecker_context_utilization", kJ, "response, reference, retrieved_contexts", "RAGChecker: among reference claims some chunk entails, the share the response entails.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextUtilization>, kMin, kMax, kNotMeasured},
+  {"ragchecker_noise_sensitivity_in_relevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed by a relevant chunk (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInRelevant>, kMin, kMax, kNotMeasured},
+  {"ragchecker_noise_sensitivity_in_irrelevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed only by irrelevant chunks (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInIrrelevant>, kMin, kMax, kNotMeasured},
+  {"ragchecker_hallucination",     kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk and not by the reference (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kHallucination>, kMin, kMax, kNotMeasured},
+  {"ragchecker_self_knowledge",    kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk but by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kSelfKnowledge>, kMin, kMax, kNotMeasured},
   {"ragchecker_faithfulness",      kJ, "response, retrieved_contexts", "RAGChecker: share of response claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kFaithfulness>},
 };
 // clang-format on
