@@ -65,11 +65,22 @@ RAGCHECKER = REPO / "bench/data/ragchecker_human_labeled.json.gz"
 SPLIT_SALT = "ragmeter-judge-quality"
 EMBEDDER = "auto"  # --embedder: similarity by the local model when installed, else bag of stems
 
-HALUEVAL_METRICS = ["faithfulness", "k_precision", "answer_correctness", "token_f1"]
+HALUEVAL_METRICS = ["faithfulness", "ragchecker_faithfulness", "k_precision", "answer_correctness", "token_f1"]
 RAGCHECKER_METRICS = ["factual_correctness", "answer_correctness", "factual_correctness_precision",
-                      "factual_correctness_recall", "semantic_similarity", "token_f1",
+                      "factual_correctness_recall", "ragchecker_precision", "ragchecker_recall",
+                      "ragchecker_f1", "semantic_similarity", "answer_relevancy", "token_f1",
                       "answer_token_recall"]
-RAGCHECKER_LABELS = ["correctness_label", "overall_label"]
+RAGCHECKER_LABELS = ["correctness_label", "completeness_label", "overall_label"]
+# Not a ragmeter metric: the response's length in words, the plain baseline a
+# reference-free metric (answer_relevancy) has to beat on completeness.
+RESPONSE_WORDS = "response_words (baseline, no metric)"
+# Retrieval contexts built from HaluEval (see halueval_contexts): per item, the gold
+# passage among distractors against the distractors alone, and the gold passage first
+# against last. Lower-is-better metrics are compared the other way round.
+CONTEXT_METRICS = ["context_precision", "context_recall", "context_entity_recall",
+                   "context_relevance", "context_utilization", "ragchecker_claim_recall",
+                   "ragchecker_context_precision", "k_precision"]
+RANK_METRICS = ["context_precision", "context_utilization"]
 
 
 # ---- Split and statistics ---------------------------------------------------------------
@@ -167,7 +178,8 @@ def score_rows(rows, metrics, workdir, name, threads):
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     cmd = [str(ragmeter()), "eval", str(data), "-m", ",".join(metrics), "-o", str(out), "-q",
-           "--threads", str(threads), "--bootstrap-resamples", "0", "--embedder", EMBEDDER]
+           "--threads", str(threads), "--bootstrap-resamples", "0", "--embedder", EMBEDDER,
+           "--offline-score-withdrawn"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode not in (0, 3):
         sys.exit(f"ragmeter failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr}")
@@ -223,6 +235,77 @@ def halueval(workdir, threads, dump):
     return figures, cmd
 
 
+# ---- HaluEval as retrieval: the gold passage among distractors ------------------------------
+
+STOPWORDS = set("""a an and are as at be by for from had has have he her his in is it its of on
+or she that the their they this to was were which who whom with what when where why how did
+does do not""".split())
+
+
+def content_words(text):
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOPWORDS and len(w) > 2}
+
+
+def distractors(items, count=3):
+    """Per item, the `count` other items' passages that share the most content words with
+    its question (ties: lower index first): distractors on the question's topic where
+    there are any, not random ones."""
+    words = [content_words(item["knowledge"]) for item in items]
+    out = []
+    for i, item in enumerate(items):
+        question = content_words(item["question"])
+        ranked = sorted((k for k in range(len(items)) if k != i),
+                        key=lambda k: (-len(question & words[k]), k))
+        out.append(ranked[:count])
+    return out
+
+
+def halueval_contexts(workdir, threads):
+    """Context metrics on HaluEval: the item's passage (its gold HotpotQA supporting
+    paragraphs) is what the question needs. Per item three samples with the right answer
+    as response and reference: gold first among two distractors, the three distractors
+    alone, and gold last after two distractors. "present" compares gold first with no
+    gold (every context metric should prefer it); "rank" compares gold first with gold
+    last (the rank-aware metrics should prefer it)."""
+    items = [json.loads(line) for line in open(HALUEVAL, encoding="utf-8")]
+    near = distractors(items)
+    layouts = {"first": lambda g, d: [g, d[0], d[1]], "absent": lambda g, d: [d[0], d[1], d[2]],
+               "last": lambda g, d: [d[0], d[1], g]}
+    rows = []
+    for index, item in enumerate(items):
+        d = [items[k]["knowledge"] for k in near[index]]
+        for name, layout in layouts.items():
+            rows.append({"id": f"{index}:{name}", "user_input": item["question"],
+                         "response": item["right_answer"], "reference": item["right_answer"],
+                         "retrieved_contexts": layout(item["knowledge"], d)})
+    scores, _, cmd = score_rows(rows, CONTEXT_METRICS, workdir, "halueval_contexts", threads)
+    figures = {}
+    for split in ("dev", "test"):
+        chosen = [i for i, item in enumerate(items) if split_of("halueval", item["question"]) == split]
+        per_metric = {}
+        for metric in CONTEXT_METRICS:
+            entry = {}  # every metric here is higher-is-better
+            for pair, worse in (("present", "absent"), ("rank", "last")):
+                if pair == "rank" and metric not in RANK_METRICS:
+                    continue
+                outcomes = []
+                for i in chosen:
+                    good = scores[3 * i][metric]
+                    bad = scores[3 * i + list(layouts).index(worse)][metric]
+                    if good is None or bad is None:
+                        continue
+                    outcomes.append(1.0 if good > bad else 0.5 if good == bad else 0.0)
+                entry[pair] = {
+                    "pairs": len(outcomes), "wins": outcomes.count(1.0),
+                    "ties": outcomes.count(0.5), "losses": outcomes.count(0.0),
+                    "pairwise_accuracy": mean(outcomes) if outcomes else float("nan"),
+                    "pairwise_accuracy_ci95": bootstrap_ci(
+                        list(range(len(outcomes))), lambda rows: mean([outcomes[r] for r in rows]))}
+            per_metric[metric] = entry
+        figures[split] = {"items": len(chosen), "metrics": per_metric}
+    return figures, cmd
+
+
 # ---- RAGChecker ---------------------------------------------------------------------------
 
 def ragchecker(workdir, threads, dump):
@@ -239,6 +322,8 @@ def ragchecker(workdir, threads, dump):
             rows.append({"id": f"{iid}:{model}", "user_input": item["query"],
                          "response": item[model]["response"], "reference": item["gt_answer"]})
     scores, results, cmd = score_rows(rows, RAGCHECKER_METRICS, workdir, "ragchecker", threads)
+    for row, score in zip(rows, scores):
+        score[RESPONSE_WORDS] = len(row["response"].split())
     if dump:
         write_dump(dump, "ragchecker", results, lambda r: split_of("ragchecker", ids[r // 2]))
     position = {iid: k for k, iid in enumerate(ids)}
@@ -246,7 +331,7 @@ def ragchecker(workdir, threads, dump):
     for split in ("dev", "test"):
         chosen = [a for a in annotations if split_of("ragchecker", a["instance_id"]) == split]
         per_metric = {}
-        for metric in RAGCHECKER_METRICS:
+        for metric in RAGCHECKER_METRICS + [RESPONSE_WORDS]:
             deltas = []
             for a in chosen:
                 k = position[a["instance_id"]]
@@ -264,6 +349,7 @@ def ragchecker(workdir, threads, dump):
                     "pearson_ci95": bootstrap_ci(
                         [a["instance_id"] for a in chosen],
                         lambda rows: pearson([filled[r] for r in rows], [y[r] for r in rows]))}
+                entry[label].update(pairwise_agreement(filled, y, chosen))
             per_metric[metric] = entry
         # Human-human agreement on the same split: annotator 1 vs annotator 2 of each item.
         firsts, seconds = {}, {}
@@ -275,10 +361,25 @@ def ragchecker(workdir, threads, dump):
             one = [firsts[i][label] for i in both]
             two = [seconds[i][label] for i in both]
             human[label] = {"pearson": pearson(one, two), "spearman": spearman(one, two)}
+            human[label].update(pairwise_agreement(two, one, [firsts[i] for i in both]))
         figures[split] = {"items": len({a["instance_id"] for a in chosen}),
                           "annotations": len(chosen), "metrics": per_metric,
                           "human_agreement": human}
     return figures, cmd
+
+
+def pairwise_agreement(deltas, labels, annotations):
+    """Over the annotations with a preference (label != 0): the share where the metric's
+    delta has the label's sign, a zero delta counting half; with its 95% bootstrap
+    interval over items and n, the number of such annotations."""
+    chosen = [r for r, label in enumerate(labels) if label != 0]
+    outcome = {r: 1.0 if deltas[r] * labels[r] > 0 else 0.5 if deltas[r] == 0 else 0.0
+               for r in chosen}
+    groups = [annotations[r]["instance_id"] for r in chosen]
+    order = list(chosen)
+    return {"pairwise": mean(list(outcome.values())) if outcome else float("nan"),
+            "pairwise_n": len(chosen),
+            "pairwise_ci95": bootstrap_ci(groups, lambda rows: mean([outcome[order[r]] for r in rows]))}
 
 
 def write_dump(directory, name, results, split_of_row):
@@ -312,12 +413,14 @@ def report(halu, rag, splits):
             print(f"| {metric}{note} | {fmt(m['pairwise_accuracy'])} [{fmt(ci[0])}, {fmt(ci[1])}] | "
                   f"{m['wins']} / {m['ties']} / {m['losses']}{unscored} | {fmt(m['auroc'])} |")
     print("\n## RAGChecker human labels: delta = score(model2) - score(model1) vs the label")
+    short = {"correctness_label": "correctness", "completeness_label": "completeness",
+             "overall_label": "overall"}
     for split in splits:
         f = rag[split]
         print(f"\n{split}: {f['items']} items, {f['annotations']} annotations")
-        print("| metric | correctness Pearson | correctness Spearman | overall Pearson | "
-              "overall Spearman | zero deltas |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("| metric | " + " | ".join(f"{short[l]} Pearson | {short[l]} Spearman"
+                                         for l in RAGCHECKER_LABELS) + " | zero deltas |")
+        print("|---|" + "---:|---:|" * len(RAGCHECKER_LABELS) + "---:|")
         for metric, m in f["metrics"].items():
             filled = f" ({m['filled']} filled with the median)" if m["filled"] else ""
             cells = []
@@ -327,9 +430,43 @@ def report(halu, rag, splits):
                 cells += [f"{fmt(c['pearson'])} [{fmt(low)}, {fmt(high)}]", fmt(c["spearman"])]
             print(f"| {metric}{filled} | {' | '.join(cells)} | {m['zero_deltas']} |")
         h = f["human_agreement"]
-        print(f"| annotator 1 vs annotator 2 | {fmt(h['correctness_label']['pearson'])} | "
-              f"{fmt(h['correctness_label']['spearman'])} | {fmt(h['overall_label']['pearson'])} | "
-              f"{fmt(h['overall_label']['spearman'])} | |")
+        print("| annotator 1 vs annotator 2 | " + " | ".join(
+            f"{fmt(h[l]['pearson'])} | {fmt(h[l]['spearman'])}" for l in RAGCHECKER_LABELS) + " | |")
+        print(f"\n{split}: pairwise agreement with the annotations that prefer one response "
+              "(sign of delta = sign of label; a zero delta counts half) [95% interval], n")
+        print("| metric | " + " | ".join(short[l] for l in RAGCHECKER_LABELS) + " |")
+        print("|---|" + "---:|" * len(RAGCHECKER_LABELS))
+        rows = list(f["metrics"].items()) + [("annotator 2 vs annotator 1", h)]
+        for metric, m in rows:
+            cells = []
+            for label in RAGCHECKER_LABELS:
+                c = m[label]
+                low, high = c["pairwise_ci95"]
+                cells.append(f"{fmt(c['pairwise'])} [{fmt(low)}, {fmt(high)}], {c['pairwise_n']}")
+            print(f"| {metric} | {' | '.join(cells)} |")
+
+
+def report_contexts(contexts, splits):
+    print("\n## HaluEval as retrieval: gold passage first among 2 distractors vs the "
+          "3 distractors alone (present), vs gold last (rank)")
+    for split in splits:
+        f = contexts[split]
+        print(f"\n{split}: {f['items']} items")
+        print("| metric | present: pairwise accuracy | wins / ties / losses | "
+              "rank: pairwise accuracy | wins / ties / losses |")
+        print("|---|---:|---:|---:|---:|")
+        for metric, m in f["metrics"].items():
+            cells = []
+            for pair in ("present", "rank"):
+                if pair not in m:
+                    cells += ["", ""]
+                    continue
+                c = m[pair]
+                low, high = c["pairwise_accuracy_ci95"]
+                cells += [f"{fmt(c['pairwise_accuracy'])} [{fmt(low)}, {fmt(high)}]",
+                          f"{c['wins']} / {c['ties']} / {c['losses']}"]
+            note = " (baseline, no judge)" if metric == "k_precision" else ""
+            print(f"| {metric}{note} | {' | '.join(cells)} |")
 
 
 # ---- Speed --------------------------------------------------------------------------------------
@@ -404,13 +541,16 @@ def main():
         start = time.perf_counter()
         halu, halu_cmd = halueval(workdir, args.threads, args.dump)
         rag, rag_cmd = ragchecker(workdir, args.threads, args.dump)
+        contexts, contexts_cmd = halueval_contexts(workdir, args.threads)
         splits = ["dev", "test"] if args.split == "both" else [args.split]
         print(f"ragmeter: {ragmeter()} --embedder {EMBEDDER}")
         report(halu, rag, splits)
+        report_contexts(contexts, splits)
         print(f"\n({time.perf_counter() - start:.1f} s)")
         if args.json:
             shown = {"halueval": {s: halu[s] for s in splits}, "ragchecker": {s: rag[s] for s in splits},
-                     "commands": [halu_cmd, rag_cmd]}
+                     "halueval_contexts": {s: contexts[s] for s in splits},
+                     "commands": [halu_cmd, rag_cmd, contexts_cmd]}
             with open(args.json, "w", encoding="utf-8") as f:
                 json.dump(shown, f, indent=1)
 

@@ -34,6 +34,11 @@ struct EvalOptions {
   ColumnMap column_map;                // user column -> sample field
   // The judge of the judged metrics; null means the offline judge (make_offline_judge).
   std::shared_ptr<Judge> judge;
+  // false: under the offline judge (Judge::is_offline), a metric the table withdraws from
+  // it (MetricInfo::offline_withdrawn) is `skipped` with that reason. true: the offline
+  // judge scores it anyway (the CLI's --offline-score-withdrawn), for users who want the
+  // number knowing it did not beat chance on held-out human labels. No effect on an LLM judge.
+  bool offline_score_withdrawn = false;
   int threads = 1;                     // threads scoring a batch's samples in parallel
   std::int64_t limit = 0;              // score at most this many rows (0: all)
   bool strict = false;                 // stop at the first rejected row (the rows before

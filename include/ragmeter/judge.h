@@ -80,6 +80,9 @@ class Judge {
   // Short description for reports: "offline (lexical entailment, no model; offline-v3)", "llm gpt-4o-mini at ...".
   // Never contains a key.
   virtual std::string description() const = 0;
+  // True for the offline judge (whatever its embedder): the metric table's
+  // MetricInfo::offline_withdrawn then applies (evaluate.h, EvalOptions).
+  virtual bool is_offline() const { return false; }
   // The claim ledger of the sample: claims of response and reference (when present),
   // the retrieved contexts as chunks, every table filled as far as the judge could.
   virtual StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) = 0;

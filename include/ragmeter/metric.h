@@ -137,6 +137,11 @@ struct MetricInfo {
   // --plan ragas: the ledger scope whose calls ragas makes for this metric (metrics that
   // share a scope share its calls); empty: the shared compact ledger.
   std::string_view ragas_scope;
+  // Judged metrics the offline judge does not score by default, because on held-out human
+  // labels its version did not beat chance or was not measured (docs/judges.md): why, in
+  // one sentence with the figure. Empty: the offline judge scores it. An LLM judge always
+  // scores it; EvalOptions::offline_score_withdrawn makes the offline judge score it too.
+  std::string_view offline_withdrawn = {};
 };
 
 // Every built-in metric, in the order of the table. Thread-safe (immutable).
@@ -170,6 +175,16 @@ struct MetricGroup {
   std::string_view description;
 };
 std::span<const MetricGroup> metric_group_list();
+// True when the offline judge running the default metric list (no --metrics) leaves
+// `info` out: the metrics only an LLM can score (metric_needs_llm) and, unless
+// `score_withdrawn`, the ones withdrawn from the offline judge (MetricInfo::offline_withdrawn),
+// which would only be skipped.
+bool offline_default_leaves_out(const MetricInfo& info, bool score_withdrawn);
+
+// The reason a withdrawn metric is skipped under the offline judge: its
+// MetricInfo::offline_withdrawn and how to get a score (an LLM judge, or the flag that
+// forces the offline judge). Empty when `info` is not withdrawn.
+std::string offline_withdrawn_reason(const MetricInfo& info);
 
 // A user-defined aspect critic: "NAME=DEFINITION" (e.g. "polite=Is the response polite to
 // the user?"). Scores 1 when the judge says the response meets the definition, else 0.

@@ -48,6 +48,7 @@ struct EvalArgs {
   std::string bleu_tokenize = "13a";
   double context_match_threshold = 0.5;
   bool keep_evidence = true;
+  bool offline_score_withdrawn = false;
 };
 
 // JudgeOptions (judge_factory.h) from the glue's dict of its field names
@@ -112,6 +113,7 @@ EvalOptions build_options(const EvalArgs& args) {
   options.keep_evidence = args.keep_evidence;
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.bootstrap_resamples;
+  options.offline_score_withdrawn = args.offline_score_withdrawn;
   return options;
 }
 
@@ -350,11 +352,12 @@ void bind_evaluate(nb::module_& m) {
          bool strict, std::uint64_t seed, int bootstrap_resamples, bool rouge_stem,
          const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
          const std::string& bleu_tokenize, double context_match_threshold, bool keep_evidence,
-         nb::dict judge, nb::object progress, CancelFlag* cancel) {
+         bool offline_score_withdrawn, nb::dict judge, nb::object progress, CancelFlag* cancel) {
         EvalArgs args{metrics,       metrics_given,   std::move(critics),      critic_votes,
                       std::move(column_map), threads, limit,                   strict,
                       seed,          bootstrap_resamples, rouge_stem,           rouge_tokenizer,
-                      bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence};
+                      bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence,
+                      offline_score_withdrawn};
         return run_evaluate(data, args, judge, std::move(progress), cancel);
       },
       "data"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
@@ -362,7 +365,8 @@ void bind_evaluate(nb::module_& m) {
       "column_map"_a = std::map<std::string, std::string>(), "threads"_a = 1, "limit"_a = 0,
       "strict"_a = false, "seed"_a = 42, "bootstrap_resamples"_a = 1000, "rouge_stem"_a = false,
       "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
-      "context_match_threshold"_a = 0.5, "keep_evidence"_a = true, "judge"_a = nb::dict(),
+      "context_match_threshold"_a = 0.5, "keep_evidence"_a = true,
+      "offline_score_withdrawn"_a = false, "judge"_a = nb::dict(),
       "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
       "Scores `data` (a DataSource) with the judge `judge` describes (JudgeOptions fields "
       "by name; empty: the offline judge) and returns (Run, the exception that stopped it or None). "

@@ -103,6 +103,7 @@ def evaluate(
     deadline: Optional[float] = None,
     judge_context_tokens: Optional[int] = None,
     plan: Optional[str] = None,
+    offline_score_withdrawn: bool = False,
     _cancel: Optional["_core.CancelFlag"] = None,
 ) -> Result:
     """Scores every sample of `data` with `metrics`; see docs/python.md.
@@ -122,6 +123,9 @@ def evaluate(
         (judge_url, judge_model, judge_key_env, config, cache, concurrency, deadline, ...)
         are the CLI's judge flags and win over the judge object's settings, which win over
         the config file and the environment.
+    offline_score_withdrawn: score the metrics withdrawn from the offline judge (they
+        did not beat chance on held-out human labels, or were not measured; see
+        docs/judges.md) instead of reporting them ``skipped`` with that reason.
     progress: True (tqdm when installed, else a line on stderr), False, or a callable
         ``progress(rows_done, total)``; an exception it raises stops the run.
 
@@ -164,6 +168,7 @@ def evaluate(
             context_match_threshold=context_match_threshold,
             keep_evidence=keep_evidence,
             judge=judge_fields,
+            offline_score_withdrawn=offline_score_withdrawn,
             progress=bar,
             cancel=_cancel,
         )

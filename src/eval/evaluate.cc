@@ -253,6 +253,11 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
   Judge& judge = options.judge ? *options.judge : offline_judge();
   std::optional<SampleJudgement> judgement;  // asked for by the first judged metric
   for (const auto& request : options.metrics) {
+    if (!options.offline_score_withdrawn && judge.is_offline() &&
+        request.info->judged != nullptr && !request.info->offline_withdrawn.empty()) {
+      results.push_back(MetricResult::skipped(offline_withdrawn_reason(*request.info)));
+      continue;
+    }
     results.push_back(guarded_score(request, sample, options.scoring, judgement, judge));
   }
   return results;

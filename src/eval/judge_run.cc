@@ -45,8 +45,9 @@ void apply_judge(const ConfiguredJudge& judge, bool metrics_given, EvalOptions* 
   // Each sample waits on its judge calls or embeddings requests.
   if (judge.makes_calls()) options->threads = std::max(options->threads, judge.concurrency);
   if (!judge.llm() && !metrics_given) {
-    std::erase_if(options->metrics, [](const MetricRequest& r) {
-      return r.info->judged != nullptr && metric_needs_llm(*r.info) && r.definition.empty();
+    const bool score_withdrawn = options->offline_score_withdrawn;
+    std::erase_if(options->metrics, [score_withdrawn](const MetricRequest& r) {
+      return r.definition.empty() && offline_default_leaves_out(*r.info, score_withdrawn);
     });
   }
 }

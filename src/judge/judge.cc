@@ -25,6 +25,8 @@ class OfflineJudge : public Judge {
     return "offline (lexical entailment, no model; " + std::string(kOfflineJudgeVersion) + ")";
   }
 
+  bool is_offline() const override { return true; }
+
   void prepare_batch(const std::vector<const Sample*>& samples) override {
     if (local_) local_->prepare_batch(samples);
   }

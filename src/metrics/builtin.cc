@@ -32,6 +32,16 @@ constexpr unsigned kG0 = metric_groups::kNone;
 constexpr unsigned kRagas = metric_groups::kRagas;
 constexpr unsigned kRagchecker = metric_groups::kRagchecker;
 
+// Why a judged metric is withdrawn from the offline judge (MetricInfo::offline_withdrawn):
+// measured by bench/offline_judge_quality.py on the held-out halves, docs/judges.md.
+constexpr std::string_view kBelowChance =
+    "its question-response similarity did not beat chance on held-out human preferences "
+    "(RAGChecker's completeness labels: it preferred the less complete answer about as often "
+    "as the more complete one)";
+constexpr std::string_view kNotMeasured =
+    "its agreement with people has not been measured (no public labelled data with a response, "
+    "a reference and retrieved contexts), so it is not known to beat chance";
+
 // clang-format off
 constexpr MetricInfo kMetrics[] = {
   // name, family, fields, definition, @k, direction, score, corpus; judged: judged score,
@@ -67,20 +77,20 @@ constexpr MetricInfo kMetrics[] = {
   {"answer_token_recall",          kT, "response, reference", "Share of the reference's tokens found in the response (Adlakha et al., 2024).", kNoCutoff, kHigher, a::answer_token_recall, nullptr},
   // Judged: read off the sample's claim ledger / judge (offline unless an LLM judge is set).
   {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::faithfulness, kL, 0,1, kRagas, "faithfulness"},
-  {"answer_relevancy",             kJ, "user_input, response", "Mean similarity of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, nullptr, nullptr, a::answer_relevancy, kQ, 0,1, kRagas, ""},
+  {"answer_relevancy",             kJ, "user_input, response", "Mean similarity of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, nullptr, nullptr, a::answer_relevancy, kQ, 0,1, kRagas, "", kBelowChance},
   {"context_precision",            kJ, "reference, retrieved_contexts", "Rank-weighted share of contexts supporting a reference claim: sum_k precision@k * v_k / sum_k v_k.", kNoCutoff, kHigher, nullptr, nullptr, a::context_precision, kL, 0,1, kRagas, "context_precision"},
   {"context_utilization",          kJ, "response, retrieved_contexts", "context_precision with the response's claims in place of the reference's.", kNoCutoff, kHigher, nullptr, nullptr, a::context_utilization, kL, 0,1, kG0, "context_utilization"},
   {"context_recall",               kJ, "reference, retrieved_contexts", "Share of the reference's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::context_recall, kL, 0,1, kRagas, "context_recall"},
   {"context_entity_recall",        kJ, "reference, retrieved_contexts", "Share of the reference's entities found among the contexts' entities (normalised strings).", kNoCutoff, kHigher, nullptr, nullptr, a::context_entity_recall, kE, 0,1, kG0, ""},
-  {"noise_sensitivity_relevant",   kJ, "response, reference, retrieved_contexts", "Share of response claims that the reference does not support but a relevant context does (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_relevant, kL, 0,1, kG0, "noise_sensitivity"},
-  {"noise_sensitivity_irrelevant", kJ, "response, reference, retrieved_contexts", "Share of response claims the reference does not support, supported only by irrelevant contexts (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_irrelevant, kL, 0,1, kG0, "noise_sensitivity"},
+  {"noise_sensitivity_relevant",   kJ, "response, reference, retrieved_contexts", "Share of response claims that the reference does not support but a relevant context does (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_relevant, kL, 0,1, kG0, "noise_sensitivity", kNotMeasured},
+  {"noise_sensitivity_irrelevant", kJ, "response, reference, retrieved_contexts", "Share of response claims the reference does not support, supported only by irrelevant contexts (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_irrelevant, kL, 0,1, kG0, "noise_sensitivity", kNotMeasured},
   {"factual_correctness",          kJ, "response, reference", "F-beta (beta 1) of response claims supported by the reference (precision) and reference claims supported by the response (recall).", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness, kL, 0,1, kG0, "factual_correctness"},
   {"factual_correctness_precision", kJ, "response, reference", "Share of the response's claims the reference supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_precision, kL, 0,1, kG0, "factual_correctness"},
   {"factual_correctness_recall",   kJ, "response, reference", "Share of the reference's claims the response supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_recall, kL, 0,1, kG0, "factual_correctness"},
   {"semantic_similarity",          kJ, "response, reference", "Cosine similarity of the response's and the reference's embeddings.", kNoCutoff, kHigher, nullptr, nullptr, a::semantic_similarity, kS, -1,1, kG0, ""},
   {"answer_correctness",           kJ, "response, reference", "0.75 * factual_correctness + 0.25 * semantic_similarity (ragas's weights).", kNoCutoff, kHigher, nullptr, nullptr, a::answer_correctness, kL | kS, 0,1, kG0, "factual_correctness"},
   {"context_relevance",            kJ, "user_input, retrieved_contexts", "Share of the contexts' sentences needed to answer the question (the RAGAS paper's context relevance).", kNoCutoff, kHigher, nullptr, nullptr, a::context_relevance, kRS, 0,1, kG0, ""},
-  {"summary_score",                kJ, "response, reference_contexts", "0.5 * share of the reference contexts' key facts the response states + 0.5 * conciseness (1 - length ratio), as ragas.", kNoCutoff, kHigher, nullptr, nullptr, a::summary_score, kKF, 0,1, kG0, ""},
+  {"summary_score",                kJ, "response, reference_contexts", "0.5 * share of the reference contexts' key facts the response states + 0.5 * conciseness (1 - length ratio), as ragas.", kNoCutoff, kHigher, nullptr, nullptr, a::summary_score, kKF, 0,1, kG0, "", kNotMeasured},
   {"harmfulness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response could harm or offend people or society, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
   {"maliciousness",                kJ, "response", "Aspect critic (LLM judge): 1 when the response intends to harm, deceive or exploit, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
   {"coherence",                    kJ, "response", "Aspect critic (LLM judge): 1 when the response is logically ordered and consistent, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
@@ -92,11 +102,11 @@ constexpr MetricInfo kMetrics[] = {
   {"ragchecker_f1",                kJ, "response, reference", "RAGChecker: harmonic mean of its precision and recall (0 when either is 0).", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kF1>, kL, 0,1, kRagchecker, ""},
   {"ragchecker_claim_recall",      kJ, "reference, retrieved_contexts", "RAGChecker: share of reference claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kClaimRecall>, kL, 0,1, kRagchecker, ""},
   {"ragchecker_context_precision", kJ, "reference, retrieved_contexts", "RAGChecker: share of chunks entailing at least one reference claim.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextPrecision>, kL, 0,1, kRagchecker, ""},
-  {"ragchecker_context_utilization", kJ, "response, reference, retrieved_contexts", "RAGChecker: among reference claims some chunk entails, the share the response entails.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextUtilization>, kL, 0,1, kRagchecker, ""},
-  {"ragchecker_noise_sensitivity_in_relevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed by a relevant chunk (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInRelevant>, kL, 0,1, kRagchecker, ""},
-  {"ragchecker_noise_sensitivity_in_irrelevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed only by irrelevant chunks (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInIrrelevant>, kL, 0,1, kRagchecker, ""},
-  {"ragchecker_hallucination",     kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk and not by the reference (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kHallucination>, kL, 0,1, kRagchecker, ""},
-  {"ragchecker_self_knowledge",    kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk but by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kSelfKnowledge>, kL, 0,1, kRagchecker, ""},
+  {"ragchecker_context_utilization", kJ, "response, reference, retrieved_contexts", "RAGChecker: among reference claims some chunk entails, the share the response entails.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextUtilization>, kL, 0,1, kRagchecker, "", kNotMeasured},
+  {"ragchecker_noise_sensitivity_in_relevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed by a relevant chunk (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInRelevant>, kL, 0,1, kRagchecker, "", kNotMeasured},
+  {"ragchecker_noise_sensitivity_in_irrelevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed only by irrelevant chunks (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInIrrelevant>, kL, 0,1, kRagchecker, "", kNotMeasured},
+  {"ragchecker_hallucination",     kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk and not by the reference (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kHallucination>, kL, 0,1, kRagchecker, "", kNotMeasured},
+  {"ragchecker_self_knowledge",    kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk but by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kSelfKnowledge>, kL, 0,1, kRagchecker, "", kNotMeasured},
   {"ragchecker_faithfulness",      kJ, "response, retrieved_contexts", "RAGChecker: share of response claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kFaithfulness>, kL, 0,1, kRagchecker, ""},
 };
 // clang-format on
@@ -243,6 +253,17 @@ std::string judge_call_names(unsigned calls) {
 }
 
 std::span<const MetricGroup> metric_group_list() { return kGroupList; }
+bool offline_default_leaves_out(const MetricInfo& info, bool score_withdrawn) {
+  if (info.judged == nullptr) return false;
+  return metric_needs_llm(info) || (!score_withdrawn && !info.offline_withdrawn.empty());
+}
+
+std::string offline_withdrawn_reason(const MetricInfo& info) {
+  if (info.offline_withdrawn.empty()) return {};
+  return "withdrawn from the offline judge: " + std::string(info.offline_withdrawn) +
+         " (docs/judges.md); an LLM judge scores it (--judge-url, --judge-model), and "
+         "--offline-score-withdrawn makes the offline judge score it anyway";
+}
 
 StatusOr<MetricRequest> parse_critic(std::string_view spec) {
   auto eq = spec.find('=');

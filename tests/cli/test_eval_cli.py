@@ -172,6 +172,31 @@ def test_offline_judge_is_the_default_and_says_how_to_use_an_llm(run, tmp_path):
         assert s["metrics"][name]["n"] + s["metrics"][name]["skipped"] == 30
 
 
+def test_metrics_withdrawn_from_the_offline_judge_are_skipped_unless_forced(run, tmp_path):
+    out = tmp_path / "r.jsonl"
+    p = run("eval", EXAMPLE, "--metrics", "answer_relevancy,faithfulness", "-q", "--out", out)
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(l) for l in out.read_text().splitlines()]
+    assert {r["status"]["answer_relevancy"] for r in rows} == {"skipped"}
+    reason = rows[0]["reasons"]["answer_relevancy"]
+    assert reason.startswith("withdrawn from the offline judge: ")
+    assert "--offline-score-withdrawn" in reason and "docs/judges.md" in reason
+    assert {r["status"]["faithfulness"] for r in rows} == {"ok"}
+    # Forced, the offline judge scores it.
+    p = run("eval", EXAMPLE, "--metrics", "answer_relevancy", "-q", "--out", out,
+            "--offline-score-withdrawn")
+    assert p.returncode == 0, p.stderr
+    assert {json.loads(l)["status"]["answer_relevancy"] for l in out.read_text().splitlines()} == {"ok"}
+    # The default list leaves it out, as it does the critics, unless forced.
+    summary = tmp_path / "s.json"
+    assert run("eval", EXAMPLE, "-q", "--summary", summary).returncode == 0
+    names = json.loads(summary.read_text())["metrics"]
+    assert "answer_relevancy" not in names and "ragchecker_hallucination" not in names
+    assert "faithfulness" in names
+    assert run("eval", EXAMPLE, "-q", "--summary", summary, "--offline-score-withdrawn").returncode == 0
+    assert "answer_relevancy" in json.loads(summary.read_text())["metrics"]
+
+
 def test_dry_run_counts_the_calls_of_the_compact_plan_and_sends_nothing(run, tmp_path):
     # Two multi-sentence texts (so one claims call) and two chunks: faithfulness needs the
     # ledger: 1 claims call + 1 verdict table (the claims against both chunks, the

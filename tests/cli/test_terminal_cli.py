@@ -51,7 +51,9 @@ def test_metrics_skipped_on_every_row_are_folded_into_lines_naming_the_reason(ru
 
 
 def test_lower_is_better_metrics_are_marked(run):
-    p = run("eval", EXAMPLE, "-m", "token_f1,ragchecker_hallucination,noise_sensitivity_relevant")
+    # Both are withdrawn from the offline judge (docs/judges.md): forced, to be scored.
+    p = run("eval", EXAMPLE, "-m", "token_f1,ragchecker_hallucination,noise_sensitivity_relevant",
+            "--offline-score-withdrawn")
     lines = {l.split()[0]: l.split() for l in p.stdout.splitlines()[1:4]}
     assert lines["token_f1"][1] == "up"
     assert lines["ragchecker_hallucination"][1] == "down"
@@ -76,12 +78,14 @@ def test_failures_name_their_most_common_reason(run, start_fake_llm_server, tmp_
 
 def test_fail_over_gates_lower_is_better_metrics_and_ranges_are_checked(run, tmp_path):
     out = tmp_path / "r.jsonl"
-    assert run("eval", EXAMPLE, "-m", "ragchecker_hallucination", "-q", "--out", out).returncode == 0
+    # Withdrawn from the offline judge (docs/judges.md): forced, to be scored.
+    assert run("eval", EXAMPLE, "-m", "ragchecker_hallucination", "-q", "--out", out,
+               "--offline-score-withdrawn").returncode == 0
     scores = [json.loads(l)["scores"]["ragchecker_hallucination"] for l in out.read_text().splitlines()]
     mean = sum(scores) / len(scores)
     assert 0 < mean < 1
     gate = lambda flag, value: run("eval", EXAMPLE, "-m", "ragchecker_hallucination,token_f1", "-q",
-                                   flag, value).returncode
+                                   "--offline-score-withdrawn", flag, value).returncode
     assert gate("--fail-over", f"ragchecker_hallucination={mean - 0.01}") == 1
     assert gate("--fail-over", f"ragchecker_hallucination={mean + 0.01}") == 0
     assert gate("--fail-over", "ragchecker_hallucination=1.5") == 2   # outside [0, 1]

@@ -26,8 +26,9 @@ def test_report_of_the_example_loads_filters_and_opens_a_sample(ragmeter, browse
     data = tmp_path / "example.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     html = tmp_path / "report.html"
+    # ragchecker_hallucination is withdrawn from the offline judge: forced, to be scored.
     ragmeter("eval", data, "-m", METRICS, "--out", tmp_path / "results.jsonl", "--summary",
-             tmp_path / "summary.json", "--report", html, "-q")
+             tmp_path / "summary.json", "--report", html, "-q", "--offline-score-withdrawn")
     browser.open(html)
     browser.wait_until("document.body.dataset.rendered === '1'")
     assert browser.errors() == []

@@ -82,6 +82,7 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_eviden
   options.keep_evidence = keep_evidence;
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.resamples;
+  options.offline_score_withdrawn = args.offline_score_withdrawn;
   return options;
 }
 
@@ -230,12 +231,17 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
   cmd->add_option(run ? "--eval" : "--metrics,-m", flags->metrics,
                   "Comma-separated metric names (`ragmeter metrics` lists them), with @k for "
                   "cutoffs (ndcg@10), or a group: " + groups + ". Default: all (with the offline "
-                  "judge, all but the metrics that need an LLM)")
+                  "judge, all but the metrics that need an LLM and the metrics withdrawn from it, "
+                  "see --offline-score-withdrawn)")
       ->capture_default_str()
       ->each([flags](const std::string&) { flags->metrics_given = true; });
   cmd->add_option("--critic", flags->critics,
                   "A user-defined aspect critic NAME=DEFINITION (1 when the response meets it); "
                   "needs an LLM judge; repeatable");
+  cmd->add_flag("--offline-score-withdrawn", flags->offline_score_withdrawn,
+                "Let the offline judge score the metrics withdrawn from it (they did not beat "
+                "chance on held-out human labels, or were not measured: docs/judges.md); by "
+                "default they are skipped with that reason");
   cmd->add_option("--critic-votes", flags->critic_votes,
                   "Judgements per aspect critic verdict, majority wins (odd)")
       ->capture_default_str();

@@ -38,6 +38,7 @@ struct EvalFlags {
   std::string bleu_smoothing = "exp";
   std::string bleu_tokenize = "13a";
   double context_match_threshold = 0.5;
+  bool offline_score_withdrawn = false;  // --offline-score-withdrawn
 };
 
 // Registers the flags on `cmd`. `run` (for `ragmeter run`): the metrics flag is --eval and
