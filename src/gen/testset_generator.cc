@@ -251,6 +251,7 @@ class Generator {
     if (p.answer.empty()) return "empty answer";
     if (p.answer.size() > options_.max_answer_chars) return "answer too long";
     if (points_at_source(p.question)) return "question points at its source";
+    if (answer_in_question(p.question, p.answer)) return "answer contained in the question";
     if (p.chunks.empty()) return "names no passage, or one that does not exist";
     if (p.type == QuestionType::kMultiContext && p.chunks.size() < 2) {
       return "multi_context: uses fewer than two passages";
@@ -258,7 +259,8 @@ class Generator {
     return "";
   }
 
-  // The critic's verdict on `p`: "" when accepted, else the rejection reason.
+  // The critic's verdict on `p`, then the closed-book check: "" when accepted, else the
+  // rejection reason.
   std::string critique(const Proposal& p) {
     std::vector<std::string> passages;
     for (std::size_t c : p.chunks) passages.push_back(chunks_[c].text);
@@ -270,7 +272,17 @@ class Generator {
     if (!flag("standalone")) return "critic: not standalone";
     if (!flag("answerable")) return "critic: not answerable from its passages";
     if (!flag("grounded")) return "critic: answer not grounded in its passages";
-    return "";
+    return options_.closed_book_check ? closed_book(p) : "";
+  }
+
+  // "" unless the judge answers `p`'s question right with no passage at all.
+  std::string closed_book(const Proposal& p) {
+    auto reply = book_.chat(chat_, testset_closed_book_request(p.question, options_.max_tokens),
+                            "closed_book", nullptr);
+    if (!reply.ok()) return "closed-book check failed: " + reply.status().message();
+    const bool answered = (*reply)["answer"].is_string() &&
+                          closed_book_match((*reply)["answer"].get<std::string>(), p.question, p.answer);
+    return answered ? "answerable without its passages" : "";
   }
 
   bool near_duplicate(const std::vector<float>& vector) const {
