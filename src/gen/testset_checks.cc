@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "judge/llm_requests.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter/testset.h"
 #include "ragmeter_prompts.inc"
@@ -47,17 +48,12 @@ bool closed_book_match(std::string_view closed_book, std::string_view question,
 }
 
 llm::ChatRequest testset_closed_book_request(std::string_view question, int max_tokens) {
-  llm::ChatRequest request;
-  request.messages = {{"system", std::string(prompts::k_gen_closed_book)},
-                      {"user", "QUESTION:\n" + std::string(question) + "\n"}};
-  request.format = llm::ReplyFormat::kJsonSchema;
-  request.schema = {{"type", "object"},
-                    {"properties", {{"answer", {{"type", "string"}}}}},
-                    {"required", {"answer"}}};
-  request.schema_name = "answer";
-  request.temperature = 0.0;
-  request.max_tokens = max_tokens;
-  return request;
+  return json_schema_request(std::string(prompts::k_gen_closed_book),
+                             "QUESTION:\n" + std::string(question) + "\n",
+                             {{"type", "object"},
+                              {"properties", {{"answer", {{"type", "string"}}}}},
+                              {"required", {"answer"}}},
+                             "answer", max_tokens);
 }
 
 TestsetCoverage testset_coverage(const std::vector<TestsetRow>& rows) {

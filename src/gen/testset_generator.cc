@@ -8,6 +8,7 @@
 #include <random>
 
 #include "judge/call_book.h"
+#include "judge/llm_requests.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter_prompts.inc"
 
@@ -40,14 +41,8 @@ std::string passages_section(const std::vector<std::string>& passages) {
 }
 
 llm::ChatRequest json_request(std::string user, Json schema, std::string name, int max_tokens) {
-  llm::ChatRequest request;
-  request.messages = {{"system", std::string(prompts::k_gen_system)}, {"user", std::move(user)}};
-  request.format = llm::ReplyFormat::kJsonSchema;
-  request.schema = std::move(schema);
-  request.schema_name = std::move(name);
-  request.temperature = 0.0;
-  request.max_tokens = max_tokens;
-  return request;
+  return json_schema_request(std::string(prompts::k_gen_system), std::move(user), std::move(schema),
+                             std::move(name), max_tokens);
 }
 
 // Seeded draws that are the same on every platform: std::mt19937_64 is specified

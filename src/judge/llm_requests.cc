@@ -18,17 +18,23 @@ using Json = nlohmann::json;
 
 Json string_array_schema() { return {{"type", "array"}, {"items", {{"type", "string"}}}}; }
 
-llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task, Json schema,
-                                    std::string schema_name, int max_tokens) {
+llm::ChatRequest json_schema_request(std::string system, std::string user, Json schema,
+                                     std::string schema_name, int max_tokens) {
   llm::ChatRequest request;
-  request.messages = {{"system", std::string(prompts::k_system)},
-                      {"user", std::move(sample_part) + "\n" + std::string(task)}};
+  request.messages = {{"system", std::move(system)}, {"user", std::move(user)}};
   request.format = llm::ReplyFormat::kJsonSchema;
   request.schema = std::move(schema);
   request.schema_name = std::move(schema_name);
   request.temperature = 0.0;
   request.max_tokens = max_tokens;
   return request;
+}
+
+llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task, Json schema,
+                                    std::string schema_name, int max_tokens) {
+  return json_schema_request(std::string(prompts::k_system),
+                             std::move(sample_part) + "\n" + std::string(task), std::move(schema),
+                             std::move(schema_name), max_tokens);
 }
 
 std::string judge_section(std::string_view name, std::string_view text) {

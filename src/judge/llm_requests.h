@@ -16,6 +16,11 @@ namespace ragmeter {
 // {"type": "array", "items": {"type": "string"}}.
 nlohmann::json string_array_schema();
 
+// A chat request for a JSON reply under `schema`: the system message, then one user
+// message, at temperature 0.
+llm::ChatRequest json_schema_request(std::string system, std::string user, nlohmann::json schema,
+                                     std::string schema_name, int max_tokens);
+
 // A judge request: the shared system message, then one user message holding
 // `sample_part` followed by `task`; a JSON-schema reply at temperature 0.
 llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task,

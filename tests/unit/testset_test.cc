@@ -68,6 +68,17 @@ Json closed_book(const std::string& answer) {
   return {{"content", Json({{"answer", answer}}).dump()}};
 }
 
+// One simple question per context and one context at a time, so the requests come in the
+// order of the script.
+TestsetOptions simple_one_at_a_time(std::size_t size) {
+  TestsetOptions options;
+  options.size = size;
+  options.mix = {{QuestionType::kSimple, 1.0}};
+  options.neighbours = 0;
+  options.concurrency = 1;
+  return options;
+}
+
 class TestsetTest : public ::testing::Test {
  protected:
   // Starts the fake server with `steps` (one reply per request, in order).
@@ -139,11 +150,7 @@ TEST_F(TestsetTest, EveryFilterCountsItsRejectionAndTheSetStopsAtItsSize) {
   }));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
-  TestsetOptions options;
-  options.size = 2;
-  options.mix = {{QuestionType::kSimple, 1.0}};
-  options.neighbours = 0;
-  options.concurrency = 1;
+  TestsetOptions options = simple_one_at_a_time(2);
   std::vector<std::size_t> progress;
   auto report = generate_testset(chunks, index, *client_, hashed, options,
                                  [&](std::size_t rows) { progress.push_back(rows); });
@@ -214,11 +221,7 @@ TEST_F(TestsetTest, TautologiesAndQuestionsTheJudgeAnswersWithoutPassagesAreReje
   }));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
-  TestsetOptions options;
-  options.size = 1;
-  options.mix = {{QuestionType::kSimple, 1.0}};
-  options.neighbours = 0;
-  options.concurrency = 1;
+  TestsetOptions options = simple_one_at_a_time(1);
   auto report = generate_testset(chunks, index, *client_, hashed, options);
   ASSERT_TRUE(report.ok()) << report.status().to_string();
   ASSERT_EQ(report->rows.size(), 1u);
@@ -233,11 +236,7 @@ TEST_F(TestsetTest, WithoutTheClosedBookCheckTheCriticsVerdictIsFinal) {
   start(Json::array({generated("Which sea does the Danube reach?", "The Black Sea."), critic(true)}));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
-  TestsetOptions options;
-  options.size = 1;
-  options.mix = {{QuestionType::kSimple, 1.0}};
-  options.neighbours = 0;
-  options.concurrency = 1;
+  TestsetOptions options = simple_one_at_a_time(1);
   options.closed_book_check = false;
   auto report = generate_testset(chunks, index, *client_, hashed, options);
   ASSERT_TRUE(report.ok()) << report.status().to_string();
