@@ -23,7 +23,9 @@ REPLY = json.dumps({
     "S1": ["PharmaCann was founded in 2014.", "Theodore Scott"],
     "S2": ["PharmaCann is based in Illinois."],
     "P1: claim 1": "Entailment", "P1: claim 2": "Neutral", "P1: claim 3": "Entailment",
-    "P2: claim 1": "Entailment", "P2: claim 2": "Entailment", "P2: claim 3": "Entailment",
+    # P2 is the reference (claim 2 is its words: judged without a call) or, when the second
+    # row asks for both of its chunks at once, the chunk "Chicago.": claim 2 stays unsupported.
+    "P2: claim 1": "Entailment", "P2: claim 2": "Neutral", "P2: claim 3": "Entailment",
     "reason 1": "", "reason 2": "not in the chunk", "reason 3": "",
 })
 
@@ -34,8 +36,9 @@ def requests_made(base):
 
 
 def claims_calls(base):
-    return sum(1 for body in requests_made(base)
-               if body["response_format"]["json_schema"]["name"] == "claims")
+    """Distinct claims requests (a transport retry resends the same body)."""
+    return len({json.dumps(body, sort_keys=True) for body in requests_made(base)
+                if body["response_format"]["json_schema"]["name"] == "claims"})
 
 
 def test_the_same_words_get_one_extraction_and_the_same_scores(run, tmp_path, start_fake_llm_server):
@@ -53,7 +56,7 @@ def test_the_same_words_get_one_extraction_and_the_same_scores(run, tmp_path, st
     assert p.returncode == 0, p.stderr
     # One claims call for both rows: the reference is the response's text, and the
     # second row's answer was read already.
-    assert claims_calls(fake) == 1
+    assert claims_calls(fake) == 1, [b["messages"][1]["content"] for b in requests_made(fake)]
     first, second = [json.loads(line) for line in out.read_text().splitlines()]
     claims = [c["claim"] for c in first["evidence"]["faithfulness"]["claims"]]
     assert claims == ["PharmaCann was founded in 2014.",

@@ -17,8 +17,9 @@ import urllib.request
 import pytest
 
 REPLY = json.dumps({
-    # The claims of every sentence of the row's response and reference (S1 to S4).
-    **{f"S{n}": ["The tower is in Paris."] for n in range(1, 5)},
+    # The claims of every sentence asked (up to S49: the 40-sentence answer below): one
+    # claim, the same for all.
+    **{f"S{n}": ["The tower is in Paris."] for n in range(1, 50)},
     "verdicts": [{"claim": 1, "verdict": "Entailment", "reason": ""}],
     # The verdict table's cells: the one claim against up to four passages.
     "P1: claim 1": "Entailment", "P2: claim 1": "Entailment", "P3: claim 1": "Entailment",
