@@ -3,10 +3,15 @@
 //
 // Calls per sample with K retrieved contexts, each one request through llm::Client (so
 // retried, rate-limited and cached by content):
-//   1   claims: the response's and the reference's claims, extracted together. Not made
-//       when both are short answers (offline_judge.h's rule: one sentence of at most 5
-//       words and no verb): their claim is the question followed by the answer, as the
-//       offline judge writes it, since small models tend to copy the fragment;
+//   1   claims: the response's and the reference's claims, sentence by sentence, in one
+//       call (one text when they are equal). Claims are a function of the text: each
+//       sentence's claims are stored by the question, the text before it and the sentence
+//       (docs/design.md), so the same words get the same claims in every metric, row and
+//       run, and the call holds only the sentences not stored. Not made when both texts
+//       are short answers (offline_judge.h's rule: one sentence of at most 5 words and no
+//       verb): their claim is the question followed by the answer, as the offline judge
+//       writes it, since small models tend to copy the fragment. A claim that is such a
+//       fragment is replaced by its sentence (claims stand alone);
 //   1   verdict table: every claim against every distinct premise at once (the K chunks,
 //       the reference for the response's claims, the response for the reference's),
 //       the reply listing per claim the passages that support it and those that
@@ -27,7 +32,9 @@
 // aspect critics ask once per vote, rubric scores once.
 //
 // Verdicts are stored by content (verdict_cache below): each (claim, premise) pair once,
-// however the calls were grouped. A rerun in which only the retriever changed asks one
+// however the calls were grouped, and in memory for the run; claims likewise. Two
+// threads that need the same sentence's claims or the same (claim, premise) verdict at
+// once make one request: the second waits for the first's answer. A rerun in which only the retriever changed asks one
 // verdict call holding only the new chunks and the claims; the claims call is a cache hit.
 //
 // Prompts live in src/judge/prompts/*.txt, embedded at build time; every request is the
@@ -63,7 +70,7 @@ namespace ragmeter {
 
 class SentenceEmbedder;
 
-inline constexpr std::string_view kLlmPromptVersion = "llm-v2";
+inline constexpr std::string_view kLlmPromptVersion = "llm-v3";
 
 struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> chat;      // required
@@ -96,13 +103,16 @@ struct LlmJudgeOptions {
   //                                   (response) supported by the chunk
   //   noise_sensitivity               2 statements calls + 2K chunk calls + 1 (vs R)
   //   factual_correctness             2 statements calls + 2 verdict calls
-  // The other metrics read the compact ledger as before. For comparing with a ragas
-  // baseline and with the compact plan; the numbers are close to ragas's, not equal.
+  // The other metrics read the compact ledger as before. Statements are the claims of
+  // the claim store (one call per text, as ragas makes, unless the text's sentences are
+  // stored), so the two plans read the same claims of the same words. For comparing with
+  // a ragas baseline and with the compact plan; the numbers are close to ragas's, not equal.
   bool ragas_plan = false;
-  // Where verdicts are stored by content (claim text, premise text, endpoint, model and
-  // prompt texts), so that a rerun asks only for the (claim, premise) pairs it has not
-  // seen however the calls are grouped: normally the chat client's cache file and mode.
-  // nullopt: no store (every needed pair is asked, through the client's request cache).
+  // Where verdicts and claims are stored by content (verdicts: claim text, premise text,
+  // model and prompt texts; claims: question, text before the sentence, sentence, model
+  // and prompt texts), so that a rerun asks only for the (claim, premise) pairs and the
+  // sentences it has not seen however the calls are grouped: normally the chat client's
+  // cache file and mode. nullopt: stored for this run only (in memory).
   std::optional<llm::CacheOptions> verdict_cache;
 };
 
@@ -146,11 +156,21 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
 
 // ---- The requests, exposed for tests --------------------------------------------
 
-// The claims request for a question, response and reference (absent texts as empty).
-// The reply schema has a key only for the texts given (response_claims,
-// reference_claims; response_claims when neither is).
-llm::ChatRequest llm_claims_request(std::string_view question, std::string_view response,
-                                    std::string_view reference);
+// The claims request: the question, then each text with its sentences labelled "[S1]",
+// "[S2]", ... (sentences that share a store key share a label), then the keys asked, and
+// a reply object with one required key per asked label: "Sn" -> the claims of that
+// sentence (a list of strings). Sentences not asked are shown for their context only.
+struct ClaimsPrompt {
+  std::string question;
+  // Each text as its sentences in order, each with its label number (1 for "S1").
+  std::vector<std::vector<std::pair<std::size_t, std::string>>> texts;
+  std::vector<std::size_t> asked;  // label numbers the reply must give claims for
+};
+llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt);
+// The claims of label `label` in a claims reply; nullopt when the key is absent or not
+// a list (non-string and empty items are skipped).
+std::optional<std::vector<std::string>> read_llm_sentence_claims(const nlohmann::json& reply,
+                                                                 std::size_t label);
 // The verdicts request: numbered claims (1-based) against one premise.
 llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
                                       std::string_view premise);

@@ -13,7 +13,12 @@
 //      "according to the text"); passages the pair names that do not exist, or fewer than
 //      two for multi_context; a near-duplicate of an accepted question (embedding cosine at
 //      or above `duplicate_similarity`); then one critic call that must find the question
-//      standalone, answerable from the passages alone, and the answer grounded in them.
+//      standalone, answerable from the passages alone, and the answer grounded in them;
+//      "answer contained in the question" (a rule, before any call: every content word of
+//      the answer is in the question, as in "What is the name of PharmaCann?" with
+//      "PharmaCann"); and, with `closed_book_check`, one call that asks the judge the
+//      question without any passage: a pair it answers right from its own knowledge
+//      (closed_book_match) tests neither retrieval nor grounding and is rejected.
 // Contexts are generated `concurrency` at a time and their pairs accepted in draw order,
 // so the same seed and the same judge replies (a cached judge) give the same set.
 // Generation stops at exactly `size` rows, or when `max_contexts` contexts were tried.
@@ -68,7 +73,25 @@ struct TestsetOptions {
   std::size_t max_contexts = 0;            // 0: 4 * size + 10
   int concurrency = 4;                     // contexts generated at once
   int max_tokens = 1024;                   // per reply
+  // One more call per pair the critic accepts: the question alone, no passage (about a
+  // tenth of a generation call's prompt tokens). On by default: a question the judge
+  // answers from memory measures neither the retriever nor the grounding of an answer,
+  // and a test set of them flatters a RAG system. Off saves that call.
+  bool closed_book_check = true;
 };
+
+// The rule that rejects a tautological pair: true when every content word of `answer`
+// (offline_tokenize's keys, stop words left out: stemmed words and numbers) occurs in
+// `question`, and the answer has one. "What is the name of PharmaCann?" / "PharmaCann"
+// is true; "Who founded PharmaCann?" / "Theodore Scott" is false.
+bool answer_in_question(std::string_view question, std::string_view answer);
+
+// Whether a closed-book answer (the judge's, from its own knowledge) gives the reference
+// answer: the content words of `closed_book` that are not in `question` (the words it
+// adds) are at least half found in `reference`, and there is one. "unknown", an empty
+// answer, or one that only repeats the question never match.
+bool closed_book_match(std::string_view closed_book, std::string_view question,
+                       std::string_view reference);
 
 // Where a reference context comes from.
 struct TestsetSource {
@@ -95,6 +118,22 @@ struct TestsetReport {
   nlohmann::ordered_json usage_by_call;         // per kind of call: calls, tokens, cache hits
 };
 
+// What a test set covers, for gen's summary: per question type its share of the rows;
+// the share of rows with two reference contexts or more; and the share of distinct
+// openings (a question's first two words, case-folded, punctuation dropped) among the
+// rows. Every share is 0 for no rows.
+struct TestsetCoverage {
+  std::size_t rows = 0;
+  std::map<std::string, double> type_share;  // by question_type_name, every type listed
+  double multi_context_share = 0.0;
+  std::size_t distinct_openings = 0;
+  double distinct_opening_share = 0.0;
+};
+TestsetCoverage testset_coverage(const std::vector<TestsetRow>& rows);
+// {"rows", "type_share": {...}, "multi_context_share", "distinct_openings",
+//  "distinct_opening_share"}.
+nlohmann::ordered_json testset_coverage_json(const TestsetCoverage& coverage);
+
 // Embeds texts for the near-duplicate filter (same embedder as the index), one vector per
 // text in order.
 using EmbedTexts =
@@ -118,6 +157,9 @@ llm::ChatRequest testset_generation_request(QuestionType type,
 llm::ChatRequest testset_critic_request(const std::vector<std::string>& passages,
                                         std::string_view question, std::string_view answer,
                                         int max_tokens);
+// The closed-book call: the question alone; reply {"answer": "..."}, "unknown" when the
+// judge does not know.
+llm::ChatRequest testset_closed_book_request(std::string_view question, int max_tokens);
 
 // Where a chunk came from, as a row's sources list it.
 TestsetSource testset_source_of(const DocumentChunk& chunk);

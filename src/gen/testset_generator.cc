@@ -8,6 +8,7 @@
 #include <random>
 
 #include "judge/call_book.h"
+#include "judge/llm_requests.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter_prompts.inc"
 
@@ -40,14 +41,8 @@ std::string passages_section(const std::vector<std::string>& passages) {
 }
 
 llm::ChatRequest json_request(std::string user, Json schema, std::string name, int max_tokens) {
-  llm::ChatRequest request;
-  request.messages = {{"system", std::string(prompts::k_gen_system)}, {"user", std::move(user)}};
-  request.format = llm::ReplyFormat::kJsonSchema;
-  request.schema = std::move(schema);
-  request.schema_name = std::move(name);
-  request.temperature = 0.0;
-  request.max_tokens = max_tokens;
-  return request;
+  return json_schema_request(std::string(prompts::k_gen_system), std::move(user), std::move(schema),
+                             std::move(name), max_tokens);
 }
 
 // Seeded draws that are the same on every platform: std::mt19937_64 is specified
@@ -251,6 +246,7 @@ class Generator {
     if (p.answer.empty()) return "empty answer";
     if (p.answer.size() > options_.max_answer_chars) return "answer too long";
     if (points_at_source(p.question)) return "question points at its source";
+    if (answer_in_question(p.question, p.answer)) return "answer contained in the question";
     if (p.chunks.empty()) return "names no passage, or one that does not exist";
     if (p.type == QuestionType::kMultiContext && p.chunks.size() < 2) {
       return "multi_context: uses fewer than two passages";
@@ -258,7 +254,8 @@ class Generator {
     return "";
   }
 
-  // The critic's verdict on `p`: "" when accepted, else the rejection reason.
+  // The critic's verdict on `p`, then the closed-book check: "" when accepted, else the
+  // rejection reason.
   std::string critique(const Proposal& p) {
     std::vector<std::string> passages;
     for (std::size_t c : p.chunks) passages.push_back(chunks_[c].text);
@@ -270,7 +267,17 @@ class Generator {
     if (!flag("standalone")) return "critic: not standalone";
     if (!flag("answerable")) return "critic: not answerable from its passages";
     if (!flag("grounded")) return "critic: answer not grounded in its passages";
-    return "";
+    return options_.closed_book_check ? closed_book(p) : "";
+  }
+
+  // "" unless the judge answers `p`'s question right with no passage at all.
+  std::string closed_book(const Proposal& p) {
+    auto reply = book_.chat(chat_, testset_closed_book_request(p.question, options_.max_tokens),
+                            "closed_book", nullptr);
+    if (!reply.ok()) return "closed-book check failed: " + reply.status().message();
+    const bool answered = (*reply)["answer"].is_string() &&
+                          closed_book_match((*reply)["answer"].get<std::string>(), p.question, p.answer);
+    return answered ? "answerable without its passages" : "";
   }
 
   bool near_duplicate(const std::vector<float>& vector) const {

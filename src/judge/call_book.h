@@ -54,7 +54,7 @@ class CallBook {
     tally.completion_tokens += usage->completion_tokens;
   }
 
-  // Counts a call of `kind` that the verdict store made unnecessary: no request and no
+  // Counts a call of `kind` that the claim or verdict store made unnecessary: no request and no
   // request-cache hit (it is reported apart, so that the kinds' cache_hits add up to the
   // client's).
   void record_store_hit(const std::string& kind) {
@@ -73,7 +73,7 @@ class CallBook {
                    {"failed", t.failed},
                    {"prompt_tokens", t.prompt_tokens},
                    {"completion_tokens", t.completion_tokens}};
-      if (t.store_hits > 0) out[kind]["verdict_store_hits"] = t.store_hits;
+      if (t.store_hits > 0) out[kind]["store_hits"] = t.store_hits;
     }
     return out;
   }

@@ -41,14 +41,16 @@ std::optional<StoredVerdict> VerdictStore::find(const std::string& claim,
   return out;
 }
 
-void VerdictStore::store(const std::string& claim, const std::string& premise,
-                         const StoredVerdict& verdict) {
-  if (!enabled() || cache_->mode() != llm::CacheMode::kReadWrite || !verdict.cell.judged()) return;
-  const nlohmann::json value = {{"verdict", verdict_name(verdict.cell.verdict)},
-                                {"reason", verdict.cell.reason},
-                                {"call", verdict.call}};
-  (void)cache_->put(key(claim, premise), "verdict",
-                    value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+void VerdictStore::finish(const std::string& key, StoredVerdict verdict, bool from_file) {
+  const bool judged = verdict.cell.judged();
+  if (judged && !from_file && enabled() && cache_->mode() == llm::CacheMode::kReadWrite) {
+    const nlohmann::json value = {{"verdict", verdict_name(verdict.cell.verdict)},
+                                  {"reason", verdict.cell.reason},
+                                  {"call", verdict.call}};
+    (void)cache_->put(key, "verdict",
+                      value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+  memory_.finish(key, std::move(verdict), judged);
 }
 
 }  // namespace ragmeter

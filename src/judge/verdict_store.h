@@ -1,5 +1,5 @@
 // Verdicts stored by content: one entry per (judge, prompts, claim text, premise text),
-// in the judge's cache file, so a rerun in which only the retriever changed asks the judge
+// in the judge's cache file and in memory for the run, so a rerun in which only the retriever changed asks the judge
 // only for the (claim, chunk) pairs it has not seen, however the calls were grouped.
 // Internal to src/judge/ (docs/design.md, "Verdict cells").
 #pragma once
@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "judge/once_map.h"
 #include "llm/response_cache.h"
 #include "ragmeter/claim_ledger.h"
 #include "ragmeter/llm.h"
@@ -27,20 +28,28 @@ class VerdictStore {
   VerdictStore(std::shared_ptr<llm::ResponseCache> cache, const llm::EndpointOptions& endpoint,
                std::string prompts);
 
-  // The stored verdict of `claim` against `premise`, if any. A read error is a miss.
+  // The cell key of `claim` against `premise` (in memory and in the cache file).
+  std::string key(const std::string& claim, const std::string& premise) const;
+  // In memory: ready, being judged by another caller (wait), or nullopt: the caller
+  // judges it and must finish() it (see OnceMap).
+  std::optional<std::shared_future<StoredVerdict>> find_or_start(const std::string& key) {
+    return memory_.find_or_start(key);
+  }
+  // The stored verdict of `claim` against `premise` in the cache file, if any. A read
+  // error is a miss.
   std::optional<StoredVerdict> find(const std::string& claim, const std::string& premise) const;
-  // Stores a judged cell (unjudged cells are not stored: they are asked again next time).
-  // Does nothing unless the cache is read-write; a write error is ignored (the verdict is
-  // still used in this run, and asked again in the next).
-  void store(const std::string& claim, const std::string& premise, const StoredVerdict& verdict);
+  // Publishes a verdict the caller started; a judged cell is kept for the run and stored
+  // in the cache file (read-write mode only; a write error is ignored: the verdict is
+  // still used in this run, and asked again in the next); an unjudged one is neither, so
+  // it is asked again. `from_file`: it came from find(), so it is not written again.
+  void finish(const std::string& key, StoredVerdict verdict, bool from_file = false);
 
   bool enabled() const { return cache_ != nullptr && cache_->mode() != llm::CacheMode::kOff; }
 
  private:
-  std::string key(const std::string& claim, const std::string& premise) const;
-
   std::shared_ptr<llm::ResponseCache> cache_;
   std::string identity_;  // canonical JSON prefix: judge model, prompts
+  OnceMap<StoredVerdict> memory_;
 };
 
 }  // namespace ragmeter

@@ -8,10 +8,10 @@ import pytest
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
-# A FAKE judge reply that satisfies the claims schema and the verdict table's (two claims
-# against up to three passages), so every ledger metric of JUDGE_ROW scores.
-JUDGE_REPLY = json.dumps({"response_claims": ["The tower is in Paris."],
-                          "reference_claims": ["The tower is in Paris."],
+# A FAKE judge reply that satisfies the claims schema (the same one claim for every sentence
+# asked, up to "S9") and the verdict table's (two claims against up to three passages), so
+# every ledger metric of JUDGE_ROW scores.
+JUDGE_REPLY = json.dumps({**{f"S{n}": ["The tower is in Paris."] for n in range(1, 10)},
                           **{f"P{p}: claim {c}": "Entailment" for p in (1, 2, 3) for c in (1, 2)},
                           "reason 1": "", "reason 2": ""})
 JUDGE_ROW = {"user_input": "Where is the tower?", "response": "The tower is in Paris.",

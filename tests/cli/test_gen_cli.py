@@ -8,12 +8,14 @@ import pathlib
 
 import pytest
 
-# One fixed reply for every chat request: a valid generation (one pair on P1) and a
-# passing critic verdict at once. Every generation call proposes the same question.
+# One fixed reply for every chat request: a valid generation (one pair on P1), a passing
+# critic verdict and a closed-book answer that does not know, at once. Every generation
+# call proposes the same question.
 REPLY = json.dumps({
     "pairs": [{"passages": ["P1"], "question": "Which river flows through Vienna?",
                "reference": "The Danube."}],
     "answerable": True, "grounded": True, "standalone": True, "why_not": "",
+    "answer": "unknown",
 })
 
 
@@ -75,6 +77,13 @@ def test_a_set_the_filters_cannot_fill_exits_3_with_the_rejections_counted(run, 
     assert s["rejected"] == {"near-duplicate question": 2}
     assert s["usage"]["by_call"]["generate"]["calls"] == 3
     assert s["usage"]["by_call"]["critic"]["calls"] == 1
+    assert s["usage"]["by_call"]["closed_book"]["calls"] == 1  # the critic's one accepted pair
+    # What the set covers: 1 row, a simple question on one passage.
+    assert s["coverage"] == {"rows": 1, "type_share": {"conditional": 0.0, "multi_context": 0.0,
+                                                       "reasoning": 0.0, "simple": 1.0},
+                             "multi_context_share": 0.0, "distinct_openings": 1,
+                             "distinct_opening_share": 1.0}
+    assert "question types: " in p.stdout and "distinct openings 1 (100%)" in p.stdout
     assert s["documents"] == {"loaded": 2, "files_seen": 3, "skipped": 1,
                               "problems": s["documents"]["problems"]}
     assert s["documents"]["problems"][0]["path"] == "bad.txt"

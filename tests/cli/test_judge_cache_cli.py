@@ -11,13 +11,15 @@ schemas, and counts the requests it gets. That makes the number of calls exact:
 (The real local LLM server's end-to-end test is tests/llm/test_eval_llm_judge.py.)
 """
 import json
+import re
 import urllib.request
 
 import pytest
 
 REPLY = json.dumps({
-    "response_claims": ["The tower is in Paris."],
-    "reference_claims": ["The tower is in Paris."],
+    # The claims of every sentence asked (up to S49: the 40-sentence answer below): one
+    # claim, the same for all.
+    **{f"S{n}": ["The tower is in Paris."] for n in range(1, 50)},
     "verdicts": [{"claim": 1, "verdict": "Entailment", "reason": ""}],
     # The verdict table's cells: the one claim against up to four passages.
     "P1: claim 1": "Entailment", "P2: claim 1": "Entailment", "P3: claim 1": "Entailment",
@@ -71,11 +73,12 @@ def test_a_rerun_pays_only_for_the_new_chunks(run, tmp_path, fake_server):
     assert p.returncode == 0, p.stderr
     assert chat_requests(fake_server) == first  # nothing sent
     s2 = json.loads((tmp_path / "s2.json").read_text())
-    assert s2["usage"]["cache_hits"] == 1  # the claims request
-    # The verdict store answered the table: counted apart, so that the kinds' cache_hits
-    # add up to the top-level figure (tests/cli/test_metric_table_cli.py).
-    assert s2["usage"]["by_call"]["verdicts"]["verdict_store_hits"] == 1
-    assert s2["usage"]["by_call"]["verdicts"]["cache_hits"] == 0
+    # Claims and verdicts are stored by text: both calls answered by their stores, counted
+    # apart from the request cache so that the kinds' cache_hits add up to the top-level one.
+    by_call = s2["usage"]["by_call"]
+    assert by_call["claims"]["store_hits"] == 1
+    assert by_call["verdicts"]["store_hits"] == 1
+    assert sum(kind["cache_hits"] for kind in by_call.values()) == s2["usage"]["cache_hits"]
 
     write_row(data, ["Paris has a tower.", "A new chunk from another retriever."])
     p = run("eval", data, *judge)
@@ -146,9 +149,11 @@ def test_texts_longer_than_the_window_are_read_in_pieces_for_claims(run, tmp_pat
     with urllib.request.urlopen(fake_server + "/fake/requests", timeout=10) as reply:
         bodies = [r["body"] for r in json.load(reply)]
     pieces = [b["messages"][1]["content"] for b in bodies
-              if "Task: break the RESPONSE" in b["messages"][1]["content"]
+              if b["response_format"]["json_schema"]["name"] == "claims"
               and "Fact number" in b["messages"][1]["content"]]
-    texts = [p[p.index("RESPONSE:\n") + len("RESPONSE:\n"):p.index("\n\nREFERENCE:")] for p in pieces]
+    # Each piece is one text of its call, its sentences labelled "[Sn] ".
+    texts = [re.sub(r"\[S\d+\] ", "", p[p.index("TEXT 1:\n") + len("TEXT 1:\n"):p.index("\n\nKEYS:")])
+             for p in pieces]
     assert len(texts) >= 2 and " ".join(texts) == long_answer  # nothing dropped
 
 

@@ -10,8 +10,16 @@ namespace {
 
 using Json = nlohmann::json;
 
+ClaimsPrompt two_texts() {
+  ClaimsPrompt prompt;
+  prompt.question = "Q?";
+  prompt.texts = {{{1, "The answer."}, {2, "It is long."}}, {{1, "The answer."}, {3, "The reference."}}};
+  prompt.asked = {2, 3};
+  return prompt;
+}
+
 TEST(LlmJudgeTest, RequestsShareTheStaticPrefixAndPutTheTaskLast) {
-  llm::ChatRequest claims = llm_claims_request("Q?", "The answer.", "The reference.");
+  llm::ChatRequest claims = llm_claims_request(two_texts());
   llm::ChatRequest verdicts = llm_verdicts_request({"c one", "c two"}, "The premise.");
   ASSERT_EQ(claims.messages.size(), 2u);
   ASSERT_EQ(verdicts.messages.size(), 2u);
@@ -25,13 +33,30 @@ TEST(LlmJudgeTest, RequestsShareTheStaticPrefixAndPutTheTaskLast) {
   EXPECT_EQ(verdicts.format, llm::ReplyFormat::kJsonSchema);
   EXPECT_EQ(verdicts.temperature, 0.0);
   EXPECT_EQ(claims.messages[1].content.find("QUESTION:\nQ?"), 0u);
-  // The reply has keys for the texts given only.
-  EXPECT_EQ(claims.schema["required"], Json::parse(R"(["response_claims", "reference_claims"])"));
-  EXPECT_EQ(llm_claims_request("Q?", "A", "").schema["required"], Json::parse(R"(["response_claims"])"));
-  EXPECT_EQ(llm_claims_request("Q?", "", "R").schema["required"], Json::parse(R"(["reference_claims"])"));
-  // Absent texts are said to be absent, never silently dropped.
-  EXPECT_NE(llm_claims_request("Q?", "", "R").messages[1].content.find("RESPONSE:\n(none)"),
-            std::string::npos);
+  EXPECT_LT(claims.messages[1].content.find("KEYS:"), claims.messages[1].content.find("Task:"));
+}
+
+TEST(LlmJudgeTest, AClaimsRequestLabelsEverySentenceAndAsksOnlyTheGivenKeys) {
+  llm::ChatRequest claims = llm_claims_request(two_texts());
+  const std::string& user = claims.messages[1].content;
+  // Every sentence is shown for its context; a sentence that shares a key shares its label.
+  EXPECT_NE(user.find("TEXT 1:\n[S1] The answer. [S2] It is long.\n\n"
+                      "TEXT 2:\n[S1] The answer. [S3] The reference.\n\nKEYS: \"S2\", \"S3\"\n"),
+            std::string::npos)
+      << user;
+  // Only the asked keys are in the reply, each required, each a list of strings.
+  EXPECT_EQ(claims.schema["required"], Json::parse(R"(["S2", "S3"])"));
+  EXPECT_EQ(claims.schema["properties"]["S3"]["items"]["type"], "string");
+  EXPECT_FALSE(claims.schema["properties"].contains("S1"));
+}
+
+TEST(LlmJudgeTest, ReadsEachSentencesClaimsAndTellsAnAbsentKeyFromAnEmptyList) {
+  Json reply = Json::parse(R"({"S1": ["A is B.", "", 3, "C is D."], "S2": [], "S3": "not a list"})");
+  EXPECT_EQ(read_llm_sentence_claims(reply, 1), (std::vector<std::string>{"A is B.", "C is D."}));
+  EXPECT_EQ(read_llm_sentence_claims(reply, 2), std::vector<std::string>{});  // no facts
+  EXPECT_FALSE(read_llm_sentence_claims(reply, 3).has_value());
+  EXPECT_FALSE(read_llm_sentence_claims(reply, 4).has_value());
+  EXPECT_FALSE(read_llm_sentence_claims(Json::array(), 1).has_value());
 }
 
 TEST(LlmJudgeTest, ReadsVerdictsByClaimNumberAndLeavesGapsMissing) {
@@ -71,7 +96,7 @@ TEST(LlmJudgeTest, AVerdictTableAsksOneRequiredKeyPerCellPassageByPassage) {
                       "\"reason 1\", \"reason 2\"\n"),
             std::string::npos);
   EXPECT_LT(user.find("KEYS:"), user.find("Task:"));
-  EXPECT_EQ(table.messages[0].content, llm_claims_request("", "", "").messages[0].content);
+  EXPECT_EQ(table.messages[0].content, llm_claims_request(ClaimsPrompt{}).messages[0].content);
   EXPECT_EQ(table.schema["required"].size(), 6u);
   EXPECT_EQ(table.schema["properties"]["P2: claim 1"]["enum"],
             Json::parse(R"(["Entailment", "Neutral", "Contradiction"])"));

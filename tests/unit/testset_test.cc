@@ -63,6 +63,22 @@ Json critic(bool standalone, bool answerable = true, bool grounded = true) {
   return {{"content", reply.dump()}};
 }
 
+// The judge's answer to a question asked with no passage.
+Json closed_book(const std::string& answer) {
+  return {{"content", Json({{"answer", answer}}).dump()}};
+}
+
+// One simple question per context and one context at a time, so the requests come in the
+// order of the script.
+TestsetOptions simple_one_at_a_time(std::size_t size) {
+  TestsetOptions options;
+  options.size = size;
+  options.mix = {{QuestionType::kSimple, 1.0}};
+  options.neighbours = 0;
+  options.concurrency = 1;
+  return options;
+}
+
 class TestsetTest : public ::testing::Test {
  protected:
   // Starts the fake server with `steps` (one reply per request, in order).
@@ -122,21 +138,19 @@ TEST_F(TestsetTest, EveryFilterCountsItsRejectionAndTheSetStopsAtItsSize) {
   // One context at a time (concurrency 1), so the requests come in this order.
   start(Json::array({
       generated("What does json.dumps return for a Python dict?", "A JSON string."),  // 1
-      critic(true),                                                                    // accepted
+      critic(true),                                                                    // passes
+      closed_book("unknown"),                                                          // accepted
       generated("What does the passage say about tulips?", "They flower in spring."),  // 2: points
       generated("When do tulips flower?", "In spring."),                               // 3
       critic(false),                                                                   // not standalone
       generated("What does json.dumps return for a Python dict?", "JSON text."),       // 4: duplicate
       generated("Which sea does the Danube reach?", "The Black Sea."),                 // 5
-      critic(true),                                                                    // accepted
+      critic(true),                                                                    // passes
+      closed_book("I am not sure of it."),                                             // accepted
   }));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
-  TestsetOptions options;
-  options.size = 2;
-  options.mix = {{QuestionType::kSimple, 1.0}};
-  options.neighbours = 0;
-  options.concurrency = 1;
+  TestsetOptions options = simple_one_at_a_time(2);
   std::vector<std::size_t> progress;
   auto report = generate_testset(chunks, index, *client_, hashed, options,
                                  [&](std::size_t rows) { progress.push_back(rows); });
@@ -150,9 +164,10 @@ TEST_F(TestsetTest, EveryFilterCountsItsRejectionAndTheSetStopsAtItsSize) {
                                                        {"critic: not standalone", 1},
                                                        {"near-duplicate question", 1}};
   EXPECT_EQ(report->rejected, expected);
-  EXPECT_EQ(client_->totals().requests, 8);  // 5 generation calls, 3 critic calls
+  EXPECT_EQ(client_->totals().requests, 10);  // 5 generation calls, 3 critic calls, 2 closed-book
   EXPECT_EQ(report->usage_by_call["generate"]["calls"], 5);
   EXPECT_EQ(report->usage_by_call["critic"]["calls"], 3);
+  EXPECT_EQ(report->usage_by_call["closed_book"]["calls"], 2);
   EXPECT_EQ(progress.back(), 2u);
   // Each row's reference context is the passage it named, with its source.
   for (const TestsetRow& row : report->rows) {
@@ -191,6 +206,104 @@ TEST_F(TestsetTest, PairsNamingMissingPassagesOrTooFewForMultiContextAreRejected
       {"multi_context: uses fewer than two passages", 1},
       {"critic: answer not grounded in its passages", 1}};
   EXPECT_EQ(report->rejected, expected);
+}
+
+TEST_F(TestsetTest, TautologiesAndQuestionsTheJudgeAnswersWithoutPassagesAreRejected) {
+  // Issue 17's held-out run kept "What is the name of PharmaCann?" / "PharmaCann".
+  start(Json::array({
+      generated("What is the name of PharmaCann?", "PharmaCann"),           // rule: no call
+      generated("Which sea does the Danube reach?", "The Black Sea."),      //
+      critic(true),                                                        //
+      closed_book("the Black Sea"),                                        // known without passages
+      generated("When do tulips flower?", "Tulips flower in spring."),      //
+      critic(true),                                                        //
+      closed_book("unknown"),                                              // accepted
+  }));
+  const auto chunks = three_chunks();
+  const VectorIndex index = index_of(chunks);
+  TestsetOptions options = simple_one_at_a_time(1);
+  auto report = generate_testset(chunks, index, *client_, hashed, options);
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  ASSERT_EQ(report->rows.size(), 1u);
+  EXPECT_EQ(report->rows[0].user_input, "When do tulips flower?");
+  const std::map<std::string, std::size_t> expected = {{"answer contained in the question", 1},
+                                                       {"answerable without its passages", 1}};
+  EXPECT_EQ(report->rejected, expected);
+  EXPECT_EQ(client_->totals().requests, 7);
+}
+
+TEST_F(TestsetTest, WithoutTheClosedBookCheckTheCriticsVerdictIsFinal) {
+  start(Json::array({generated("Which sea does the Danube reach?", "The Black Sea."), critic(true)}));
+  const auto chunks = three_chunks();
+  const VectorIndex index = index_of(chunks);
+  TestsetOptions options = simple_one_at_a_time(1);
+  options.closed_book_check = false;
+  auto report = generate_testset(chunks, index, *client_, hashed, options);
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  EXPECT_EQ(report->rows.size(), 1u);
+  EXPECT_EQ(client_->totals().requests, 2);
+}
+
+TEST(TestsetFilterTest, AnAnswerIsInItsQuestionWhenItAddsNoContentWord) {
+  struct Case {
+    const char* question;
+    const char* answer;
+    bool contained;
+  };
+  const Case cases[] = {
+      {"What is the name of PharmaCann?", "PharmaCann", true},
+      {"What is the name of the Zubaydah Trail?", "The Zubaydah Trail.", true},
+      {"Who founded PharmaCann?", "Theodore Scott", false},
+      {"Who founded PharmaCann?", "PharmaCann was founded by Theodore Scott.", false},
+      {"In which year did the Danube freeze?", "1929", false},
+      {"What is it?", "...", false},  // no content word: left to the other filters
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(answer_in_question(c.question, c.answer), c.contained) << c.question << " / " << c.answer;
+  }
+}
+
+TEST(TestsetFilterTest, AClosedBookAnswerMatchesWhenTheWordsItAddsAreTheReferences) {
+  struct Case {
+    const char* closed_book;
+    const char* reference;
+    bool match;
+  };
+  const char* question = "Which sea does the Danube reach?";
+  const Case cases[] = {
+      {"The Black Sea", "The Danube reaches the Black Sea.", true},
+      {"unknown", "The Black Sea.", false},
+      {"The Danube reaches a sea", "The Black Sea.", false},  // adds nothing of its own
+      {"The North Sea", "The Black Sea.", false},              // "north" is not the reference's
+      {"", "The Black Sea.", false},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(closed_book_match(c.closed_book, question, c.reference), c.match) << c.closed_book;
+  }
+}
+
+TEST(TestsetFilterTest, CoverageCountsTypesMultiContextRowsAndDistinctOpenings) {
+  auto row = [](QuestionType type, const char* question, std::size_t contexts) {
+    TestsetRow r;
+    r.type = type;
+    r.user_input = question;
+    r.reference_contexts.assign(contexts, "c");
+    return r;
+  };
+  const TestsetCoverage coverage = testset_coverage({
+      row(QuestionType::kSimple, "What is the Danube?", 1),
+      row(QuestionType::kSimple, "what IS the Rhine?", 1),  // same opening "what is"
+      row(QuestionType::kMultiContext, "How do tulips and roses differ?", 2),
+      row(QuestionType::kReasoning, "Why, then, does it flow east?", 3),
+  });
+  EXPECT_EQ(coverage.rows, 4u);
+  EXPECT_EQ(coverage.type_share.at("simple"), 0.5);
+  EXPECT_EQ(coverage.type_share.at("multi_context"), 0.25);
+  EXPECT_EQ(coverage.type_share.at("conditional"), 0.0);
+  EXPECT_EQ(coverage.multi_context_share, 0.5);
+  EXPECT_EQ(coverage.distinct_openings, 3u);  // "what is", "how do", "why then"
+  EXPECT_EQ(coverage.distinct_opening_share, 0.75);
+  EXPECT_EQ(testset_coverage({}).distinct_opening_share, 0.0);
 }
 
 TEST(TestsetInputTest, BadInputsAreErrors) {

@@ -39,6 +39,7 @@ struct GenArgs {
   std::size_t chunk_size = 1000;
   std::size_t chunk_overlap = 100;
   std::string chunk_unit = "chars";
+  bool no_closed_book_check = false;
   bool quiet = false;
   JudgeFlags judge;
 };
@@ -219,6 +220,7 @@ int run_gen(const GenArgs& args) {
   options.neighbours = args.neighbours;
   options.duplicate_similarity = args.duplicate_similarity;
   options.max_contexts = args.max_contexts;
+  options.closed_book_check = !args.no_closed_book_check;
   options.concurrency = settings->concurrency > 0 ? std::min(settings->concurrency, 16) : 4;
   Progress progress(args.quiet);
   auto report = generate_testset(
@@ -260,6 +262,8 @@ int run_gen(const GenArgs& args) {
     n = n.is_null() ? 1 : n.get<int>() + 1;
   }
   summary["by_type"] = std::move(by_type);
+  const TestsetCoverage coverage = testset_coverage(report->rows);
+  summary["coverage"] = testset_coverage_json(coverage);
   summary["usage"] = {{"requests", requests},
                       {"cache_hits", chat_totals.cache_hits},
                       {"failed", chat_totals.failed_calls},
@@ -281,6 +285,13 @@ int run_gen(const GenArgs& args) {
     for (const auto& [reason, count] : report->rejected) {
       std::cout << fmt::format("  rejected {:>4}  {}\n", count, reason);
     }
+    std::string types;
+    for (const auto& [type, share] : coverage.type_share) {
+      types += fmt::format("{}{} {:.0f}%", types.empty() ? "" : ", ", type, 100 * share);
+    }
+    std::cout << fmt::format("question types: {}; multi-context {:.0f}%; distinct openings {} ({:.0f}%)\n",
+                             types, 100 * coverage.multi_context_share, coverage.distinct_openings,
+                             100 * coverage.distinct_opening_share);
     std::cout << fmt::format("judge calls: {} requests ({} from the cache), {:.1f} per row\n",
                              chat_totals.requests, chat_totals.cache_hits,
                              summary["judge_calls_per_row"].get<double>());
@@ -332,6 +343,8 @@ CommandRun add_gen_command(CLI::App& parent) {
   cmd->add_option("--chunk-unit", args->chunk_unit, "chars or tokens (words)")
       ->capture_default_str()
       ->check(CLI::IsMember({"chars", "tokens"}));
+  cmd->add_flag("--no-closed-book-check", args->no_closed_book_check,
+                "Keep pairs the judge answers without their passages (saves one call per pair)");
   cmd->add_option("--summary", args->summary, "Summary JSON: counts, rejections by reason, usage");
   cmd->add_option("--chunks-out", args->chunks_out, "Also write every chunk (id, source, text) as JSON lines");
   cmd->add_flag("--quiet,-q", args->quiet, "No report and no progress display");

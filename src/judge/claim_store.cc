@@ -1,0 +1,56 @@
+// Claims by content in the judge's cache file and in memory (claim_store.h).
+#include "judge/claim_store.h"
+
+#include <nlohmann/json.hpp>
+
+#include "ragmeter/claim_ledger.h"
+
+namespace ragmeter {
+
+namespace {
+constexpr const char* kClaimKeyVersion = "ragmeter-sentence-claims-v1";
+std::string dump(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+}  // namespace
+
+ClaimStore::ClaimStore(std::shared_ptr<llm::ResponseCache> cache,
+                       const llm::EndpointOptions& endpoint, std::string prompts)
+    : cache_(std::move(cache)) {
+  identity_ = dump({{"version", kClaimKeyVersion},
+                    {"model", endpoint.model},
+                    {"prompts", std::move(prompts)}});
+}
+
+std::string ClaimStore::key(std::string_view question, std::string_view before,
+                            std::string_view sentence) const {
+  const nlohmann::json texts = {{"question", normalize_content_text(question)},
+                                {"before", normalize_content_text(before)},
+                                {"sentence", normalize_content_text(sentence)}};
+  return llm::content_address(identity_ + "\n" + dump(texts));
+}
+
+void ClaimStore::finish(const std::string& key, StatusOr<StoredClaims> claims, bool keep) {
+  if (keep && claims.ok() && cache_ && cache_->mode() == llm::CacheMode::kReadWrite) {
+    (void)cache_->put(key, "claims", dump({{"claims", claims->claims}, {"call", claims->call}}));
+  }
+  const bool kept = keep && claims.ok();
+  memory_.finish(key, std::move(claims), kept);
+}
+
+std::optional<StoredClaims> ClaimStore::load(const std::string& key) const {
+  if (!cache_ || cache_->mode() == llm::CacheMode::kOff) return std::nullopt;
+  auto stored = cache_->get(key);
+  if (!stored.ok() || !stored->has_value()) return std::nullopt;
+  const nlohmann::json value = nlohmann::json::parse(**stored, nullptr, false);
+  if (!value.is_object() || !value["claims"].is_array()) return std::nullopt;
+  StoredClaims out;
+  for (const nlohmann::json& claim : value["claims"]) {
+    if (!claim.is_string()) return std::nullopt;
+    out.claims.push_back(claim.get<std::string>());
+  }
+  if (value["call"].is_string()) out.call = value["call"].get<std::string>();
+  return out;
+}
+
+}  // namespace ragmeter

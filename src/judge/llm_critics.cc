@@ -1,0 +1,135 @@
+// Aspect critics, rubric scores, context relevance and summary key facts of the LLM
+// judge (llm_judge_impl.h): one request each (critics: one per vote).
+#include <future>
+
+#include "judge/llm_judge_impl.h"
+#include "judge/llm_requests.h"
+#include "judge/llm_window.h"
+#include "ragmeter/offline_judge.h"
+#include "ragmeter_prompts.inc"
+
+namespace ragmeter {
+
+using Json = nlohmann::json;
+
+StatusOr<CriticVerdict> LlmJudge::critique(const Sample& sample, std::string_view name,
+                                           std::string_view definition, int votes,
+                                           CallLog* calls) {
+  Json schema = {{"type", "object"},
+                 {"properties", {{"reason", {{"type", "string"}}},
+                                 {"verdict", {{"type", "integer"}, {"enum", {0, 1}}}}}},
+                 {"required", {"reason", "verdict"}}};
+  llm::ChatRequest request =
+      make_judge_request(judge_sample_sections(sample) + judge_section("CRITERION", definition), prompts::k_critic,
+                   std::move(schema), "verdict", options_.max_tokens);
+  // One judgement at temperature 0; several are independent samples at 0.7, each its own
+  // seed (so each is its own cache entry), asked concurrently; the majority wins.
+  std::vector<llm::ChatRequest> ballots(static_cast<std::size_t>(votes), request);
+  for (int i = 0; votes > 1 && i < votes; ++i) {
+    ballots[i].temperature = 0.7;
+    ballots[i].seed = i + 1;
+  }
+  const std::string kind = "critic:" + std::string(name);
+  std::vector<std::future<StatusOr<Json>>> replies;
+  for (llm::ChatRequest& ballot : ballots) {
+    if (calls) calls->push_back(llm::chat_cache_key(book_.endpoint(), ballot));
+    replies.push_back(std::async(std::launch::async, [this, &kind, ballot = std::move(ballot)] {
+      return book_.chat(*options_.chat, ballot, kind, nullptr);
+    }));
+  }
+  CriticVerdict out;
+  for (auto& reply : replies) {
+    StatusOr<Json> json = reply.get();
+    if (!json.ok()) return json.status();
+    const Json& verdict = (*json)["verdict"];
+    if (!verdict.is_number_integer() || (verdict.get<int>() != 0 && verdict.get<int>() != 1)) {
+      return invalid_argument("the critic's reply has no verdict 0 or 1");
+    }
+    ++out.votes;
+    if (verdict.get<int>() == 1) ++out.votes_for;
+    if (out.reason.empty() && (*json)["reason"].is_string()) out.reason = (*json)["reason"];
+  }
+  out.verdict = 2 * out.votes_for > out.votes;
+  return out;
+}
+
+StatusOr<RubricScore> LlmJudge::rubric_score(const Sample& sample,
+                                             const std::map<std::string, std::string>& rubrics,
+                                             CallLog* calls) {
+  std::string rubric;
+  for (const auto& [key, description] : rubrics) rubric += key + ": " + description + "\n";
+  Json schema = {{"type", "object"},
+                 {"properties", {{"reason", {{"type", "string"}}},
+                                 {"score", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5}}}}},
+                 {"required", {"reason", "score"}}};
+  RAGMETER_ASSIGN_OR_RETURN(
+      Json reply, book_.chat(*options_.chat,
+                             make_judge_request(judge_sample_sections(sample) + judge_section("RUBRIC", rubric),
+                                          prompts::k_rubric, std::move(schema), "score",
+                                          options_.max_tokens),
+                             "rubric", calls));
+  if (!reply["score"].is_number_integer()) return invalid_argument("the rubric reply has no score");
+  RubricScore out;
+  out.score = reply["score"].get<int>();
+  if (reply["reason"].is_string()) out.reason = reply["reason"];
+  return out;
+}
+
+StatusOr<RelevantSentences> LlmJudge::relevant_sentences(const Sample& sample, CallLog* calls) {
+  RelevantSentences out;
+  std::vector<std::string> sentences;
+  std::string contexts;
+  if (sample.retrieved_contexts) {
+    for (const std::string& context : *sample.retrieved_contexts) {
+      for (std::string_view sentence : split_sentences(context)) sentences.emplace_back(sentence);
+      contexts += context + "\n";
+    }
+  }
+  out.total = sentences.size();
+  if (sentences.empty()) return out;
+  Json schema = {{"type", "object"},
+                 {"properties", {{"sentences", string_array_schema()}}},
+                 {"required", {"sentences"}}};
+  RAGMETER_ASSIGN_OR_RETURN(
+      Json reply,
+      book_.chat(*options_.chat,
+                 make_judge_request(judge_section("QUESTION", sample.user_input.value_or("")) +
+                                  judge_section("CONTEXTS", contexts),
+                              prompts::k_relevant_sentences, std::move(schema), "sentences",
+                              options_.max_tokens),
+                 "relevant_sentences", calls));
+  // Only real sentences of the contexts count, each once: a copied text matches the
+  // first untaken sentence that contains it or that it contains (normalised), so a
+  // sentence the model copied only in part (or with its neighbour) still counts.
+  std::vector<std::string> normal;
+  for (const std::string& sentence : sentences) normal.push_back(normalize_content_text(sentence));
+  std::vector<bool> taken(sentences.size(), false);
+  for (const std::string& copied : json_strings(reply["sentences"])) {
+    const std::string key = normalize_content_text(copied);
+    for (std::size_t i = 0; i < sentences.size(); ++i) {
+      if (!taken[i] && !key.empty() &&
+          (normal[i].find(key) != std::string::npos || key.find(normal[i]) != std::string::npos)) {
+        taken[i] = true;
+        out.relevant.push_back(sentences[i]);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+StatusOr<KeyFactCoverage> LlmJudge::key_fact_coverage(std::string_view text,
+                                                      std::string_view summary, CallLog* calls) {
+  KeyFactCoverage out;
+  RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> claims,
+                            text_claims("", {std::string(text)}, calls));
+  out.facts = std::move(claims.front());
+  if (out.facts.empty()) return out;
+  std::vector<VerdictCell> cells =
+      judge_within_window(book_, *options_.chat, out.facts, std::string(summary),
+                          options_.context_tokens, options_.max_tokens, calls);
+  for (const VerdictCell& cell : cells) out.covered.push_back(cell.supports());
+  return out;
+}
+
+}  // namespace ragmeter

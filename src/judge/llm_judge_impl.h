@@ -1,0 +1,98 @@
+// The LLM judge of include/ragmeter/llm_judge.h, declared for its implementation files:
+//   llm_judge.cc          the compact plan's ledger, similarity, questions, entities
+//   llm_verdict_fill.cc   the compact plan's verdicts: the verdict store, table calls
+//   llm_ragas_plan.cc     the ragas plan's per-metric ledgers
+//   llm_critics.cc        aspect critics, rubric scores, context relevance, key facts
+// with the requests in llm_requests.cc, claims in llm_claims.cc and window splitting in
+// llm_window.cc. Internal to src/judge/.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "judge/call_book.h"
+#include "judge/claim_store.h"
+#include "judge/llm_claims.h"
+#include "judge/local_similarity.h"
+#include "judge/verdict_store.h"
+#include "ragmeter/llm_judge.h"
+
+namespace ragmeter {
+
+class LlmJudge : public Judge {
+ public:
+  LlmJudge(LlmJudgeOptions options, std::shared_ptr<llm::ResponseCache> cache);
+
+  std::string description() const override;
+  StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) override;
+  void prepare_batch(const std::vector<const Sample*>& samples) override;
+  StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) override;
+  StatusOr<std::vector<double>> similarities(std::string_view a,
+                                             const std::vector<std::string>& others,
+                                             CallLog* calls) override;
+  StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) override;
+  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) override;
+  StatusOr<EntityLists> reference_and_context_entities(std::string_view reference,
+                                                       const std::vector<std::string>& contexts,
+                                                       CallLog* calls) override;
+  StatusOr<CriticVerdict> critique(const Sample& sample, std::string_view name,
+                                   std::string_view definition, int votes,
+                                   CallLog* calls) override;
+  StatusOr<RubricScore> rubric_score(const Sample& sample,
+                                     const std::map<std::string, std::string>& rubrics,
+                                     CallLog* calls) override;
+  StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override;
+  StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
+                                              CallLog* calls) override;
+  nlohmann::ordered_json usage_by_call() const override;
+  std::string ledger_scope(std::string_view ragas_scope) const override;
+  StatusOr<ClaimLedger> scoped_claim_ledger(const Sample& sample, std::string_view scope,
+                                            CallLog* calls) override;
+
+ private:
+  using Pair = std::pair<std::size_t, std::size_t>;  // (claim, premise)
+
+  // The claims of `texts` read as answers to `question` (extract_text_claims).
+  StatusOr<std::vector<std::vector<std::string>>> text_claims(std::string_view question,
+                                                              const std::vector<std::string>& texts,
+                                                              CallLog* calls);
+  // The compact plan's verdicts: every response claim against every chunk and the
+  // reference, every reference claim against every chunk and the response. Each (claim,
+  // premise) pair already known (in memory or in the verdict store) is taken from there,
+  // one being judged by another thread is awaited; the others are asked in as few table
+  // calls as the window allows (verdict_table.h), run concurrently. A premise too long to
+  // share a call with the claims is judged on its own, split if need be
+  // (judge_within_window).
+  void fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>& chunks,
+                     std::optional<std::string> reference, std::optional<std::string> response,
+                     CallLog* calls);
+  // Asks the judge for the `missing` (claim, premise) pairs and puts their cells in
+  // `found`.
+  void ask_missing(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
+                   const std::vector<Pair>& missing, std::map<Pair, StoredVerdict>* found);
+  // One group of ask_missing: a table call of the group's claims against its premises
+  // (claims the reply leaves out asked once more), or, for one premise too long to share
+  // a call, judge_within_window. Returns the cells of the group's missing pairs.
+  std::vector<std::pair<Pair, StoredVerdict>> ask_group(const std::vector<std::string>& claims,
+                                                        const std::vector<std::string>& premises,
+                                                        const std::vector<std::size_t>& group_claims,
+                                                        const std::vector<std::size_t>& group_premises,
+                                                        const std::vector<Pair>& missing);
+  // One verdict table call for `pairs` (claim, premise); a failed call leaves every
+  // cell missing with its error.
+  void table_call(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
+                  const std::vector<Pair>& pairs, std::vector<std::vector<StoredVerdict>>* cells);
+
+  LlmJudgeOptions options_;
+  CallBook book_;
+  CallBook embed_book_;
+  VerdictStore store_;
+  ClaimStore claims_;
+  std::optional<LocalSimilarity> local_;
+};
+
+}  // namespace ragmeter

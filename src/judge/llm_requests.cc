@@ -1,0 +1,241 @@
+// Request building and reply reading of the LLM judge (llm_requests.h and the request
+// functions of include/ragmeter/llm_judge.h).
+#include "judge/llm_requests.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "judge/verdict_table.h"
+#include "ragmeter/claim_ledger.h"
+#include "ragmeter/llm_judge.h"
+#include "ragmeter/offline_judge.h"
+#include "ragmeter_prompts.inc"
+
+namespace ragmeter {
+
+using Json = nlohmann::json;
+
+Json string_array_schema() { return {{"type", "array"}, {"items", {{"type", "string"}}}}; }
+
+llm::ChatRequest json_schema_request(std::string system, std::string user, Json schema,
+                                     std::string schema_name, int max_tokens) {
+  llm::ChatRequest request;
+  request.messages = {{"system", std::move(system)}, {"user", std::move(user)}};
+  request.format = llm::ReplyFormat::kJsonSchema;
+  request.schema = std::move(schema);
+  request.schema_name = std::move(schema_name);
+  request.temperature = 0.0;
+  request.max_tokens = max_tokens;
+  return request;
+}
+
+llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task, Json schema,
+                                    std::string schema_name, int max_tokens) {
+  return json_schema_request(std::string(prompts::k_system),
+                             std::move(sample_part) + "\n" + std::string(task), std::move(schema),
+                             std::move(schema_name), max_tokens);
+}
+
+std::string judge_section(std::string_view name, std::string_view text) {
+  return std::string(name) + ":\n" + (text.empty() ? std::string("(none)") : std::string(text)) +
+         "\n\n";
+}
+
+std::string judge_sample_sections(const Sample& sample) {
+  std::string out;
+  if (sample.user_input && !sample.user_input->empty()) {
+    out += judge_section("QUESTION", *sample.user_input);
+  }
+  if (sample.retrieved_contexts && !sample.retrieved_contexts->empty()) {
+    std::string contexts;
+    for (std::size_t k = 0; k < sample.retrieved_contexts->size(); ++k) {
+      contexts += "[" + std::to_string(k + 1) + "] " + (*sample.retrieved_contexts)[k] + "\n";
+    }
+    out += judge_section("CONTEXTS", contexts);
+  }
+  out += judge_section("RESPONSE", sample.response.value_or(""));
+  if (sample.reference() && !sample.reference()->empty()) {
+    out += judge_section("REFERENCE", *sample.reference());
+  }
+  return out;
+}
+
+std::vector<std::string> json_strings(const Json& value) {
+  std::vector<std::string> out;
+  if (!value.is_array()) return out;
+  for (const Json& item : value) {
+    if (item.is_string() && !item.get<std::string>().empty()) out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+std::vector<std::string> normalised_entities(const Json& value) {
+  std::vector<std::string> out;
+  for (const std::string& entity : json_strings(value)) {
+    std::string normal = offline_fold_case(normalize_content_text(entity));
+    // A placeholder copied from the prompt ("...") names nothing.
+    const bool names_something = std::any_of(normal.begin(), normal.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80);
+    });
+    if (!names_something) continue;
+    if (std::find(out.begin(), out.end(), normal) == out.end()) out.push_back(std::move(normal));
+  }
+  return out;
+}
+
+// ---- Claims -----------------------------------------------------------------------
+
+std::string sentence_label(std::size_t number) { return "S" + std::to_string(number); }
+
+llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt) {
+  std::string texts;
+  for (std::size_t t = 0; t < prompt.texts.size(); ++t) {
+    texts += "TEXT " + std::to_string(t + 1) + ":\n";
+    std::string line;
+    for (const auto& [label, sentence] : prompt.texts[t]) {
+      if (!line.empty()) line += ' ';
+      line += "[" + sentence_label(label) + "] " + sentence;
+    }
+    texts += (line.empty() ? std::string("(none)") : line) + "\n\n";
+  }
+  Json properties = Json::object();
+  Json required = Json::array();
+  std::string keys;
+  for (std::size_t label : prompt.asked) {
+    const std::string key = sentence_label(label);
+    properties[key] = string_array_schema();
+    required.push_back(key);
+    keys += (keys.empty() ? "\"" : ", \"") + key + "\"";
+  }
+  Json schema = {{"type", "object"}, {"properties", properties}, {"required", required}};
+  return make_judge_request(judge_section("QUESTION", prompt.question) + texts + "KEYS: " + keys + "\n",
+                            prompts::k_claims, std::move(schema), "claims");
+}
+
+std::optional<std::vector<std::string>> read_llm_sentence_claims(const Json& reply,
+                                                                 std::size_t label) {
+  const std::string key = sentence_label(label);
+  if (!reply.is_object() || !reply.contains(key) || !reply[key].is_array()) return std::nullopt;
+  return json_strings(reply[key]);
+}
+
+// ---- Verdicts ---------------------------------------------------------------------
+
+llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
+                                      std::string_view premise) {
+  std::string listed;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    listed += std::to_string(i + 1) + ". " + claims[i] + "\n";
+  }
+  Json verdict = {{"type", "object"},
+                  {"properties",
+                   {{"claim", {{"type", "integer"}}},
+                    {"verdict", {{"type", "string"}, {"enum", {"Entailment", "Neutral", "Contradiction"}}}},
+                    {"reason", {{"type", "string"}}}}},
+                  {"required", {"claim", "verdict"}}};
+  Json schema = {{"type", "object"},
+                 {"properties", {{"verdicts", {{"type", "array"}, {"items", verdict}}}}},
+                 {"required", {"verdicts"}}};
+  return make_judge_request(judge_section("PREMISE", premise) + "CLAIMS:\n" + listed + "\n",
+                            prompts::k_verdicts, std::move(schema), "verdicts");
+}
+
+namespace {
+std::string verdict_table_key(std::size_t claim, std::size_t premise) {
+  return premise_label(premise) + ": claim " + std::to_string(claim + 1);
+}
+}  // namespace
+
+llm::ChatRequest llm_verdict_table_request(const std::vector<std::string>& claims,
+                                           const std::vector<std::string>& premises,
+                                           const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+  std::string passages;
+  for (std::size_t j = 0; j < premises.size(); ++j) {
+    passages += "[" + premise_label(j) + "]\n" + premises[j] + "\n\n";
+  }
+  std::string listed;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    listed += std::to_string(i + 1) + ". " + claims[i] + "\n";
+  }
+  // Keys passage by passage (the model reads one passage at a time), then one reason
+  // per claim. Every key is required, so a grammar-constrained reply has every cell.
+  std::vector<std::pair<std::size_t, std::size_t>> cells = pairs;
+  if (cells.empty()) {
+    for (std::size_t j = 0; j < premises.size(); ++j) {
+      for (std::size_t i = 0; i < claims.size(); ++i) cells.emplace_back(i, j);
+    }
+  }
+  std::stable_sort(cells.begin(), cells.end(),
+                   [](const auto& x, const auto& y) { return x.second < y.second; });
+  const Json verdict = {{"type", "string"}, {"enum", {"Entailment", "Neutral", "Contradiction"}}};
+  Json properties = Json::object();
+  Json required = Json::array();
+  // nlohmann::json sorts object keys; the order the model sees is the order of
+  // "required" and of the keys listed in the prompt.
+  std::string keys;
+  for (const auto& [claim, premise] : cells) {
+    const std::string key = verdict_table_key(claim, premise);
+    properties[key] = verdict;
+    required.push_back(key);
+    keys += "\"" + key + "\", ";
+  }
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    const std::string key = "reason " + std::to_string(i + 1);
+    properties[key] = {{"type", "string"}};
+    required.push_back(key);
+    keys += "\"" + key + "\", ";
+  }
+  if (!keys.empty()) keys.resize(keys.size() - 2);
+  Json schema = {{"type", "object"}, {"properties", properties}, {"required", required}};
+  return make_judge_request("PASSAGES:\n" + passages + "CLAIMS:\n" + listed + "\nKEYS: " + keys + "\n",
+                            prompts::k_verdict_table, std::move(schema), "verdicts");
+}
+
+std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::json& reply,
+                                                             std::size_t claims,
+                                                             std::size_t premises) {
+  std::vector<std::vector<VerdictCell>> cells(claims, std::vector<VerdictCell>(premises));
+  if (!reply.is_object()) return cells;
+  for (std::size_t i = 0; i < claims; ++i) {
+    const std::string reason_key = "reason " + std::to_string(i + 1);
+    const std::string reason =
+        reply.contains(reason_key) && reply[reason_key].is_string() ? reply[reason_key].get<std::string>() : "";
+    for (std::size_t j = 0; j < premises; ++j) {
+      const std::string key = verdict_table_key(i, j);
+      if (!reply.contains(key) || !reply[key].is_string()) continue;
+      std::optional<Verdict> verdict = parse_verdict(reply[key].get<std::string>());
+      if (!verdict) continue;
+      cells[i][j].verdict = *verdict;
+      if (*verdict != Verdict::kEntailment) cells[i][j].reason = reason;
+    }
+  }
+  return cells;
+}
+
+std::vector<VerdictCell> read_llm_verdicts(const nlohmann::json& reply, std::size_t claims) {
+  std::vector<VerdictCell> cells(claims);
+  const Json& verdicts = reply.contains("verdicts") ? reply["verdicts"] : Json();
+  if (!verdicts.is_array()) return cells;
+  for (std::size_t position = 0; position < verdicts.size(); ++position) {
+    const Json& entry = verdicts[position];
+    if (!entry.is_object() || !entry.contains("verdict") || !entry["verdict"].is_string()) continue;
+    std::optional<Verdict> verdict = parse_verdict(entry["verdict"].get<std::string>());
+    if (!verdict) continue;
+    // The claim's number when given, else its position in the reply.
+    std::size_t index = position;
+    if (entry.contains("claim") && entry["claim"].is_number_integer()) {
+      auto number = entry["claim"].get<std::int64_t>();
+      if (number < 1 || static_cast<std::size_t>(number) > claims) continue;
+      index = static_cast<std::size_t>(number - 1);
+    }
+    if (index >= claims || cells[index].judged()) continue;  // the first verdict counts
+    cells[index].verdict = *verdict;
+    if (*verdict != Verdict::kEntailment && entry.contains("reason") && entry["reason"].is_string()) {
+      cells[index].reason = entry["reason"].get<std::string>();
+    }
+  }
+  return cells;
+}
+
+}  // namespace ragmeter

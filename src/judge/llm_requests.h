@@ -1,0 +1,44 @@
+// The LLM judge's request building and reply reading shared by its files (the public
+// ones are in include/ragmeter/llm_judge.h). Internal to src/judge/.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ragmeter/llm.h"
+#include "ragmeter/sample.h"
+
+namespace ragmeter {
+
+// {"type": "array", "items": {"type": "string"}}.
+nlohmann::json string_array_schema();
+
+// A chat request for a JSON reply under `schema`: the system message, then one user
+// message, at temperature 0.
+llm::ChatRequest json_schema_request(std::string system, std::string user, nlohmann::json schema,
+                                     std::string schema_name, int max_tokens);
+
+// A judge request: the shared system message, then one user message holding
+// `sample_part` followed by `task`; a JSON-schema reply at temperature 0.
+llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task,
+                                    nlohmann::json schema, std::string schema_name,
+                                    int max_tokens = 2048);
+
+// "NAME:\n" + text (or "(none)") + "\n\n".
+std::string judge_section(std::string_view name, std::string_view text);
+
+// The sample's texts for critics and rubrics: the question, the contexts (numbered),
+// the response and the reference, each only when present.
+std::string judge_sample_sections(const Sample& sample);
+
+// The non-empty strings of a JSON array (anything else: none).
+std::vector<std::string> json_strings(const nlohmann::json& value);
+
+// Entities as normalised strings: case-folded, single spaces, each once; placeholders
+// with no letter or digit ("...") dropped.
+std::vector<std::string> normalised_entities(const nlohmann::json& value);
+
+}  // namespace ragmeter

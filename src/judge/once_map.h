@@ -1,0 +1,52 @@
+// A value per key computed once per process, however many threads ask for it at the
+// same time: the first asker computes it, later askers wait for its result. Internal to
+// src/judge/ (the claim store and the verdict store keep the judge's answers in one).
+#pragma once
+
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace ragmeter {
+
+template <class V>
+class OnceMap {
+ public:
+  // The entry of `key`, ready or being computed by another caller (wait on the future),
+  // or nullopt: then the caller computes it and must call finish(key, ...) exactly once,
+  // or the callers waiting for it wait forever.
+  std::optional<std::shared_future<V>> find_or_start(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = entries_.find(key);
+    if (it != entries_.end()) return it->second;
+    std::promise<V> promise;
+    entries_.emplace(key, promise.get_future().share());
+    promises_.emplace(key, std::move(promise));
+    return std::nullopt;
+  }
+
+  // Publishes the value of a key this caller started. `keep` false (a failure, a reply
+  // that said nothing) forgets the entry once its waiters have it, so the next caller
+  // computes it again. A key not started (or finished already) is ignored.
+  void finish(const std::string& key, V value, bool keep) {
+    std::promise<V> promise;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = promises_.find(key);
+      if (it == promises_.end()) return;
+      promise = std::move(it->second);
+      promises_.erase(it);
+      if (!keep) entries_.erase(key);
+    }
+    promise.set_value(std::move(value));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::shared_future<V>> entries_;
+  std::map<std::string, std::promise<V>> promises_;
+};
+
+}  // namespace ragmeter

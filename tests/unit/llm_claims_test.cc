@@ -1,0 +1,194 @@
+// Claims are a function of the text (docs/design.md): the LLM judge reads each sentence
+// once per context and stores its claims by text, so the same words get the same claims
+// and the same verdicts in every metric, row and run. The judge here talks to a FAKE
+// in-process client (not a model) that counts its calls and words every extraction
+// differently, so a second extraction of the same sentence would show.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "judge/claim_store.h"
+#include "judge/llm_claims.h"
+#include "ragmeter/ledger_metrics.h"
+#include "ragmeter/llm_judge.h"
+
+namespace ragmeter {
+namespace {
+
+using Json = nlohmann::json;
+
+// A FAKE judge client. Claims: each asked sentence "[Sn] ..." gets the claim
+// "<sentence> (extraction N)" where N counts claims calls, plus the fragment "Theodore
+// Scott" for a sentence that names him. Verdict tables: "Entailment" for passage P1,
+// "Neutral" elsewhere. Claims replies wait `delay` so that concurrent rows overlap.
+class FakeJudgeClient : public llm::Client {
+ public:
+  explicit FakeJudgeClient(std::chrono::milliseconds delay = std::chrono::milliseconds(0))
+      : delay_(delay) {}
+
+  std::future<StatusOr<llm::ChatResponse>> chat(llm::ChatRequest request) override {
+    Json reply = Json::object();
+    const std::string& user = request.messages.back().content;
+    bool is_claims = request.schema_name == "claims";
+    int n = 0;
+    if (is_claims) n = ++claims_calls;
+    if (!is_claims) ++verdict_calls;
+    for (const Json& key : request.schema["required"]) {
+      const std::string k = key.get<std::string>();
+      if (is_claims) {
+        const std::string marker = "[" + k + "] ";
+        const std::size_t at = user.find(marker) + marker.size();
+        std::size_t end = std::min(user.find(" [S", at), user.find('\n', at));
+        const std::string sentence = user.substr(at, end - at);
+        Json claims = {sentence + " (extraction " + std::to_string(n) + ")"};
+        if (sentence.find("Theodore Scott") != std::string::npos) claims.push_back("Theodore Scott");
+        reply[k] = claims;
+      } else {
+        reply[k] = k.rfind("reason", 0) == 0 ? "" : (k.rfind("P1:", 0) == 0 ? "Entailment" : "Neutral");
+      }
+    }
+    const auto delay = is_claims ? delay_ : std::chrono::milliseconds(0);
+    return std::async(std::launch::async, [reply, delay]() -> StatusOr<llm::ChatResponse> {
+      std::this_thread::sleep_for(delay);
+      llm::ChatResponse response;
+      llm::ChatChoice choice;
+      choice.json = reply;
+      choice.content = reply.dump();
+      response.choices.push_back(std::move(choice));
+      return response;
+    });
+  }
+  std::future<StatusOr<llm::EmbeddingResponse>> embed(llm::EmbeddingRequest) override {
+    std::promise<StatusOr<llm::EmbeddingResponse>> none;
+    none.set_value(unavailable("the fake has no embeddings"));
+    return none.get_future();
+  }
+  llm::UsageTotals totals() const override { return {}; }
+  std::vector<llm::CallTrace> traces() const override { return {}; }
+
+  std::atomic<int> claims_calls{0};
+  std::atomic<int> verdict_calls{0};
+
+ private:
+  std::chrono::milliseconds delay_;
+};
+
+std::shared_ptr<Judge> judge_over(std::shared_ptr<FakeJudgeClient> client,
+                                  std::optional<llm::CacheOptions> cache = std::nullopt) {
+  LlmJudgeOptions options;
+  options.chat = std::move(client);
+  options.model = "fake";
+  options.endpoint_options.model = "fake";
+  options.verdict_cache = std::move(cache);
+  auto judge = make_llm_judge(std::move(options));
+  EXPECT_TRUE(judge.ok()) << judge.status().message();
+  return *judge;
+}
+
+const char* kQuestion = "Who founded PharmaCann?";
+const char* kAnswer = "PharmaCann was founded in 2014 by Theodore Scott. It is based in Illinois.";
+
+Sample pharmacann_row(std::string reference) {
+  Sample sample;
+  sample.user_input = kQuestion;
+  sample.response = kAnswer;
+  if (!reference.empty()) sample.set_reference(std::move(reference));
+  sample.retrieved_contexts = std::vector<std::string>{
+      "PharmaCann, founded in 2014 by Theodore Scott, is based in Illinois.", "An unrelated chunk."};
+  return sample;
+}
+
+std::vector<std::string> texts_of(const std::vector<Claim>& claims) {
+  std::vector<std::string> out;
+  for (const Claim& claim : claims) out.push_back(claim.text);
+  return out;
+}
+
+TEST(ClaimsByTextTest, AResponseEqualToTheReferenceIsReadOnceAndBothMetricsAgree) {
+  auto client = std::make_shared<FakeJudgeClient>();
+  auto judge = judge_over(client);
+  auto ledger = judge->claim_ledger(pharmacann_row(kAnswer), nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().message();
+  EXPECT_EQ(client->claims_calls, 1);
+  EXPECT_EQ(texts_of(ledger->response_claims), texts_of(ledger->reference_claims));
+  ASSERT_EQ(ledger->response_claims.size(), 3u);  // two sentences, one fragment replaced
+  const MetricResult faithfulness = ledger_faithfulness(*ledger);
+  const MetricResult recall = ledger_context_recall(*ledger);
+  ASSERT_EQ(faithfulness.outcome, Outcome::kOk);
+  ASSERT_EQ(recall.outcome, Outcome::kOk);
+  EXPECT_EQ(faithfulness.score, recall.score);
+  EXPECT_EQ(faithfulness.score, 1.0);  // the fake supports every claim with P1
+}
+
+TEST(ClaimsByTextTest, TwoRowsWithTheSameAnswerShareItsClaimsEvenAtTheSameTime) {
+  auto client = std::make_shared<FakeJudgeClient>(std::chrono::milliseconds(200));
+  auto judge = judge_over(client);
+  // Two rows at once: the second waits for the first's extraction instead of asking.
+  const Sample first = pharmacann_row("");
+  Sample second = pharmacann_row("");
+  second.retrieved_contexts = std::vector<std::string>{"Another chunk."};
+  StatusOr<ClaimLedger> a = internal_error("not run"), b = internal_error("not run");
+  std::thread one([&] { a = judge->claim_ledger(first, nullptr); });
+  std::thread two([&] { b = judge->claim_ledger(second, nullptr); });
+  one.join();
+  two.join();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(client->claims_calls, 1);
+  EXPECT_EQ(texts_of(a->response_claims), texts_of(b->response_claims));
+  // A third row whose reference is the same answer reads nothing new either.
+  auto c = judge->claim_ledger(pharmacann_row(kAnswer), nullptr);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(client->claims_calls, 1);
+  EXPECT_EQ(texts_of(c->reference_claims), texts_of(a->response_claims));
+}
+
+TEST(ClaimsByTextTest, ARerunWithTheCacheFilePaysForNothing) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ragmeter_claims_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const llm::CacheOptions cache{(dir / "judge.sqlite").string(), llm::CacheMode::kReadWrite};
+  auto first_client = std::make_shared<FakeJudgeClient>();
+  auto first = judge_over(first_client, cache)->claim_ledger(pharmacann_row("PharmaCann is in Illinois."), nullptr);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first_client->claims_calls, 1);
+  EXPECT_EQ(first_client->verdict_calls, 1);
+  // A new judge (a new run) on the same file: every claim and verdict comes from it.
+  auto again_client = std::make_shared<FakeJudgeClient>();
+  auto again = judge_over(again_client, cache)->claim_ledger(pharmacann_row("PharmaCann is in Illinois."), nullptr);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again_client->claims_calls, 0);
+  EXPECT_EQ(again_client->verdict_calls, 0);
+  EXPECT_EQ(texts_of(again->response_claims), texts_of(first->response_claims));
+  EXPECT_EQ(claim_ledger_to_json(*again)["verdicts"], claim_ledger_to_json(*first)["verdicts"]);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ClaimsByTextTest, FragmentClaimsAreReplacedByTheSentenceTheyCameFrom) {
+  const std::string sentence = "PharmaCann was founded in 2014 by Theodore Scott in Illinois.";
+  EXPECT_EQ(standalone_claims({"PharmaCann was founded in 2014.", "Theodore Scott", "Illinois", "..."},
+                              sentence, kQuestion),
+            (std::vector<std::string>{"PharmaCann was founded in 2014.", sentence}));
+  // A sentence that is itself a bare answer carries the question, as the offline rule does.
+  EXPECT_EQ(standalone_claims({"Theodore Scott"}, "Theodore Scott.", kQuestion),
+            (std::vector<std::string>{std::string(kQuestion) + " Theodore Scott."}));
+  EXPECT_TRUE(standalone_claims({}, sentence, kQuestion).empty());
+}
+
+TEST(ClaimsByTextTest, ASentenceKeyHoldsItsContextAndIgnoresWhiteSpace) {
+  ClaimStore store(nullptr, llm::EndpointOptions{}, "prompts");
+  const std::string key = store.key("Q?", "Paris has a tower.", "It is tall.");
+  EXPECT_EQ(key, store.key("Q?", "Paris  has a\ntower. ", "It is tall."));
+  EXPECT_NE(key, store.key("Q?", "Rome has a tower.", "It is tall."));  // "it" differs
+  EXPECT_NE(key, store.key("Other question?", "Paris has a tower.", "It is tall."));
+  EXPECT_NE(key, store.key("Q?", "Paris has a tower.", "it is tall."));  // case is kept
+  ClaimStore other(nullptr, llm::EndpointOptions{}, "other prompts");
+  EXPECT_NE(key, other.key("Q?", "Paris has a tower.", "It is tall."));
+}
+
+}  // namespace
+}  // namespace ragmeter
