@@ -230,18 +230,23 @@ TEST(JudgeFactoryTest, BadSettingsAreInvalidArguments) {
   EXPECT_EQ(make_judge(missing_config).status().code(), StatusCode::kNotFound);
 }
 
-}  // namespace
-}  // namespace ragmeter
-
 TEST(JudgeFactoryTest, AnEmbeddingsServerAloneServesTheOfflineJudge) {
   JudgeOptions options;  // no chat model: the metrics that only embed need none
   options.kind = "offline";
   options.embedder_url = "http://127.0.0.1:9/v1";
   options.embedder_model = "e";
+  options.cache_mode = llm::CacheMode::kOff;
+  options.concurrency = 4;
   StatusOr<ConfiguredJudge> judge = make_judge(options);
   ASSERT_TRUE(judge.ok()) << judge.status().message();
   EXPECT_FALSE(judge->llm());
   EXPECT_TRUE(judge->makes_calls());
   EXPECT_NE(judge->judge, nullptr);
   EXPECT_EQ(judge->usage().requests, 0);  // made, not called
+  EvalOptions eval;
+  apply_judge(*judge, /*metrics_given=*/true, &eval);
+  EXPECT_EQ(eval.threads, 4);  // each sample waits on its embeddings requests
 }
+
+}  // namespace
+}  // namespace ragmeter
