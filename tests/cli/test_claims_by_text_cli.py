@@ -73,5 +73,7 @@ def test_the_same_words_get_one_extraction_and_the_same_scores(run, tmp_path, st
     assert p.returncode == 0, p.stderr
     assert len(requests_made(fake)) == sent  # a rerun sends nothing
     by_call = json.loads((tmp_path / "s2.json").read_text())["usage"]["by_call"]
-    assert by_call["claims"]["cache_hits"] == by_call["claims"]["calls"] == 2  # one per row
+    # One per row, answered by the claim store (counted apart from the request cache).
+    assert by_call["claims"]["store_hits"] == by_call["claims"]["calls"] == 2
+    assert by_call["claims"]["cache_hits"] == 0
     assert json.loads(out.read_text().splitlines()[0])["scores"] == first["scores"]

@@ -62,7 +62,7 @@ def check_output(binary):
         # The bad row keeps its place: failed, with the row and the field named.
         status, score, reason = rows[(2, metric)]
         assert status == "failed"
-        assert reason == "row rejected: rows:3: field 'response': expected a string, got object"
+        assert reason == "row rejected: rows:3: field 'response': expected a string, got an object"
         mean, n = means[metric]
         assert n == "n=2"
         assert mean == pytest.approx(sum(values) / 2, abs=1e-12)

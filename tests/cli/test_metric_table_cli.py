@@ -12,6 +12,8 @@ from cli_shared import JUDGE_ROW
 # verdict, a rubric score.
 REPLY = json.dumps({
     "response_claims": ["The tower is in Paris."], "reference_claims": ["The tower is in Paris."],
+    # The claims call asks sentence by sentence ([S1], [S2], ...; llm_claims.cc).
+    **{f"S{s}": ["The tower is in Paris."] for s in (1, 2, 3)},
     **{f"P{p}: claim {c}": "Entailment" for p in (1, 2, 3) for c in (1, 2)},
     "reason 1": "", "reason 2": "", "reason": "", "verdict": 1, "score": 4,
     "questions": ["Where is the tower?"], "noncommittal": False,
