@@ -144,8 +144,10 @@ TEST(EvaluateRowsTest, ABrokenResultsLineIsNamed) {
 TEST(EvaluateRowsTest, InvalidUtf8InAMemoryRowRejectsThatRowNamingTheField) {
   std::vector<Json> rows = {{{"response", "ok"}, {"reference", "ok"}},
                             {{"response", std::string("bad \xff")}, {"reference", "x"}}};
-  auto run = evaluate_rows(std::move(rows), options_for("exact_match"), {}, "rows");
-  ASSERT_TRUE(run.ok());
+  EvalOptions options = options_for("exact_match");
+  options.column_map.clear();  // these rows have no "pred": a map naming it is an error
+  auto run = evaluate_rows(std::move(rows), options, {}, "rows");
+  ASSERT_TRUE(run.ok()) << run.status().message();
   ASSERT_EQ(run->table.rows.size(), 2u);
   EXPECT_DOUBLE_EQ(run->table.rows[0].results[0].score, 1.0);
   ASSERT_TRUE(run->table.rows[1].error.has_value());
@@ -159,6 +161,7 @@ TEST(EvaluateRowsTest, CancellingKeepsTheRowsFinishedBeforeIt) {
   for (int i = 0; i < 50; ++i) rows.push_back({{"response", "x"}, {"reference", "x y"}});
   std::atomic<bool> cancel{false};
   EvalOptions options = options_for("token_f1");
+  options.column_map.clear();  // these rows have no "pred": a map naming it is an error
   options.batch_rows = 7;
   options.cancel = &cancel;
   std::vector<std::int64_t> seen;
@@ -168,7 +171,7 @@ TEST(EvaluateRowsTest, CancellingKeepsTheRowsFinishedBeforeIt) {
     seen.push_back(rows_seen);
     if (rows_seen >= 7) cancel = true;
   });
-  ASSERT_TRUE(run.ok());
+  ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_TRUE(run->summary.cancelled);
   EXPECT_EQ(run->table.rows.size(), 7u);
   EXPECT_EQ(run->summary.rows_read, 7);
