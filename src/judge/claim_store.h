@@ -41,8 +41,11 @@ class ClaimStore {
 
   // In memory: ready, in flight (wait), or nullopt: the caller extracts it and must
   // finish() it (see OnceMap).
-  std::optional<std::shared_future<StatusOr<StoredClaims>>> find_or_start(const std::string& key) {
-    return memory_.find_or_start(key);
+  // Element i answers keys[i]; all under one lock (OnceMap::find_or_start_all), so two
+  // rows reading the same text at the same time never split its sentences into two calls.
+  std::vector<std::optional<std::shared_future<StatusOr<StoredClaims>>>> find_or_start_all(
+      const std::vector<std::string>& keys) {
+    return memory_.find_or_start_all(keys);
   }
   // Publishes an extraction the caller started; `stored` ones are written to the cache
   // (read-write mode only; a write error is ignored). A failure (or a reply that said

@@ -138,9 +138,10 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
   std::map<std::string, std::shared_future<StatusOr<StoredClaims>>> waiting;
   std::vector<std::size_t> to_ask;  // labels
   StartedKeys started(store);
+  auto entries = store.find_or_start_all(keys);
   for (std::size_t label = 1; label <= keys.size(); ++label) {
     const std::string& key = keys[label - 1];
-    if (auto pending = store.find_or_start(key)) {
+    if (auto& pending = entries[label - 1]) {
       waiting.emplace(key, std::move(*pending));
     } else if (std::optional<StoredClaims> loaded = store.load(key)) {
       store.remember(key, *loaded);

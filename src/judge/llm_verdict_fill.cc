@@ -60,6 +60,8 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
   for (const std::string& premise : premises) {
     folded_premises.push_back(offline_fold_case(normalize_content_text(premise)));
   }
+  std::vector<Pair> judged;  // the pairs a judge must read, and their keys
+  std::vector<std::string> keys;
   for (const Pair& pair : needed) {
     // A premise that holds the claim's very words states it: no call. (A small model
     // judging a claim against its own text in a table was seen to answer Contradiction.)
@@ -68,8 +70,16 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
       found[pair].cell.verdict = Verdict::kEntailment;
       continue;
     }
-    const std::string key = store_.key(claims[pair.first], premises[pair.second]);
-    if (auto pending = store_.find_or_start(key)) {
+    judged.push_back(pair);
+    keys.push_back(store_.key(claims[pair.first], premises[pair.second]));
+  }
+  // All at once, so that two rows judging the same cells at the same time do not split
+  // them into two calls.
+  auto entries = store_.find_or_start_all(keys);
+  for (std::size_t i = 0; i < judged.size(); ++i) {
+    const Pair& pair = judged[i];
+    const std::string& key = keys[i];
+    if (auto& pending = entries[i]) {
       waiting.emplace(pair, std::move(*pending));
       known = true;
     } else if (auto stored = store_.find(claims[pair.first], premises[pair.second])) {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ragmeter {
 
@@ -19,12 +20,18 @@ class OnceMap {
   // or the callers waiting for it wait forever.
   std::optional<std::shared_future<V>> find_or_start(const std::string& key) {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = entries_.find(key);
-    if (it != entries_.end()) return it->second;
-    std::promise<V> promise;
-    entries_.emplace(key, promise.get_future().share());
-    promises_.emplace(key, std::move(promise));
-    return std::nullopt;
+    return find_or_start_locked(key);
+  }
+
+  // find_or_start for every key of `keys` under one lock, so that two callers asking for
+  // the same set at the same time never split it between them (one starts them all, the
+  // other waits for them all). Element i answers keys[i].
+  std::vector<std::optional<std::shared_future<V>>> find_or_start_all(const std::vector<std::string>& keys) {
+    std::vector<std::optional<std::shared_future<V>>> out;
+    out.reserve(keys.size());
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const std::string& key : keys) out.push_back(find_or_start_locked(key));
+    return out;
   }
 
   // Publishes the value of a key this caller started. `keep` false (a failure, a reply
@@ -44,6 +51,15 @@ class OnceMap {
   }
 
  private:
+  std::optional<std::shared_future<V>> find_or_start_locked(const std::string& key) {
+    auto it = entries_.find(key);
+    if (it != entries_.end()) return it->second;
+    std::promise<V> promise;
+    entries_.emplace(key, promise.get_future().share());
+    promises_.emplace(key, std::move(promise));
+    return std::nullopt;
+  }
+
   std::mutex mutex_;
   std::map<std::string, std::shared_future<V>> entries_;
   std::map<std::string, std::promise<V>> promises_;

@@ -32,8 +32,11 @@ class VerdictStore {
   std::string key(const std::string& claim, const std::string& premise) const;
   // In memory: ready, being judged by another caller (wait), or nullopt: the caller
   // judges it and must finish() it (see OnceMap).
-  std::optional<std::shared_future<StoredVerdict>> find_or_start(const std::string& key) {
-    return memory_.find_or_start(key);
+  // Element i answers keys[i]; all under one lock (OnceMap::find_or_start_all), so two
+  // rows judging the same cells at the same time never split them into two calls.
+  std::vector<std::optional<std::shared_future<StoredVerdict>>> find_or_start_all(
+      const std::vector<std::string>& keys) {
+    return memory_.find_or_start_all(keys);
   }
   // The stored verdict of `claim` against `premise` in the cache file, if any. A read
   // error is a miss.

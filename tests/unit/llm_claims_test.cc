@@ -127,11 +127,6 @@ TEST(ClaimsByTextTest, AResponseEqualToTheReferenceIsReadOnceAndBothMetricsAgree
 }
 
 TEST(ClaimsByTextTest, TwoRowsWithTheSameAnswerShareItsClaimsEvenAtTheSameTime) {
-  // KNOWN DEFECT (issue 17, open): this failed 1 run in 15 after the merge (a second claims
-  // call, line "claims_calls == 1" after the third row): two rows starting their sentence
-  // keys at the same time can split or drop a key. Skipped so that CI is not a coin toss;
-  // remove the skip with the fix. RAGMETER_RUN_KNOWN_RACES=1 runs it.
-  if (std::getenv("RAGMETER_RUN_KNOWN_RACES") == nullptr) GTEST_SKIP() << "known race, issue 17";
   auto client = std::make_shared<FakeJudgeClient>(std::chrono::milliseconds(200));
   auto judge = judge_over(client);
   // Two rows at once: the second waits for the first's extraction instead of asking.
