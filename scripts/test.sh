@@ -21,9 +21,11 @@ venv="${RAGMETER_CACHE:-$HOME/.cache/ragmeter}/venv"
 echo "== build (Release, -Werror)"
 bash scripts/build.sh
 
+echo "   (${SECONDS} s since the start)"
 echo "== unit tests and examples"
 ctest --test-dir build --output-on-failure
 
+echo "   (${SECONDS} s since the start)"
 echo "== unit tests under address + undefined sanitizers"
 if command -v ccache >/dev/null; then  # as scripts/build.sh: reuse objects across clones
   export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}"
@@ -34,9 +36,12 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAGMETER_W
 cmake --build build-asan -j "$(nproc)" --target ragmeter_tests
 ./build-asan/ragmeter_tests --gtest_brief=1
 
+echo "   (${SECONDS} s since the start)"
 echo "== oracle, CLI and local LLM server tests"
 RAGMETER_BUILD_DIR="$PWD/build" "$venv/bin/python" -m pytest -q -p no:cacheprovider \
-  tests/oracle tests/cli tests/run tests/report tests/llm
+  --durations=15 tests/oracle tests/cli tests/run tests/report tests/llm
 
+echo "   (${SECONDS} s since the start)"
 echo "== Python package: build the wheel, install it into a fresh venv, test it"
 bash scripts/test_python.sh
+echo "== all tests passed in ${SECONDS} s"
