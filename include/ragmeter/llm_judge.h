@@ -70,7 +70,7 @@ namespace ragmeter {
 
 class SentenceEmbedder;
 
-inline constexpr std::string_view kLlmPromptVersion = "llm-v3";
+inline constexpr std::string_view kLlmPromptVersion = "llm-v4";
 
 struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> chat;      // required

@@ -72,7 +72,11 @@ const std::vector<std::string>& sample_field_names();
 // JSON array or a Python list literal (CSV exported by pandas). Text fields and text
 // list items must be JSON strings (a number or a boolean is an error, not text); ids may
 // be strings or integers. On a field of the wrong type returns InvalidArgument whose
-// message starts with "field 'name':".
+// message starts with "field 'name':". A row of `ragmeter run`'s output that got no
+// answer (a non-null "run_error": {"kind", "message", ...}) is not a sample either: it is
+// InvalidArgument "field 'run_error': KIND: MESSAGE", so that every metric of the row
+// fails with the target's reason, as `run --eval` reports it, instead of being skipped
+// for a missing response.
 StatusOr<Sample> sample_from_json(const nlohmann::ordered_json& fields, const ColumnMap& column_map = {});
 
 }  // namespace ragmeter

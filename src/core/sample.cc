@@ -220,6 +220,19 @@ const std::vector<std::string>& sample_field_names() {
 
 StatusOr<Sample> sample_from_json(const nlohmann::ordered_json& fields, const ColumnMap& column_map) {
   if (!fields.is_object()) return invalid_argument("a row must be a JSON object");
+  if (auto run_error = fields.find("run_error"); run_error != fields.end() && !run_error->is_null()) {
+    std::string reason = run_error->dump();
+    if (run_error->is_object()) {
+      const auto text = [&](const char* key) {
+        auto it = run_error->find(key);
+        return it != run_error->end() && it->is_string() ? it->get<std::string>() : std::string();
+      };
+      reason = text("kind") + ": " + text("message");
+    } else if (run_error->is_string()) {
+      reason = run_error->get<std::string>();
+    }
+    return invalid_argument("field 'run_error': " + reason);
+  }
   Sample sample;
   RAGMETER_RETURN_IF_ERROR(fill_string(fields, "user_input", column_map, &sample.user_input));
   RAGMETER_RETURN_IF_ERROR(fill_string(fields, "response", column_map, &sample.response));

@@ -44,7 +44,14 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
 // "Illinois") is replaced by the sentence it was taken from (with the question before
 // it when that sentence is itself such a fragment: answer_premise); claims with no letter
 // or digit are dropped; each claim is kept once, in order.
+// And the check that claims come from the text: a claim fewer than half of whose content
+// words (offline_tokenize's non-stopword keys: stemmed, case folded) occur in `source`
+// (the text the sentence is in) or in the question is dropped. A small model was seen
+// to answer a prompt's worked example ("PharmaCann was founded in 2014.") for sentences
+// about the Nile. When every claim the judge gave a sentence is dropped so, the sentence
+// itself stands as its one claim (answer_premise), so that no sentence goes unjudged.
 std::vector<std::string> standalone_claims(const std::vector<std::string>& claims,
-                                           std::string_view sentence, std::string_view question);
+                                           std::string_view sentence, std::string_view question,
+                                           std::string_view source);
 
 }  // namespace ragmeter

@@ -72,3 +72,19 @@ def fake_stats(base):
     """The FAKE server's request counters: {"requests", "chat", "embeddings", ...}."""
     with urllib.request.urlopen(base + "/fake/stats", timeout=10) as reply:
         return json.load(reply)
+
+
+@pytest.fixture
+def fake_judge_server(start_fake_llm_server):
+    """The FAKE judge server answering every chat request with JUDGE_REPLY; its base URL."""
+    return start_fake_llm_server(JUDGE_REPLY)
+
+
+def read_jsonl(path):
+    """The rows of a JSON Lines file."""
+    return [json.loads(line) for line in open(path, encoding="utf-8")]
+
+
+def judge_flags(url):
+    """CLI flags that point the LLM judge at the FAKE server at `url` (no /v1), uncached."""
+    return ["--judge-url", url + "/v1", "--judge-model", "fake", "--cache-mode", "off"]

@@ -5,22 +5,7 @@ test_judge_faults_cli.py). Judge calls are counted at the FAKE server
 import csv
 import json
 
-import pytest
-
-from cli_shared import JUDGE_REPLY as REPLY, JUDGE_ROW as ROW, fake_stats
-
-
-@pytest.fixture
-def fake_server(start_fake_llm_server):
-    return start_fake_llm_server(REPLY)
-
-
-def read_jsonl(path):
-    return [json.loads(line) for line in open(path, encoding="utf-8")]
-
-
-def judge_flags(url):
-    return ["--judge-url", url + "/v1", "--judge-model", "fake", "--cache-mode", "off"]
+from cli_shared import JUDGE_ROW as ROW, fake_stats, read_jsonl, judge_flags
 
 
 def test_empty_input_is_unusable_and_exits_2(run, tmp_path):
@@ -98,32 +83,32 @@ def test_a_duplicate_key_or_column_is_warned_by_name(run, tmp_path):
     assert p.stderr.count("duplicate column 'response'") == 1
 
 
-def test_an_embeddings_server_alone_is_enough_for_semantic_similarity(run, tmp_path, fake_server):
+def test_an_embeddings_server_alone_is_enough_for_semantic_similarity(run, tmp_path, fake_judge_server):
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps(ROW) + "\n")
     out = tmp_path / "r.jsonl"
     p = run("eval", data, "-m", "semantic_similarity,exact_match", "--out", out, "-q",
-            "--embedder-url", fake_server + "/v1", "--embedder-model", "fake-embedder",
+            "--embedder-url", fake_judge_server + "/v1", "--embedder-model", "fake-embedder",
             "--cache-mode", "off")
     assert p.returncode == 0, p.stderr
     row = read_jsonl(out)[0]
     assert row["status"] == {"semantic_similarity": "ok", "exact_match": "ok"}
-    assert fake_stats(fake_server)["embeddings"] == 1 and fake_stats(fake_server)["chat"] == 0
+    assert fake_stats(fake_judge_server)["embeddings"] == 1 and fake_stats(fake_judge_server)["chat"] == 0
     # The dry run plans that one request (it said "no judge calls" before).
     p = run("eval", data, "-m", "semantic_similarity,exact_match", "--dry-run",
-            "--embedder-url", fake_server + "/v1", "--embedder-model", "fake-embedder")
+            "--embedder-url", fake_judge_server + "/v1", "--embedder-model", "fake-embedder")
     assert p.returncode == 0, p.stderr
     assert "planned calls: 1 (embeddings 1)" in p.stdout, p.stdout
-    assert fake_stats(fake_server)["requests"] == 1  # nothing more was sent
+    assert fake_stats(fake_judge_server)["requests"] == 1  # nothing more was sent
 
 
-def test_an_unwritable_output_is_found_before_any_request(run, tmp_path, fake_server):
+def test_an_unwritable_output_is_found_before_any_request(run, tmp_path, fake_judge_server):
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps(ROW) + "\n")
     for flag in ("--summary", "--traces", "--out"):
         target = tmp_path / "no_such_dir" / "x.json"
-        p = run("eval", data, "-m", "faithfulness", "-q", flag, target, *judge_flags(fake_server))
-        assert fake_stats(fake_server)["requests"] == 0, flag  # nothing paid for
+        p = run("eval", data, "-m", "faithfulness", "-q", flag, target, *judge_flags(fake_judge_server))
+        assert fake_stats(fake_judge_server)["requests"] == 0, flag  # nothing paid for
         assert p.returncode == 2, (flag, p.stderr)
         assert flag in p.stderr and "No such file or directory" in p.stderr
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from cli_shared import BUILD, JUDGE_REPLY as REPLY, fake_script, fake_stats
+from cli_shared import BUILD, fake_script, fake_stats, read_jsonl
 
 
 def row(i):
@@ -16,15 +16,6 @@ def row(i):
             "response": f"Tower {i} is in Paris. It is tall.",
             "reference": f"Tower {i} stands in Paris.",
             "retrieved_contexts": [f"Paris has tower {i}."]}
-
-
-@pytest.fixture
-def fake_server(start_fake_llm_server):
-    return start_fake_llm_server(REPLY)
-
-
-def read_jsonl(path):
-    return [json.loads(line) for line in open(path, encoding="utf-8")]
 
 
 def write_rows(path, n):
@@ -78,43 +69,43 @@ def wait_for(condition, timeout=60):
         time.sleep(0.05)
 
 
-def test_a_killed_run_reruns_without_paying_for_finished_calls(tmp_path, fake_server, run):
+def test_a_killed_run_reruns_without_paying_for_finished_calls(tmp_path, fake_judge_server, run):
     data, cache = tmp_path / "d.jsonl", tmp_path / "judge.sqlite"
     write_rows(data, 6)
-    judge = ["--judge-url", fake_server + "/v1", "--judge-model", "fake", "--concurrency", "1",
+    judge = ["--judge-url", fake_judge_server + "/v1", "--judge-model", "fake", "--concurrency", "1",
              "-j", "1", "-m", "faithfulness,context_recall", "-q"]
     # What the whole run costs, measured with a cache of its own.
     assert run("eval", data, *judge, "--cache", tmp_path / "full.sqlite").returncode == 0
-    total = fake_stats(fake_server)["chat"]
+    total = fake_stats(fake_judge_server)["chat"]
     # Five calls answered, the sixth hangs: the run is killed while it waits.
     finished = 5
-    fake_script(fake_server, {"steps": [{}] * finished + [{"kind": "hang"}]})
+    fake_script(fake_judge_server, {"steps": [{}] * finished + [{"kind": "hang"}]})
     proc = start_eval(["eval", data, *judge, "--cache", cache])
-    wait_for(lambda: fake_stats(fake_server)["requests"] == finished + 1)
+    wait_for(lambda: fake_stats(fake_judge_server)["requests"] == finished + 1)
     time.sleep(0.5)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
-    fake_script(fake_server, {})
+    fake_script(fake_judge_server, {})
     p = run("eval", data, *judge, "--cache", cache)
     assert p.returncode == 0, p.stderr
-    assert fake_stats(fake_server)["chat"] == total - finished
+    assert fake_stats(fake_judge_server)["chat"] == total - finished
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("strict", [False, True], ids=["lenient", "strict"])
 def test_an_interrupted_run_keeps_finished_rows_and_writes_an_interrupted_summary(
-        tmp_path, fake_server, sig, strict):
+        tmp_path, fake_judge_server, sig, strict):
     data = tmp_path / "d.jsonl"
     write_rows(data, 6)
     out, summary = tmp_path / "r.jsonl", tmp_path / "s.json"
     # Each row makes two calls (claims, verdicts); two rows finish, the third row's first
     # call hangs.
-    fake_script(fake_server, {"steps": [{}] * 4 + [{"kind": "hang"}]})
-    proc = start_eval(["eval", data, "--judge-url", fake_server + "/v1", "--judge-model", "fake",
+    fake_script(fake_judge_server, {"steps": [{}] * 4 + [{"kind": "hang"}]})
+    proc = start_eval(["eval", data, "--judge-url", fake_judge_server + "/v1", "--judge-model", "fake",
                        "--cache-mode", "off", "--concurrency", "1", "-j", "1",
                        "-m", "faithfulness,exact_match", "--out", out, "--summary", summary,
                        "-q", *(["--strict"] if strict else [])])
-    wait_for(lambda: fake_stats(fake_server)["requests"] == 5)
+    wait_for(lambda: fake_stats(fake_judge_server)["requests"] == 5)
     # Written as they finish: both rows are in --out before the interrupt.
     wait_for(lambda: out.exists() and len(out.read_text().splitlines()) == 2, timeout=20)
     proc.send_signal(sig)

@@ -3,13 +3,9 @@ import csv
 import io
 import json
 
-from cli_shared import REPO
+from cli_shared import REPO, read_jsonl
 
 EXAMPLE = REPO / "examples" / "halueval_rag.jsonl"
-
-
-def read_jsonl(path):
-    return [json.loads(line) for line in open(path, encoding="utf-8")]
 
 
 def test_example_scores_every_row_with_the_contract_fields(run, tmp_path):

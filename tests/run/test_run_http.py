@@ -76,10 +76,11 @@ def test_faults_end_as_answers_after_retries_or_as_marked_rows_in_place(ragmeter
     # `ragmeter eval` reads the output as it is.
     ev = subprocess.run([str(ragmeter_bin), "eval", str(out), "--metrics", "token_f1",
                          "--out", str(tmp_path / "scores.jsonl")], capture_output=True, text=True)
-    assert ev.returncode == 0, ev.stderr
+    assert ev.returncode == 3, ev.stderr  # the rows without an answer are rejected rows
     scores = read_jsonl(tmp_path / "scores.jsonl")
     assert len(scores) == 9
     assert [x["status"]["token_f1"] for x in scores].count("ok") == 4
+    assert [x["status"]["token_f1"] for x in scores].count("failed") == 5  # never skipped
 
 
 def test_timeout_is_retried_then_marked(ragmeter_bin, fake_target, tmp_path):
@@ -232,15 +233,20 @@ def test_eval_scores_in_the_same_process_as_eval_scores_the_written_answers(ragm
     # The same metrics by `ragmeter eval` over the answers file, afterwards.
     ev = subprocess.run([str(ragmeter_bin), "eval", str(out), "--metrics", metrics, "--out",
                          str(tmp_path / "later.jsonl")], capture_output=True, text=True)
+    assert ev.returncode == 3, ev.stderr  # rows rejected: the run_error rows
     later = read_jsonl(tmp_path / "later.jsonl")
-    assert len(inline) == len(later) == 5
-    for now, after in zip(inline, later):
-        if "run_error" in after:
-            # A row without an answer: every metric failed, naming the run's error.
+    answers = read_jsonl(out)
+    assert len(inline) == len(later) == len(answers) == 5
+    assert sum("run_error" in a for a in answers) == 2
+    for now, after, answer in zip(inline, later, answers):
+        # The same outcome, in the same process or afterwards from the file.
+        assert now["scores"] == after["scores"] and now["status"] == after["status"]
+        if "run_error" in answer:
+            # A row without an answer: every metric failed (not skipped for want of a
+            # response), naming the run's error, both ways alike.
             assert set(now["status"].values()) == {"failed"}
-            assert after["run_error"]["kind"] in now["reasons"]["token_f1"]
-        else:
-            assert now["scores"] == after["scores"] and now["status"] == after["status"]
+            assert answer["run_error"]["kind"] in now["reasons"]["token_f1"]
+            assert now["reasons"] == after["reasons"]
     summary = json.loads((tmp_path / "es.json").read_text())
     assert summary["rows"] == {"read": 5, "rejected": 2}
     assert summary["metrics"]["token_f1"]["n"] == 3

@@ -172,12 +172,32 @@ TEST(ClaimsByTextTest, ARerunWithTheCacheFilePaysForNothing) {
 TEST(ClaimsByTextTest, FragmentClaimsAreReplacedByTheSentenceTheyCameFrom) {
   const std::string sentence = "PharmaCann was founded in 2014 by Theodore Scott in Illinois.";
   EXPECT_EQ(standalone_claims({"PharmaCann was founded in 2014.", "Theodore Scott", "Illinois", "..."},
-                              sentence, kQuestion),
+                              sentence, kQuestion, sentence),
             (std::vector<std::string>{"PharmaCann was founded in 2014.", sentence}));
   // A sentence that is itself a bare answer carries the question, as the offline rule does.
-  EXPECT_EQ(standalone_claims({"Theodore Scott"}, "Theodore Scott.", kQuestion),
+  EXPECT_EQ(standalone_claims({"Theodore Scott"}, "Theodore Scott.", kQuestion, "Theodore Scott."),
             (std::vector<std::string>{std::string(kQuestion) + " Theodore Scott."}));
-  EXPECT_TRUE(standalone_claims({}, sentence, kQuestion).empty());
+  EXPECT_TRUE(standalone_claims({}, sentence, kQuestion, sentence).empty());
+}
+
+TEST(ClaimsByTextTest, ClaimsThatAreNotInTheTextAreDroppedAndTheSentenceStandsForThem) {
+  // Seen with the local 1.5B judge (bench/claim_fragments.sh): the prompt's worked example
+  // answered for a sentence about the Nile.
+  const std::string text = "The Nile is a major north-flowing river in northeastern Africa. It flows into the Mediterranean Sea.";
+  const std::string second = "It flows into the Mediterranean Sea.";
+  const char* question = "Which is the longest river?";
+  EXPECT_EQ(standalone_claims({"PharmaCann was founded in 2014.", "PharmaCann was founded by Theodore Scott."},
+                              second, question, text),
+            (std::vector<std::string>{second}));
+  // A claim whose pronoun is replaced by the name from the text before it is the text's.
+  EXPECT_EQ(standalone_claims({"The Nile flows into the Mediterranean Sea."}, second, question, text),
+            (std::vector<std::string>{"The Nile flows into the Mediterranean Sea."}));
+  // One echoed claim among good ones is dropped alone.
+  EXPECT_EQ(standalone_claims({"The Nile flows into the Mediterranean Sea.", "<a claim of S1>"}, second,
+                              question, text),
+            (std::vector<std::string>{"The Nile flows into the Mediterranean Sea."}));
+  // A sentence the judge rightly gave no claims keeps none.
+  EXPECT_TRUE(standalone_claims({}, second, question, text).empty());
 }
 
 TEST(ClaimsByTextTest, ASentenceKeyHoldsItsContextAndIgnoresWhiteSpace) {
