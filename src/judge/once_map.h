@@ -3,7 +3,9 @@
 // src/judge/ (the claim store and the verdict store keep the judge's answers in one).
 #pragma once
 
+#include <cstddef>
 #include <future>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -15,6 +17,12 @@ namespace ragmeter {
 template <class V>
 class OnceMap {
  public:
+  // At most about `max_finished` finished entries are kept: when a new key would pass it,
+  // every finished entry is forgotten (those being computed stay), so a run over millions
+  // of distinct texts holds a bounded map. A forgotten key is computed again by its next
+  // asker (the claim and verdict stores read it back from their cache file first).
+  explicit OnceMap(std::size_t max_finished = 250000) : max_finished_(max_finished) {}
+
   // The entry of `key`, ready or being computed by another caller (wait on the future),
   // or nullopt: then the caller computes it and must call finish(key, ...) exactly once,
   // or the callers waiting for it wait forever.
@@ -54,12 +62,20 @@ class OnceMap {
   std::optional<std::shared_future<V>> find_or_start_locked(const std::string& key) {
     auto it = entries_.find(key);
     if (it != entries_.end()) return it->second;
+    if (entries_.size() - promises_.size() >= max_finished_) forget_finished_locked();
     std::promise<V> promise;
     entries_.emplace(key, promise.get_future().share());
     promises_.emplace(key, std::move(promise));
     return std::nullopt;
   }
 
+  void forget_finished_locked() {
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      it = promises_.count(it->first) ? std::next(it) : entries_.erase(it);
+    }
+  }
+
+  std::size_t max_finished_;
   std::mutex mutex_;
   std::map<std::string, std::shared_future<V>> entries_;
   std::map<std::string, std::promise<V>> promises_;

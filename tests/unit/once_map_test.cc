@@ -39,6 +39,23 @@ TEST(OnceMapTest, AKeyNotKeptIsStartedAgainByTheNextAsker) {
   EXPECT_FALSE(map.find_or_start_all({"a"})[0].has_value());  // computed again
 }
 
+TEST(OnceMapTest, PastItsBoundFinishedEntriesAreForgottenAndThoseInFlightKept) {
+  OnceMap<int> map(/*max_finished=*/2);
+  ASSERT_FALSE(map.find_or_start_all({"in flight"})[0].has_value());  // never finished here
+  for (const char* key : {"a", "b"}) {
+    ASSERT_FALSE(map.find_or_start_all({key})[0].has_value());
+    map.finish(key, 1, true);
+  }
+  EXPECT_TRUE(map.find_or_start_all({"a"})[0].has_value());  // still known: 2 finished
+  // A new key passes the bound: "a" and "b" are forgotten, the one in flight is not.
+  ASSERT_FALSE(map.find_or_start_all({"c"})[0].has_value());
+  EXPECT_TRUE(map.find_or_start_all({"in flight"})[0].has_value());
+  EXPECT_FALSE(map.find_or_start_all({"a"})[0].has_value());  // computed again
+  map.finish("in flight", 2, true);
+  map.finish("c", 3, true);
+  map.finish("a", 4, true);
+}
+
 TEST(OnceMapTest, ManyThreadsAskingForTheSameKeysInDifferentOrdersStartEachSetOnce) {
   // Each round, threads ask for the same two keys (half of them in reverse order); the
   // set must be started by exactly one of them, never split.
