@@ -134,6 +134,9 @@ def run_part(a, part, proxy, server_pid):
     judged = SETS[part["set"]]["judged"]
     for tool in [OFFLINE] + [t for t in a.tools.split(",") if t]:
         if a.resume and os.path.exists(os.path.join(partdir, f"phase_{tool}.json")):
+            if (tool not in (OFFLINE, "ragas") and a.llm_python and a.model_file
+                    and not os.path.exists(os.path.join(partdir, f"{tool}_tokens.json"))):
+                count_trace_tokens(a, partdir, tool)
             continue
         env = dict(os.environ, OPENAI_API_KEY="sk-local-dummy", RAGAS_DO_NOT_TRACK="true")
         if tool == "ragas":
@@ -167,19 +170,19 @@ def count_trace_tokens(a, partdir, tool):
 
 
 def plan_parts(a):
-    """HaluEval and RAGChecker parts, interleaved by their share of each set (with 12 and 6
-    items: two HaluEval parts, then one RAGChecker part, and so on), so that a run cut short
-    has figures for both sets."""
+    """HaluEval's parts, then RAGChecker's. HaluEval's rows are short (a question, a short
+    answer, one passage); RAGChecker's are long (references of about 3,000 characters), and one
+    of its items costs ragas on the local model as much as many HaluEval pairs, so a run cut
+    short keeps the larger sample of the cheaper set."""
     parts = []
     for set_name, items, size, make_rows in (
             ("halueval", halueval_items(a.halueval), a.halueval_part, halueval_rows),
             ("ragchecker", ragchecker_items(a.ragchecker), a.ragchecker_part, ragchecker_rows)):
-        chunks = [items[i:i + size] for i in range(0, len(items), size)]
-        for k, chunk in enumerate(chunks):
-            parts.append(((k + 0.5) / len(chunks), set_name != "halueval",
-                          {"name": f"{set_name}-{k + 1:02d}", "set": set_name,
-                           "items": [i for i, _ in chunk], "rows": make_rows(chunk)}))
-    return [p for _, _, p in sorted(parts, key=lambda x: (x[0], x[1]))]
+        for k in range(0, len(items), size):
+            chunk = items[k:k + size]
+            parts.append({"name": f"{set_name}-{k // size + 1:02d}", "set": set_name,
+                          "items": [i for i, _ in chunk], "rows": make_rows(chunk)})
+    return parts
 
 
 def cmd_run(a):

@@ -238,6 +238,11 @@ def cmd_ragas(a):
                 v = scores.get(result_key(metrics[k]))
                 out["scores"][k] = float(v) if finite(v) else None
             f.write(json.dumps(out) + "\n")
+    try:  # ragas's own record of each sample's prompts (inputs and parsed outputs)
+        with open(os.path.splitext(a.meta)[0] + "_traces.json", "w", encoding="utf-8") as f:
+            json.dump(result.traces, f, default=str, indent=1)
+    except Exception as e:  # a cross-check only: never lose the scores over it
+        print(f"ragas traces not written: {e!r}", file=sys.stderr)
     try:
         tu = result.total_tokens()
         ragas_tokens = {"input_tokens": tu.input_tokens, "output_tokens": tu.output_tokens}
