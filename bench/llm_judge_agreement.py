@@ -350,7 +350,11 @@ def phase_cost(partdirs, tool):
         s = p.get("proxy") or {}
         counted = sbs.load_json(os.path.join(d, f"{tool}_tokens.json"))
         agg["parts"] += 1
-        agg["requests"] += s.get("requests", 0)
+        # judge requests (chat and embeddings; ragmeter's GET /props probes left out), and
+        # of them the ones refused: ragmeter's first json_schema request of each process
+        # (llama-cpp-python answers that format with a 500), one per part here
+        paths = s.get("by_path", {})
+        agg["requests"] += paths.get("/v1/chat/completions", 0) + paths.get("/v1/embeddings", 0)
         if counted:  # streamed replies: the proxy saw no usage (see count_trace_tokens)
             agg["prompt_tokens"] += counted["prompt_tokens"] + counted["embedding_tokens"]
             agg["completion_tokens"] += counted["completion_tokens"]
@@ -358,7 +362,7 @@ def phase_cost(partdirs, tool):
         else:
             agg["prompt_tokens"] += s.get("prompt_tokens", 0)
             agg["completion_tokens"] += s.get("completion_tokens", 0)
-        agg["non_200"] += sum(v for k, v in s.get("by_status", {}).items() if k != "200")
+        agg["non_200"] += sum(v for k, v in s.get("by_status", {}).items() if k not in ("200", "404"))
         agg["wall_seconds"] += p["wall_seconds"]
         meta = sbs.load_json(os.path.join(d, "ragas_meta.json")) if tool == "ragas" else None
         agg["evaluate_seconds"] += meta["evaluate_seconds"] if meta else p["wall_seconds"]
@@ -395,7 +399,9 @@ def cmd_report(a):
                 f["mean"] = float(np.mean([s[metric] for s in scores.values() if s.get(metric) is not None])) \
                     if any(s.get(metric) is not None for s in scores.values()) else None
                 t["metrics"][metric] = f
+            t["scores"] = scores
             entry["tools"][tool] = t
+        entry["item_ids"] = items
         report["sets"][set_name] = entry
     sbs.write_json(os.path.join(d, "report.json"), report)
     text = render(report)
@@ -427,7 +433,19 @@ def render(report):
             out.append(f"| {TOOL_NAMES[tool]}: {metric} | {fmt(f['pairwise'])} {ci(f['pairwise_ci95'])} | "
                        f"{f['wins']} / {f['ties']} / {f['losses']} | {f['unscored_pairs']} ({fmt(f['pairwise_unscored_as_tie'])}) | "
                        f"{fmt(f['auroc'])} | {fmt(f['right_mean'], 2)} / {fmt(f['hallucinated_mean'], 2)} | "
-                       f"{f['unscored_rows']} | {c['requests']} | {c['prompt_tokens']:,} | {c['evaluate_seconds']:.0f} |")
+                       f"{f['unscored_rows']} | {c['requests']} ({c['non_200']}) | {c['prompt_tokens']:,} | {c['evaluate_seconds']:.0f} |")
+    if h["item_ids"]:
+        tools = list(h["tools"])
+        out.append("\nper pair: faithfulness of the right / the hallucinated answer (- = no score)")
+        out.append("\n| item | " + " | ".join(TOOL_NAMES[t] for t in tools) + " |")
+        out.append("|---|" + "---:|" * len(tools))
+        for index in h["item_ids"]:
+            cells = []
+            for t in tools:
+                sc = h["tools"][t]["scores"]
+                cells.append(" / ".join(fmt(sc.get(f"h{index}:{k}", {}).get("faithfulness"), 2)
+                                        for k in ("right", "hallucinated")))
+            out.append(f"| {index} | " + " | ".join(cells) + " |")
     r = report["sets"]["ragchecker"]
     out.append(f"\nRAGChecker test half, first {r['items']} items ({r['parts_done']} of {r['parts']} parts done by every tool): delta = score(model2) - score(model1) against the labels, one point per annotation")
     out.append("\n| tool: metric | correctness Pearson [95%] | Spearman [95%] | overall Pearson [95%] | Spearman [95%] | pairwise correctness / overall (n) | unscored rows (deltas filled) | requests | prompt tokens | wall s |")
@@ -440,8 +458,8 @@ def render(report):
                        f"{fmt(cc['spearman'])} {ci(cc['spearman_ci95'])} | {fmt(ov['pearson'])} {ci(ov['pearson_ci95'])} | "
                        f"{fmt(ov['spearman'])} {ci(ov['spearman_ci95'])} | {fmt(cc['pairwise'], 2)} / {fmt(ov['pairwise'], 2)} "
                        f"({cc['pairwise_n']}, {ov['pairwise_n']}) | {f['unscored_rows']} ({f['filled']}) | "
-                       f"{c['requests']} | {c['prompt_tokens']:,} | {c['evaluate_seconds']:.0f} |")
-    out.append("\nrequests, tokens and wall time are per tool over all its metrics on that set (ragmeter's compact plan "
+                       f"{c['requests']} ({c['non_200']}) | {c['prompt_tokens']:,} | {c['evaluate_seconds']:.0f} |")
+    out.append("\nrequests: chat and embeddings requests (in brackets: of them refused, non-200); tokens and wall time are per tool over all its metrics on that set (ragmeter's compact plan "
                "shares its calls between metrics); wall s is ragas's evaluate() alone, ragmeter's whole process")
     reasons = [(f"{TOOL_NAMES[tool]} {metric} on {name}", f["unscored_reasons"])
                for name, st in report["sets"].items() for tool, t in st["tools"].items()
