@@ -233,7 +233,7 @@ def run(
     """
     fn, is_async = _call_shape(target)
     source = to_source(questions, format=format)
-    total = source.size() if source.size() >= 0 else None
+    total = len(source) if not isinstance(questions, (str, os.PathLike)) else None
     if limit and total is not None:
         total = min(total, limit)
     loop_thread = None
