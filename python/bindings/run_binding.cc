@@ -141,7 +141,8 @@ class AsyncFunctionTarget final : public Target {
       (*shared_done)(std::move(outcome));
     });
     try {
-      nb::handle(submit_)(request_dict(request), callback);
+      nb::handle submit(submit_);
+      submit(request_dict(request), callback);
     } catch (nb::python_error& e) {
       TargetOutcome outcome = exception_outcome(e.value().ptr(), retry_on_);
       nb::gil_scoped_release unlocked;
