@@ -202,8 +202,10 @@ def test_sigkill_mid_run_then_restart_asks_only_unanswered_questions(ragmeter_bi
     answered_before = recorded()
     asked_before = len(target.requests())
     assert 10 <= answered_before < n
-    # At most the attempts in flight at the kill were asked without being recorded.
-    assert asked_before - answered_before <= 2
+    # Asked without being recorded: at most the attempts in flight at the kill (2) and the
+    # answers the record's writer had not committed yet (it commits at most every 10 ms, and
+    # at concurrency 2 at most 2 answers arrive within that; src/run/answer_record.h).
+    assert asked_before - answered_before <= 2 + 2
 
     proc = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
