@@ -101,6 +101,46 @@ TEST(DeadlineTargetTest, ATimeoutIsRetriedAndTheRetryCanAnswer) {
   EXPECT_EQ(summary->retries, 1);
 }
 
+TEST(DeadlineTargetTest, AnAttemptWhoseTargetDropsDoneUncalledStillEndsAtItsDeadline) {
+  // A binding's target can lose an attempt: the Python callback that should call `done`
+  // raised inside asyncio's future callbacks (which only log) and was freed. The deadline
+  // must still end the attempt. A cancel after 10 s keeps a regression from hanging: the
+  // row then ends "interrupted", not "timeout".
+  class DropsDone final : public Target {
+   public:
+    void ask(const TargetRequest&, Done done) override {
+      asked_.fetch_add(1);
+      Done dropped = std::move(done);  // destroyed here, never called
+    }
+    std::string identity() const override { return "drops done"; }
+    std::atomic<int> asked_{0};
+  };
+  auto inner = std::make_unique<DropsDone>();
+  DropsDone* fake = inner.get();
+  auto target = make_deadline_target(std::move(inner), 0.1);
+  auto reader = make_memory_row_reader(questions({0}));
+  std::atomic<bool> cancel{false};
+  RunOptions options;
+  options.retry.max_attempts = 2;
+  options.retry.initial_backoff_seconds = 0.01;
+  options.cancel = &cancel;
+  CollectRows sink;
+  std::atomic<bool> returned{false};
+  std::thread guard([&] {
+    for (int i = 0; i < 1000 && !returned.load(); ++i) std::this_thread::sleep_for(10ms);
+    cancel.store(true);
+  });
+  auto summary = run_target(*reader, *target, options, sink);
+  returned.store(true);
+  guard.join();
+  ASSERT_TRUE(summary.ok()) << summary.status().message();
+  ASSERT_EQ(sink.rows.size(), 1u);
+  ASSERT_FALSE(sink.rows[0].outcome.ok());
+  EXPECT_EQ(sink.rows[0].outcome.failure.kind, "timeout");
+  EXPECT_EQ(sink.rows[0].attempts, 2);
+  EXPECT_EQ(fake->asked_.load(), 2);
+}
+
 TEST(RunCancelTest, CancelEndsUnfinishedRowsAsInterruptedAndKeepsTheFinished) {
   auto fake = std::make_shared<FakeSleepyTarget>();
   auto target = make_pooled_target(fake, 1);
