@@ -59,7 +59,8 @@ struct TargetFailure {
   // (the answer selector matched nothing), "bad_contexts" (contexts not a list of
   // strings or of objects with the text field), "template" (the request names a field
   // the row does not have), "reply_too_large", "process_died", "target_error" (the
-  // target said so), "exception" (a binding's function raised), "bad_row" (the input
+  // target said so), "exception" (a binding's function raised), "lost" (a binding's
+  // async function never reported its end: its callback was freed uncalled), "bad_row" (the input
   // row itself), "not_asked" (the run stopped), "interrupted" (RunOptions::cancel).
   std::string kind;
   // For a person: what went wrong and what was received, truncated. Never a secret.

@@ -15,6 +15,7 @@
 #include <nanobind/stl/string.h>
 
 #include "bindings.h"
+#include "progress_hook.h"
 #include "data_source.h"
 #include "py_json.h"
 #include "ragmeter/run.h"
@@ -109,7 +110,7 @@ class SyncFunctionTarget final : public BlockingTarget {
       nb::object reply = nb::handle(call_)(request_dict(request));
       return reply_outcome(reply, selectors_);
     } catch (nb::python_error& e) {
-      return exception_outcome(e.value().ptr(), retry_on_);
+      return exception_outcome(exception_object(e).ptr(), retry_on_);
     }
   }
 
@@ -122,9 +123,38 @@ class SyncFunctionTarget final : public BlockingTarget {
   ReplySelectors selectors_ = function_selectors();
 };
 
+// One attempt of an async function: calls `done` exactly once. When the Python callback
+// holding it is freed without having been called (the event loop closed under the
+// coroutine, or the callback raised inside asyncio's future callbacks, which only log),
+// the attempt ends as "lost" instead of leaving its row waiting. Used under the GIL.
+class AsyncAttempt {
+ public:
+  explicit AsyncAttempt(Target::Done done) : done_(std::move(done)) {}
+  AsyncAttempt(const AsyncAttempt&) = delete;
+  AsyncAttempt& operator=(const AsyncAttempt&) = delete;
+  ~AsyncAttempt() {
+    if (done_) {
+      finish(target_failure("lost", "the async function's completion was never reported (its callback was "
+                                    "freed uncalled: was the event loop closed?)"));
+    }
+  }
+
+  // The run loop's side takes no GIL: release it while it runs.
+  void finish(TargetOutcome outcome) {
+    Target::Done done = std::exchange(done_, nullptr);
+    if (!done) return;  // reported twice: the first counts
+    nb::gil_scoped_release unlocked;
+    done(std::move(outcome));
+  }
+
+ private:
+  Target::Done done_;
+};
+
 // An async function: `submit(request, done)` schedules it and calls done(reply, exception)
 // when it ends, on any thread. `done` owns what it needs, so a coroutine ending after the
-// run (abandoned on a timeout) touches nothing freed.
+// run (abandoned on a timeout) touches nothing freed. It never raises: an exception from
+// it would be swallowed by the future's callback machinery and the answer lost.
 class AsyncFunctionTarget final : public Target {
  public:
   AsyncFunctionTarget(PyObject* submit, PyObject* retry_on, std::string identity)
@@ -132,21 +162,30 @@ class AsyncFunctionTarget final : public Target {
 
   void ask(const TargetRequest& request, Done done) override {
     nb::gil_scoped_acquire gil;
-    auto shared_done = std::make_shared<Done>(std::move(done));
+    auto attempt = std::make_shared<AsyncAttempt>(std::move(done));
     nb::object retry_on = nb::borrow(retry_on_);
-    nb::object callback = nb::cpp_function([shared_done, retry_on](nb::handle reply, nb::handle exception) {
-      TargetOutcome outcome = exception.is_none() ? reply_outcome(reply, function_selectors())
-                                                  : exception_outcome(exception.ptr(), retry_on.ptr());
-      nb::gil_scoped_release unlocked;
-      (*shared_done)(std::move(outcome));
-    });
+    // reply and exception are None in turn: nanobind refuses None for an argument not
+    // marked .none(), and that TypeError, raised in the future's done callback, was
+    // only logged, so no answer ever arrived.
+    nb::object callback = nb::cpp_function(
+        [attempt, retry_on](nb::handle reply, nb::handle exception) {
+          TargetOutcome outcome;
+          try {
+            outcome = exception.is_none() ? reply_outcome(reply, function_selectors())
+                                          : exception_outcome(exception.ptr(), retry_on.ptr());
+          } catch (nb::python_error& e) {
+            outcome = target_failure("bad_reply", truncated(std::string("the reply could not be read: ") + e.what()));
+          } catch (const std::exception& e) {
+            outcome = target_failure("bad_reply", truncated(std::string("the reply could not be read: ") + e.what()));
+          }
+          attempt->finish(std::move(outcome));
+        },
+        nb::arg("reply").none(), nb::arg("exception").none());
     try {
       nb::handle submit(submit_);
       submit(request_dict(request), callback);
     } catch (nb::python_error& e) {
-      TargetOutcome outcome = exception_outcome(e.value().ptr(), retry_on_);
-      nb::gil_scoped_release unlocked;
-      (*shared_done)(std::move(outcome));
+      attempt->finish(exception_outcome(exception_object(e).ptr(), retry_on_));
     }
   }
 
@@ -209,32 +248,6 @@ struct RunOutput {
   std::string summary_json;
 };
 
-// On the run's thread, every 100 ms and per finished row: hears Ctrl-C and calls the
-// progress callback; the first exception of either cancels the run and is kept.
-class Heartbeat {
- public:
-  Heartbeat(nb::object progress, std::atomic<bool>* cancel) : progress_(std::move(progress)), cancel_(cancel) {}
-
-  void operator()(std::int64_t done) {
-    nb::gil_scoped_acquire gil;
-    if (stop_.is_valid()) return;
-    try {
-      if (PyErr_CheckSignals() != 0) throw nb::python_error();
-      if (!progress_.is_none()) progress_(done);
-    } catch (nb::python_error& e) {
-      stop_ = nb::borrow(e.value());
-      cancel_->store(true);
-    }
-  }
-
-  nb::object stop() const { return stop_.is_valid() ? stop_ : nb::none(); }
-
- private:
-  nb::object progress_;
-  std::atomic<bool>* cancel_;
-  nb::object stop_;
-};
-
 struct FunctionRunArgs {
   bool is_async = false;
   std::string identity;
@@ -279,7 +292,8 @@ nb::tuple run_function(DataSource& data, nb::object function, nb::object retry_o
 
   std::unique_ptr<RowReader> reader = data.open();
   CollectingSink sink(args.out.empty() ? data.name() : args.out, args.out);
-  Heartbeat heartbeat(std::move(progress), &cancel);
+  // Every 100 ms (the loop's heartbeat, with options.cancel) and per finished row.
+  ProgressHook heartbeat(std::move(progress), &cancel);
   StatusOr<RunSummary> summary = [&] {
     nb::gil_scoped_release unlocked;
     StatusOr<RunSummary> result =
@@ -299,7 +313,7 @@ nb::tuple run_function(DataSource& data, nb::object function, nb::object retry_o
   auto output = std::make_unique<RunOutput>();
   output->rows = sink.take_rows();
   output->summary_json = std::move(summary_text);
-  return nb::make_tuple(nb::cast(output.release(), nb::rv_policy::take_ownership), heartbeat.stop());
+  return nb::make_tuple(nb::cast(output.release(), nb::rv_policy::take_ownership), heartbeat.stop_exception());
 }
 
 }  // namespace

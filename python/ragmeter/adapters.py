@@ -28,9 +28,10 @@ def _name(obj: Any, kind: str) -> str:
 def _llama_index_reply(response: Any, context_id: str) -> Dict[str, Any]:
     """A LlamaIndex Response (``.response`` and ``.source_nodes``, a list of
     NodeWithScore) as a reply: the text, the nodes' contents in rank order, their ids."""
-    text = getattr(response, "response", None)
-    if text is None:
-        text = "" if response is None else str(response)
+    if hasattr(response, "response"):  # a Response; .response is None when nothing was synthesised
+        text = response.response or ""
+    else:  # a plain value (a str from a custom engine)
+        text = "" if response is None else response
     contexts: List[str] = []
     ids: List[str] = []
     for scored in getattr(response, "source_nodes", None) or []:
