@@ -6,7 +6,9 @@ a VectorStoreIndex, and a query engine (top 2 nodes) answering with the local ll
 server through OpenAILike. Its embeddings come from the same server's OpenAI-compatible
 /v1/embeddings (OpenAILikeEmbedding): real vectors computed here, offline, by code nobody
 on this project wrote. Prints one JSON object: the run's rows and summary, and what
-LlamaIndex's own retriever returns for each question (the oracle for the contexts).
+LlamaIndex's own retriever returns for each question (the oracle for the contexts). The
+questions are asked twice: through the sync adapter (engine.query) and the async one
+(engine.aquery).
 
     python llama_index_pipeline.py DOCS_DIR QUESTIONS_JSONL OUT_JSONL
 Environment: RAGMETER_JUDGE_URL, RAGMETER_JUDGE_MODEL, RAGMETER_EMBED_URL, RAGMETER_EMBED_MODEL.
@@ -39,9 +41,14 @@ retriever = index.as_retriever(similarity_top_k=2)
 questions = [json.loads(line) for line in open(questions_path)]
 result = ragmeter.run(questions, adapters.llama_index(engine), out=out, concurrency=1, timeout=900,
                       max_attempts=1, progress=False, eval="k_precision")
+# The async path: engine.aquery, LlamaIndex's async OpenAI client on ragmeter's event loop
+# thread, the answers handed back to the C++ run loop through the completion callback.
+async_result = ragmeter.run(questions, adapters.llama_index(engine, use_async=True), concurrency=1,
+                            timeout=900, max_attempts=1, progress=False, record=False)
 expected = []
 for q in questions:
     nodes = retriever.retrieve(q["user_input"])
     expected.append({"contexts": [n.node.get_content() for n in nodes], "ids": [n.node.node_id for n in nodes]})
 print(json.dumps({"rows": result.rows, "summary": result.summary, "expected": expected,
-                  "eval": result.evaluation.summary}))
+                  "eval": result.evaluation.summary, "async_rows": async_result.rows,
+                  "async_summary": async_result.summary}))
