@@ -13,7 +13,11 @@ With --repeat N each line is the fastest of N runs, the runs with and without th
 alternating. Prints the 100k line first (peak RSS from getrusage of the children, which is the largest
 child so far), then one line per (delay, concurrency, record or not): questions, seconds of
 the run loop (from --summary), throughput, ideal throughput and their ratio, the most
-requests the fake held at once, and ragmeter's CPU time per question.
+requests the fake held at once, ragmeter's CPU time per question, the mean latency of a
+request (the run's latency_ms: from handing it to the target to its answer) and the share of
+the loop's seconds outside any request (1 - questions x mean latency / concurrency / loop
+seconds): the ratio's shortfall splits into request latency above the delay (the transport,
+the fake, the machine) and this share (the loop itself, the first and last round).
 """
 
 from __future__ import annotations
@@ -110,7 +114,8 @@ def main():
         tmp = Path(tmp)
         if not args.skip_big:
             memory_run(build, tmp, args.big)
-        print("delay_ms concurrency record questions loop_s throughput ideal ratio max_in_flight cpu_us_per_q")
+        print("delay_ms concurrency record questions loop_s throughput ideal ratio max_in_flight cpu_us_per_q "
+              "latency_mean_ms outside_latency")
         for delay_ms in args.delays:
             fake, base = start_fake(build, delay_ms)
             try:
@@ -131,9 +136,15 @@ def main():
                     for record in (False, True):
                         s, cpu, st = best[record]
                         throughput = n / s["wall_seconds"]
+                        # Little's law: with `concurrency` always in flight the run lasts
+                        # n * mean latency / concurrency; the rest of the loop's seconds is
+                        # time outside any request (the loop's own gaps, the first and last round).
+                        mean_ms = s["latency_ms"]["mean"]
+                        outside = 1 - n * mean_ms / 1000 / concurrency / s["wall_seconds"]
                         print(f"{delay_ms:8d} {concurrency:11d} {'yes' if record else 'no':>6} {n:9d} "
                               f"{s['wall_seconds']:6.2f} {throughput:10.1f} {ideal:6.0f} "
-                              f"{throughput / ideal:5.3f} {st['max_in_flight']:13d} {cpu / n * 1e6:12.0f}", flush=True)
+                              f"{throughput / ideal:5.3f} {st['max_in_flight']:13d} {cpu / n * 1e6:12.0f} "
+                              f"{mean_ms:15.1f} {outside:15.3f}", flush=True)
             finally:
                 fake.terminate()
                 fake.wait()
