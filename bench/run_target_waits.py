@@ -8,9 +8,9 @@ thread that waits for a CPU as long as it runs is starved by other work, whereas
 that is itself the limit shows CPU near its wall time with little waiting.
 
     nice -n 10 ~/.cache/ragmeter/venv/bin/python bench/run_target_waits.py [--build build]
-        [--concurrency 256] [--delay-ms 200] [--seconds 3]
+        [--concurrency 256] [--delay-ms 200] [--seconds 3] [--record]
 
-Linux only (schedstat). The record is off, as in the bench's "no" lines.
+Linux only (schedstat). The record is off unless --record, as in the bench's "no" lines.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def threads(pid: int, names: dict) -> dict:
         tid = path.split("/")[4]
         try:
             cpu, wait, slices = map(int, Path(path).read_text().split())
-            names.setdefault(tid, Path(path).with_name("comm").read_text().strip())
+            names[tid] = Path(path).with_name("comm").read_text().strip()  # after exec: the program's
         except (OSError, ValueError):  # the thread ended between glob and read
             continue
         out[tid] = (cpu, wait, slices)
@@ -50,6 +50,7 @@ def main():
     parser.add_argument("--concurrency", type=int, default=256)
     parser.add_argument("--delay-ms", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=3.0, help="ideal length of the run")
+    parser.add_argument("--record", action="store_true", help="keep the answer record (its writer thread)")
     args = parser.parse_args()
     build = Path(args.build)
     ideal = args.concurrency / (args.delay_ms / 1000)
@@ -69,7 +70,7 @@ def main():
                                     f"http://127.0.0.1:{port}/v1/chat/completions", "--answer",
                                     "choices.0.message.content", "--out", str(tmp / "a.jsonl"), "--summary",
                                     str(tmp / "s.json"), "--concurrency", str(args.concurrency), "--quiet",
-                                    "--fresh", "--no-record"])
+                                    "--fresh"] + ([] if args.record else ["--no-record"]))
             last: dict = {}
             while run.poll() is None:  # the last sample before the process ends
                 last.update(threads(run.pid, names))
@@ -84,7 +85,8 @@ def main():
     lat = s["latency_ms"]
     wall = s["wall_seconds"]
     in_requests = n * lat["mean"] / 1000 / args.concurrency
-    print(f"{n} questions, concurrency {args.concurrency}, delay {args.delay_ms} ms: loop {wall:.3f} s, "
+    print(f"{n} questions, concurrency {args.concurrency}, delay {args.delay_ms} ms, record "
+          f"{'on' if args.record else 'off'}: loop {wall:.3f} s, "
           f"ratio to ideal {n / ideal / wall:.3f}; latency ms mean {lat['mean']:.1f} p50 {lat['p50']:.1f} "
           f"p95 {lat['p95']:.1f} max {lat['max']:.1f}; questions x mean latency / concurrency = "
           f"{in_requests:.3f} s, so {wall - in_requests:.3f} s of the loop was outside any request")

@@ -173,9 +173,7 @@ class AsyncFunctionTarget final : public Target {
           try {
             outcome = exception.is_none() ? reply_outcome(reply, function_selectors())
                                           : exception_outcome(exception.ptr(), retry_on.ptr());
-          } catch (nb::python_error& e) {
-            outcome = target_failure("bad_reply", truncated(std::string("the reply could not be read: ") + e.what()));
-          } catch (const std::exception& e) {
+          } catch (const std::exception& e) {  // nb::python_error among them
             outcome = target_failure("bad_reply", truncated(std::string("the reply could not be read: ") + e.what()));
           }
           attempt->finish(std::move(outcome));
