@@ -15,6 +15,7 @@ import json
 import os
 import pathlib
 import subprocess
+import tempfile
 
 import pytest
 
@@ -28,7 +29,8 @@ EXAMPLE = REPO / "examples" / "halueval_rag.jsonl"
 # thread's stack to HANG_LOG and ends the process with exit code 1, so a deadlock fails
 # CI instead of stopping it. The stacks go to a file because pytest holds fd 2 while a
 # test runs; scripts/test_python.sh prints the file when pytest fails.
-HANG_LOG = pathlib.Path(os.environ.get("RAGMETER_HANG_LOG", "ragmeter-hang.log"))
+HANG_LOG = pathlib.Path(os.environ.get("RAGMETER_HANG_LOG") or
+                        pathlib.Path(tempfile.gettempdir()) / f"ragmeter-hang-{os.getpid()}.log")
 HANG_SECONDS = 300  # a test without an llm or hang_limit mark
 HANG_SECONDS_LLM = 3600  # a test that waits for the real local model
 
@@ -36,6 +38,10 @@ HANG_SECONDS_LLM = 3600  # a test that waits for the real local model
 def pytest_configure(config):
     config.addinivalue_line("markers", "llm: needs the real local LLM server (slow)")
     config.addinivalue_line("markers", "hang_limit(seconds): this test's hang guard limit")
+
+
+def pytest_report_header(config):
+    return f"hang guard: {HANG_SECONDS} s a test ({HANG_SECONDS_LLM} s with the llm mark); stacks to {HANG_LOG}"
 
 
 @pytest.fixture(autouse=True)
