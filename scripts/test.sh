@@ -30,6 +30,9 @@ echo "== unit tests under address + undefined sanitizers"
 if command -v ccache >/dev/null; then  # as scripts/build.sh: reuse objects across clones
   export CMAKE_CXX_COMPILER_LAUNCHER="${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}"
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+  # This build has debug info (-g), for which ccache also hashes the working directory,
+  # so no other clone's objects would ever match: leave the directory out.
+  export CCACHE_NOHASHDIR=1
 fi
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAGMETER_WERROR=ON \
   -DRAGMETER_SANITIZE=ON -DRAGMETER_BUILD_BENCH=OFF >/dev/null

@@ -15,6 +15,7 @@
 
 #include "io/list_literal.h"
 #include "ragmeter/dataset.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter {
 namespace {

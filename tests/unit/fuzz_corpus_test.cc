@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_targets.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter::fuzz {
 namespace {

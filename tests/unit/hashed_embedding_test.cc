@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ragmeter/text_vectors.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter {
 namespace {

@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "ragmeter/results.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter {
 namespace {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <string>
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter {
 namespace {

@@ -21,6 +21,7 @@
 #include "../fakes/fake_llm_server_process.h"
 #include "llm/http_transport.h"
 #include "ragmeter/llm.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter::llm {
 namespace {

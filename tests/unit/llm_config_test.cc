@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter::llm {
 namespace {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ragmeter/llm_config.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter::llm {
 namespace {

@@ -22,6 +22,7 @@
 #include "llm/chat_stream.h"
 #include "llm/http_transport.h"
 #include "ragmeter/llm.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter::llm {
 namespace {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ragmeter/ledger_metrics.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter {
 namespace {

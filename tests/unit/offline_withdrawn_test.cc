@@ -15,6 +15,7 @@
 #include "ragmeter/judge.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/llm_judge.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter {
 namespace {

@@ -10,6 +10,7 @@
 #include "../fakes/fake_llm_server_process.h"
 #include "ragmeter/hashed_embedding.h"
 #include "ragmeter/testset.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter {
 namespace {

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter {
 namespace {
