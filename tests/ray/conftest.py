@@ -1,0 +1,100 @@
+"""Fixtures of the Ray tests (tests/ray): one real local Ray cluster for the session
+(ray.init with 2 CPUs, so 2 worker processes), the FAKE judge server
+(tests/fakes/fake_llm_server.cc, not a model) and rows for judged runs.
+
+Run by scripts/test_ray.sh in a fresh venv holding the wheel and seeing the Ray
+environment of scripts/setup_ray.sh. Every test here is marked `ray`; without Ray
+installed they are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import urllib.request
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
+
+ray = pytest.importorskip("ray", reason="Ray is not installed (bash scripts/setup_ray.sh)")
+
+# One fixed reply that satisfies the claims schema and the verdict table's (one claim
+# against up to four passages), as tests/cli/test_judge_cache_cli.py's.
+JUDGE_REPLY = json.dumps({
+    "response_claims": ["The tower is in Paris."],
+    "reference_claims": ["The tower is in Paris."],
+    **{f"P{p}: claim 1": "Entailment" for p in (1, 2, 3, 4)},
+    "reason 1": "",
+})
+JUDGED_METRICS = "faithfulness,context_recall,factual_correctness"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "ray: runs on a local Ray cluster (scripts/test_ray.sh)")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.add_marker(pytest.mark.ray)
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """A local cluster of 2 CPUs (2 worker processes for the scorers); small object store."""
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=256 * 1024 * 1024,
+             logging_level="ERROR", log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def judged_rows(n):
+    """Rows whose judge calls are all distinct: 2 chat calls each (claims, verdict table),
+    none shared with another row (each row's texts carry its number)."""
+    return [{"user_input": f"Where is tower {i}?",
+             "response": f"The tower is in Paris. Tower {i} is tall.",
+             "reference": f"Tower {i} stands in Paris. It opened in {1800 + i}.",
+             "retrieved_contexts": [f"Paris has tower {i}.", f"Tower {i} opened in {1800 + i}."]}
+            for i in range(n)]
+
+
+class FakeJudge:
+    """The FAKE server process: base URL, counters, script."""
+
+    def __init__(self, delay_ms=0):
+        binary = BUILD / "fakes" / "fake_llm_server"
+        if not binary.exists():
+            pytest.fail(f"{binary} is not built (cmake --build build --target fake_llm_server)")
+        self.proc = subprocess.Popen(
+            [str(binary), "--port", "0", "--content", JUDGE_REPLY, "--delay-ms", str(delay_ms)],
+            stdout=subprocess.PIPE, text=True)
+        port = int(self.proc.stdout.readline().split()[-1])
+        self.base = f"http://127.0.0.1:{port}"
+
+    @property
+    def url(self):
+        return self.base + "/v1"
+
+    def stats(self):
+        with urllib.request.urlopen(self.base + "/fake/stats", timeout=10) as reply:
+            return json.load(reply)
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def fake_judge():
+    judges = []
+
+    def start(delay_ms=0):
+        judges.append(FakeJudge(delay_ms))
+        return judges[-1]
+
+    yield start
+    for judge in judges:
+        judge.stop()
