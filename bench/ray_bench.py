@@ -199,7 +199,8 @@ def main():
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--object-store-mb", type=int, default=1024)
     args = parser.parse_args()
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False,
+    # A CPU more than the scorers take, for Ray Data's read and generation tasks.
+    ray.init(num_cpus=args.workers + 1, include_dashboard=False, logging_level="ERROR", log_to_driver=False,
              object_store_memory=args.object_store_mb * 2**20)
     {"throughput": throughput, "judged": judged, "memory": memory}[args.what](args)
 

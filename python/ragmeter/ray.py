@@ -286,6 +286,7 @@ def evaluate(
     bleu_tokenize: str = "13a",
     context_match_threshold: float = 0.5,
     keep_evidence: bool = False,
+    out: Optional[str] = None,
 ) -> RayResult:
     """Scores `data` on the Ray cluster ray.init() connected to (a local one is started
     when none is); see the module's docstring and docs/python.md.
@@ -299,13 +300,18 @@ def evaluate(
         concurrency (per worker), timeout, max_attempts, deadline, context_tokens, plan.
     workers: worker processes (actors), each scoring `batch_size` rows at a time on
         `threads_per_worker` threads (an LLM judge's worker uses at least `concurrency`
-        threads, one per call in flight). None: the cluster's CPUs.
+        threads, one per call in flight). None: the cluster's CPUs less one (Ray Data's
+        reads need a CPU the scorers do not hold).
     rpm, tpm, max_cost: the judge's requests and tokens per minute and its budget in USD,
         for the whole cluster (0: none).
     cache: the judge cache file (SQLite, on the node of the cache actors, the driver's by
         default placement); None: ragmeter's default path. cache_mode: rw, ro, off,
         replay. cache_shards: cache actors sharing the file (more for many workers).
     keep_evidence: add an ``evidence`` column (JSON text per row).
+    out: a folder: the results are streamed there as Parquet files (part-00000.parquet,
+        ... in input order) while the summary is built, and ``dataset`` reads them back;
+        the cluster then never holds every result at once (what a run of many millions of
+        rows needs). None: the results stay in the cluster's object store (materialized).
 
     The summary is exact (the same numbers as one process); the usage counts every
     request the cluster sent, a retried batch's included. Raises InvalidArgumentError for
@@ -323,7 +329,9 @@ def evaluate(
     if not ray.is_initialized():
         ray.init()
     if workers is None:
-        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        # One CPU is left for Ray Data's read tasks, which would otherwise wait for the
+        # scorers' CPUs, which wait for the reads.
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)) - 1)
     threads = threads_per_worker
     if settings is not None:
         threads = max(threads, int(settings.get("concurrency", 16)))
@@ -363,10 +371,14 @@ def evaluate(
             _Scorer, fn_constructor_kwargs={"config": config, "coordinator": coordinator,
                                             "cache_shards": shards},
             batch_size=batch_size, batch_format="pyarrow", concurrency=workers,
-            num_cpus=1, max_restarts=-1, max_task_retries=-1).materialize()
+            num_cpus=1, max_restarts=-1, max_task_retries=-1)
+        if out is None:
+            scored = scored.materialize()
+        else:
+            os.makedirs(out, exist_ok=True)
         hits = failed_calls = 0
         internal = [_HITS, _FAILED_CALLS]
-        for batch in scored.iter_batches(batch_format="pyarrow", batch_size=None):
+        for part, batch in enumerate(scored.iter_batches(batch_format="pyarrow", batch_size=None)):
             names = set(batch.column_names)
             errors = batch.column("row_error").to_pylist()
             columns = {kind: {} for kind in ("status", "scores", "reasons", "corpus")}
@@ -381,6 +393,11 @@ def evaluate(
             builder.add([e is not None for e in errors], **columns)
             hits += sum(batch.column(_HITS).to_pylist())
             failed_calls += sum(batch.column(_FAILED_CALLS).to_pylist())
+            if out is not None:
+                import pyarrow.parquet as pq
+
+                public = batch.drop_columns([c for c in batch.column_names if c.startswith("__ragmeter")])
+                pq.write_table(public, os.path.join(out, f"part-{part:05d}.parquet"))
     finally:
         context.execution_options.preserve_order = kept_order
 
@@ -393,8 +410,11 @@ def evaluate(
     summary_json, table = builder.finish(
         judge=description, dataset=source_name if source_name != "<ray dataset>" else "",
         usage=usage)
-    present = set(scored.columns())
-    results = scored.drop_columns([c for c in internal if c in present])
+    if out is not None:
+        results = ray.data.read_parquet(out)
+    else:
+        present = set(scored.columns())
+        results = scored.drop_columns([c for c in internal if c in present])
     return RayResult(results, summary_json, table)
 
 
@@ -437,7 +457,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--format", default="auto", choices=["auto", "jsonl", "json", "parquet"])
     p.add_argument("--out", default=None,
                    help="results: a .jsonl file (written in input order by the driver) or a "
-                        "folder of Parquet files (any other path)")
+                        "folder of Parquet files, streamed in input order (any other path)")
     p.add_argument("--summary", default=None, help="the summary JSON (as ragmeter eval --summary)")
     p.add_argument("--evidence", action="store_true", help="keep each row's evidence")
     p.add_argument("--allow-failures", action="store_true")
@@ -486,7 +506,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             tpm=args.tpm, max_cost=args.max_cost, cache=args.cache, cache_mode=args.cache_mode,
             cache_shards=args.cache_shards, column_map=args.column_map, format=args.format,
             seed=args.seed, bootstrap_resamples=args.bootstrap_resamples,
-            keep_evidence=args.evidence)
+            keep_evidence=args.evidence,
+            out=args.out if args.out and not args.out.endswith(".jsonl") else None)
     except (InvalidArgumentError, FileNotFoundError) as error:
         print(f"ragmeter.ray: {error}", file=sys.stderr)
         return 2
@@ -496,8 +517,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.out:
         if args.out.endswith(".jsonl"):
             _write_jsonl(result.dataset, args.out, result.metrics)
-        else:
-            result.dataset.write_parquet(args.out)
     if not args.quiet:
         print(repr(result))
     failed = result.summary["rows"]["rejected"] > 0 or any(

@@ -1,5 +1,5 @@
 """Fixtures of the Ray tests (tests/ray): one real local Ray cluster for the session
-(ray.init with 2 CPUs, so 2 worker processes), the FAKE judge server
+(ray.init with 3 CPUs: 2 scorer worker processes and room for Ray Data's reads), the FAKE judge server
 (tests/fakes/fake_llm_server.cc, not a model) and rows for judged runs.
 
 Run by scripts/test_ray.sh in a fresh venv holding the wheel and seeing the Ray
@@ -44,8 +44,10 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def ray_cluster():
-    """A local cluster of 2 CPUs (2 worker processes for the scorers); small object store."""
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=256 * 1024 * 1024,
+    """A local cluster for 2 scorer processes (the tests ask for workers=2) and one CPU more
+    for Ray Data's read tasks, which must not wait for the scorers' CPUs; small object
+    store."""
+    ray.init(num_cpus=3, include_dashboard=False, object_store_memory=256 * 1024 * 1024,
              logging_level="ERROR", log_to_driver=False)
     yield ray
     ray.shutdown()
