@@ -185,7 +185,8 @@ class _Scorer:
         out = out.append_column("row_error", pa.array(columns["row_error"], pa.string()))
         if config["keep_evidence"]:
             out = out.append_column("evidence", pa.array(columns["evidence"], pa.string()))
-        for metric, stats in columns["corpus"].items():
+        for metric in run.metrics:  # every batch the same columns, even with no corpus stats
+            stats = columns["corpus"].get(metric) or [None] * len(out)
             out = out.append_column(_CORPUS + metric, pa.array(stats, pa.list_(pa.float64())))
         hits = failed = 0
         if before is not None:
@@ -387,7 +388,9 @@ def evaluate(
                 columns["scores"][metric] = batch.column(metric).to_pylist()
                 columns["reasons"][metric] = batch.column(f"{metric}_reason").to_pylist()
                 if _CORPUS + metric in names:
-                    columns["corpus"][metric] = batch.column(_CORPUS + metric).to_pylist()
+                    stats = batch.column(_CORPUS + metric)
+                    if stats.null_count < len(stats):  # BLEU, chrF: corpus statistics
+                        columns["corpus"][metric] = stats.to_pylist()
                     if _CORPUS + metric not in internal:
                         internal.append(_CORPUS + metric)
             builder.add([e is not None for e in errors], **columns)
