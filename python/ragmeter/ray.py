@@ -401,6 +401,12 @@ def evaluate(
 
                 public = batch.drop_columns([c for c in batch.column_names if c.startswith("__ragmeter")])
                 pq.write_table(public, os.path.join(out, f"part-{part:05d}.parquet"))
+        if out is None:
+            # Dropped and materialized here, while input order is kept: executed later, the
+            # drop would run without preserve_order and could reorder the blocks.
+            present = set(scored.columns())
+            results = scored.drop_columns([c for c in internal if c in present]).materialize()
+            del scored
     finally:
         context.execution_options.preserve_order = kept_order
 
@@ -414,10 +420,7 @@ def evaluate(
         judge=description, dataset=source_name if source_name != "<ray dataset>" else "",
         usage=usage)
     if out is not None:
-        results = ray.data.read_parquet(out)
-    else:
-        present = set(scored.columns())
-        results = scored.drop_columns([c for c in internal if c in present])
+        results = ray.data.read_parquet(out)  # the part files, named in input order
     return RayResult(results, summary_json, table)
 
 
