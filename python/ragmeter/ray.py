@@ -227,7 +227,10 @@ class RayResult:
         return self._summary_json
 
     def to_pandas(self):
-        """The results as a pandas DataFrame (all rows on the driver)."""
+        """The results as a pandas DataFrame, in input order (all rows on the driver)."""
+        import ray.data
+
+        ray.data.DataContext.get_current().execution_options.preserve_order = True
         return self.dataset.to_pandas()
 
     def __repr__(self) -> str:
@@ -314,7 +317,8 @@ def evaluate(
         the cluster then never holds every result at once (what a run of many millions of
         rows needs). None: the results stay in the cluster's object store (materialized).
 
-    The summary is exact (the same numbers as one process); the usage counts every
+    Sets Ray Data's ``preserve_order`` for this driver (the results are read in input
+    order). The summary is exact (the same numbers as one process); the usage counts every
     request the cluster sent, a retried batch's included. Raises InvalidArgumentError for
     a bad argument; a bad row is a per-row ``failed`` outcome, as in ragmeter.evaluate.
     """
@@ -364,51 +368,46 @@ def evaluate(
     config = {"judge": settings, "cache_mode": cache_mode, "options": options,
               "keep_evidence": keep_evidence, "source": source_name}
 
-    context = ray.data.DataContext.get_current()
-    kept_order = context.execution_options.preserve_order
-    context.execution_options.preserve_order = True  # results in input order
-    try:
-        scored = dataset.map_batches(
-            _Scorer, fn_constructor_kwargs={"config": config, "coordinator": coordinator,
-                                            "cache_shards": shards},
-            batch_size=batch_size, batch_format="pyarrow", concurrency=workers,
-            num_cpus=1, max_restarts=-1, max_task_retries=-1)
-        if out is None:
-            scored = scored.materialize()
-        else:
-            os.makedirs(out, exist_ok=True)
-        hits = failed_calls = 0
-        internal = [_HITS, _FAILED_CALLS]
-        for part, batch in enumerate(scored.iter_batches(batch_format="pyarrow", batch_size=None)):
-            names = set(batch.column_names)
-            errors = batch.column("row_error").to_pylist()
-            columns = {kind: {} for kind in ("status", "scores", "reasons", "corpus")}
-            for metric in builder.metrics:
-                columns["status"][metric] = batch.column(f"{metric}_status").to_pylist()
-                columns["scores"][metric] = batch.column(metric).to_pylist()
-                columns["reasons"][metric] = batch.column(f"{metric}_reason").to_pylist()
-                if _CORPUS + metric in names:
-                    stats = batch.column(_CORPUS + metric)
-                    if stats.null_count < len(stats):  # BLEU, chrF: corpus statistics
-                        columns["corpus"][metric] = stats.to_pylist()
-                    if _CORPUS + metric not in internal:
-                        internal.append(_CORPUS + metric)
-            builder.add([e is not None for e in errors], **columns)
-            hits += sum(batch.column(_HITS).to_pylist())
-            failed_calls += sum(batch.column(_FAILED_CALLS).to_pylist())
-            if out is not None:
-                import pyarrow.parquet as pq
+    # Results in input order: the run needs it, and so does every later read of the
+    # returned dataset (a materialized dataset is read in completion order otherwise), so
+    # it stays set for this driver.
+    ray.data.DataContext.get_current().execution_options.preserve_order = True
+    scored = dataset.map_batches(
+        _Scorer, fn_constructor_kwargs={"config": config, "coordinator": coordinator,
+                                        "cache_shards": shards},
+        batch_size=batch_size, batch_format="pyarrow", concurrency=workers,
+        num_cpus=1, max_restarts=-1, max_task_retries=-1)
+    if out is None:
+        scored = scored.materialize()
+    else:
+        os.makedirs(out, exist_ok=True)
+    hits = failed_calls = 0
+    internal = [_HITS, _FAILED_CALLS]
+    for part, batch in enumerate(scored.iter_batches(batch_format="pyarrow", batch_size=None)):
+        names = set(batch.column_names)
+        errors = batch.column("row_error").to_pylist()
+        columns = {kind: {} for kind in ("status", "scores", "reasons", "corpus")}
+        for metric in builder.metrics:
+            columns["status"][metric] = batch.column(f"{metric}_status").to_pylist()
+            columns["scores"][metric] = batch.column(metric).to_pylist()
+            columns["reasons"][metric] = batch.column(f"{metric}_reason").to_pylist()
+            if _CORPUS + metric in names:
+                stats = batch.column(_CORPUS + metric)
+                if stats.null_count < len(stats):  # BLEU, chrF: corpus statistics
+                    columns["corpus"][metric] = stats.to_pylist()
+                if _CORPUS + metric not in internal:
+                    internal.append(_CORPUS + metric)
+        builder.add([e is not None for e in errors], **columns)
+        hits += sum(batch.column(_HITS).to_pylist())
+        failed_calls += sum(batch.column(_FAILED_CALLS).to_pylist())
+        if out is not None:
+            import pyarrow.parquet as pq
 
-                public = batch.drop_columns([c for c in batch.column_names if c.startswith("__ragmeter")])
-                pq.write_table(public, os.path.join(out, f"part-{part:05d}.parquet"))
-        if out is None:
-            # Dropped and materialized here, while input order is kept: executed later, the
-            # drop would run without preserve_order and could reorder the blocks.
-            present = set(scored.columns())
-            results = scored.drop_columns([c for c in internal if c in present]).materialize()
-            del scored
-    finally:
-        context.execution_options.preserve_order = kept_order
+            public = batch.drop_columns([c for c in batch.column_names if c.startswith("__ragmeter")])
+            pq.write_table(public, os.path.join(out, f"part-{part:05d}.parquet"))
+    if out is None:  # the internal columns are dropped when the dataset is read
+        present = set(scored.columns())
+        results = scored.drop_columns([c for c in internal if c in present])
 
     usage: Dict[str, Any] = {"cache_hits": hits, "failed_calls": failed_calls}
     if coordinator is not None:
