@@ -231,6 +231,7 @@ class RayResult:
         import ray.data
 
         ray.data.DataContext.get_current().execution_options.preserve_order = True
+        self.dataset.context.execution_options.preserve_order = True
         return self.dataset.to_pandas()
 
     def __repr__(self) -> str:
@@ -372,6 +373,8 @@ def evaluate(
     # returned dataset (a materialized dataset is read in completion order otherwise), so
     # it stays set for this driver.
     ray.data.DataContext.get_current().execution_options.preserve_order = True
+    # A dataset keeps a copy of the context it was made with: set it there too.
+    dataset.context.execution_options.preserve_order = True
     scored = dataset.map_batches(
         _Scorer, fn_constructor_kwargs={"config": config, "coordinator": coordinator,
                                         "cache_shards": shards},

@@ -44,8 +44,8 @@ def text_rows(n):
 
 
 def plain(column):
-    """A text column as a list, missing values as None (Arrow-backed strings give pd.NA)."""
-    return [None if value is None or value is pd.NA else value for value in column.tolist()]
+    """A text column as a list, missing values (None, NaN, pd.NA by pandas' dtype) as None."""
+    return [value if isinstance(value, str) else None for value in column.tolist()]
 
 
 def assert_same_rows(ray_result, single, metrics):
