@@ -4,7 +4,7 @@ judge, not the CPU, is the limit), and the memory of a large run.
 
     ~/.cache/ragmeter/rayenv/bin/python bench/ray_bench.py throughput --rows 200000
     ~/.cache/ragmeter/rayenv/bin/python bench/ray_bench.py judged --rows 400 --delay-ms 200
-    ~/.cache/ragmeter/rayenv/bin/python bench/ray_bench.py memory --rows 10000000
+    ~/.cache/ragmeter/rayenv/bin/python bench/ray_bench.py memory --rows 10000000 --out /tmp/results
 
 It needs the package importable in the Ray environment (scripts/test_ray.sh's venv, or
 PYTHONPATH pointing at an installed wheel) and, for `judged`, the fake at
@@ -117,8 +117,7 @@ def throughput(args):
 
 def start_fake(delay_ms):
     binary = BUILD / "fakes" / "fake_llm_server"
-    reply = json.dumps({"response_claims": ["The tower is in Paris."],
-                        "reference_claims": ["The tower is in Paris."],
+    reply = json.dumps({**{f"S{n}": ["The tower is in Paris."] for n in range(1, 10)},
                         **{f"P{p}: claim 1": "Entailment" for p in (1, 2, 3, 4)}, "reason 1": ""})
     proc = subprocess.Popen([str(binary), "--port", "0", "--content", reply,
                              "--delay-ms", str(delay_ms)], stdout=subprocess.PIPE, text=True)
@@ -143,7 +142,7 @@ def judged(args):
             result, seconds = timed(lambda: ragmeter.ray.evaluate(
                 rows, metrics="faithfulness,context_recall", workers=workers,
                 batch_size=args.batch_size,
-                judge={"url": base + "/v1", "model": "fake", "concurrency": args.concurrency},
+                judge=ragmeter.OpenAIJudge(base + "/v1", "fake", concurrency=args.concurrency),
                 cache_mode="off"))
             calls = result.usage["requests"]
             rates[workers] = calls / seconds
@@ -176,9 +175,10 @@ def memory(args):
     with PeakWorkerMemory() as workers:
         result, seconds = timed(lambda: ragmeter.ray.evaluate(
             data, metrics=args.metrics, workers=args.workers, batch_size=args.batch_size,
-            bootstrap_resamples=args.resamples))
+            bootstrap_resamples=args.resamples, out=args.out))
     driver_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     n = result.summary["rows"]["read"]
+    print(f"results {'streamed to Parquet in ' + args.out if args.out else 'kept in the object store'}")
     print(f"rows {n:,}, metrics {args.metrics}, {args.workers} workers: {seconds:.0f} s "
           f"({n / seconds:,.0f} rows/s, generation included)")
     print(f"driver peak RSS {driver_peak / 2**20:,.0f} MiB (before the run {rss_before / 2**20:,.0f} MiB); "
@@ -198,6 +198,8 @@ def main():
     parser.add_argument("--metrics", default="token_f1")
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--object-store-mb", type=int, default=1024)
+    parser.add_argument("--out", default=None,
+                        help="memory: stream the results to Parquet files in this folder")
     args = parser.parse_args()
     # A CPU more than the scorers take, for Ray Data's read and generation tasks.
     ray.init(num_cpus=args.workers + 1, include_dashboard=False, logging_level="ERROR", log_to_driver=False,

@@ -171,14 +171,13 @@ nb::dict usage_dict(const JudgeUsage& t) {
   return d;
 }
 
-// What the judge's options resolved to (config file, environment, the fields), for the
-// driver: the coordinator's limits and budget, the cache actors' file and mode.
-nb::dict settings_dict(const ConfiguredJudge& judge) {
-  const llm::JudgeSettings& s = judge.settings;
+// What a judge's options resolve to (config file, environment, the fields), for the
+// driver: whether the workers send requests, the coordinator's limits and budget, the
+// cache actors' file and mode.
+nb::dict settings_dict(const llm::JudgeSettings& s) {
   nb::dict d;
-  d["llm"] = judge.llm();
-  d["makes_calls"] = judge.makes_calls();
-  d["concurrency"] = judge.concurrency;
+  d["makes_calls"] = s.judge != "offline" || s.embedder == "openai";  // as make_judge
+  d["concurrency"] = s.concurrency;
   d["requests_per_minute"] = s.requests_per_minute;
   d["tokens_per_minute"] = s.tokens_per_minute;
   d["max_cost_usd"] = s.max_cost_usd;
@@ -479,9 +478,17 @@ void bind_cluster(nb::module_& m) {
           "with cache_get/cache_put its replies, verdicts and claims are kept through them.")
       .def("description", [](const ClusterJudge& j) { return j.configured().description(); })
       .def("usage", [](const ClusterJudge& j) { return usage_dict(j.configured().usage()); })
-      .def("settings", [](const ClusterJudge& j) { return settings_dict(j.configured()); })
       .def("close", &ClusterJudge::close,
            "Stops the judge's clients (calls still running end as failed).");
+
+  m.def(
+      "judge_settings",
+      [](nb::dict judge) {
+        return settings_dict(value_or_raise(resolve_judge_settings(judge_options_from(judge))));
+      },
+      "judge"_a,
+      "What the judge fields resolve to (resolve_judge_settings): makes_calls, concurrency, "
+      "requests_per_minute, tokens_per_minute, max_cost_usd, cache_path, cache_mode.");
 
   m.def("shard_columns", &shard_columns, "run"_a, "evidence"_a = false,
         "A Run's per-row results as columns for an Arrow batch (the Ray path).");

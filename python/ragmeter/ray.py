@@ -3,14 +3,16 @@
     import ray, ragmeter.ray
     ray.init()                                     # or ray.init(address="auto")
     result = ragmeter.ray.evaluate("traces.jsonl", metrics="faithfulness,token_f1",
-                                   judge={"url": "http://judge:8080/v1", "model": "qwen"},
+                                   judge=ragmeter.OpenAIJudge("http://judge:8080/v1", "qwen"),
                                    rpm=600, max_cost=20.0)
     result.dataset        # a Ray Dataset: the input rows, in input order, with per metric
                           # <metric>, <metric>_status, <metric>_reason (and row_error)
     result.summary        # the --summary JSON, the numbers one process computes
 
 Each worker is a Ray actor that scores batches (Arrow tables, never pickled row by row)
-with the C++ library through ragmeter._core, the GIL released. The summary is built by
+with the C++ library through ragmeter._core, the GIL released. Its judge is made once,
+by the library's factory from the same settings ragmeter.evaluate takes (judge, embedder
+and the judge keywords), so a worker scores as one process does. The summary is built by
 the library from the workers' per-row results read back in input order
 (ragmeter._core.SummaryBuilder), so means, counts and the bootstrap interval are those of
 ``ragmeter.evaluate`` on the same rows with the same seed.
@@ -39,7 +41,8 @@ from typing import Any, Dict, List, Optional
 from . import _core
 from ._data import to_source
 from ._evaluate import _column_map, _critics, _metric_spec
-from .errors import InvalidArgumentError
+from ._judges import judge_options
+from .errors import InvalidArgumentError, NotFoundError
 
 __all__ = ["evaluate", "RayResult", "main"]
 
@@ -48,50 +51,6 @@ _CORPUS = "__ragmeter_corpus__"  # internal columns: the summary reads them, use
 _HITS = "__ragmeter_cache_hits__"
 _FAILED_CALLS = "__ragmeter_failed_calls__"
 
-# The judge settings a worker's client takes, with the CLI's names where they differ.
-_JUDGE_KEYS = {
-    "url": "url", "judge_url": "url", "model": "model", "judge_model": "model",
-    "key_env": "key_env", "judge_key_env": "key_env", "concurrency": "concurrency",
-    "timeout": "timeout", "max_attempts": "max_attempts", "deadline": "deadline",
-    "context_tokens": "context_tokens", "judge_context_tokens": "context_tokens",
-    "plan": "plan",
-}
-
-
-def _import_ray():
-    try:
-        import ray  # noqa: F401
-        import ray.data  # noqa: F401
-    except ImportError as missing:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "ragmeter.ray needs Ray with Ray Data: pip install 'ray[data]' "
-            "(bash scripts/setup_ray.sh makes the project's environment)"
-        ) from missing
-    return ray
-
-
-def _judge_settings(judge: Any) -> Optional[Dict[str, Any]]:
-    """None for the offline judge; else the worker client's settings from a mapping (the
-    CLI's names: url/judge_url, model/judge_model, key_env, concurrency, timeout,
-    max_attempts, deadline, context_tokens, plan) or an object with those attributes."""
-    if judge is None or judge == "offline" or type(judge).__name__ == "OfflineJudge":
-        return None
-    if isinstance(judge, Mapping):
-        given = dict(judge)
-    else:
-        given = {k: getattr(judge, k) for k in _JUDGE_KEYS if getattr(judge, k, None) is not None}
-    settings: Dict[str, Any] = {}
-    for key, value in given.items():
-        if key not in _JUDGE_KEYS:
-            raise InvalidArgumentError(
-                f"judge: unknown setting '{key}' (known: {', '.join(sorted(set(_JUDGE_KEYS)))}); "
-                "rpm, tpm, max_cost and cache are arguments of ragmeter.ray.evaluate")
-        settings[_JUDGE_KEYS[key]] = value
-    if not settings.get("url") or not settings.get("model"):
-        raise InvalidArgumentError("judge: an LLM judge needs a url and a model")
-    return settings
-
-
 class _Coordinator:
     """The run's one rate limit and budget (a Ray actor; the limits are C++'s
     SharedLimiter). Workers call acquire() before each HTTP request, report() after each
@@ -99,13 +58,6 @@ class _Coordinator:
 
     def __init__(self, rpm: float, tpm: float, max_cost: float):
         self._limiter = _core.SharedLimiter(rpm=rpm, tpm=tpm, max_cost=max_cost)
-        self._judge_name = ""
-
-    def set_judge_name(self, name: str) -> None:
-        self._judge_name = name  # each worker's judge describes itself the same way
-
-    def judge_name(self) -> str:
-        return self._judge_name
 
     def acquire(self, tokens: float):
         return self._limiter.acquire(tokens)
@@ -141,9 +93,8 @@ class _Scorer:
 
     def __init__(self, config: Dict[str, Any], coordinator: Any, cache_shards: List[Any]):
         self._config = config
-        self._judge = None
-        settings = config["judge"]
-        if settings is not None:
+        hooks: Dict[str, Any] = {}
+        if coordinator is not None:
             import ray
 
             def acquire(tokens):
@@ -152,27 +103,28 @@ class _Scorer:
             def report(prompt, completion, cached, cost):
                 coordinator.report.remote(prompt, completion, cached, cost)  # no wait
 
+            hooks.update(acquire=acquire, report=report)
+        if cache_shards:
+            import ray
+
             def cache_get(key):
                 return ray.get(cache_shards[_shard_of(key, len(cache_shards))].get.remote(key))
 
             def cache_put(key, kind, value):
                 ray.get(cache_shards[_shard_of(key, len(cache_shards))].put.remote(key, kind, value))
 
-            with_cache = bool(cache_shards)
-            self._judge = _core.ClusterJudge(
-                **settings, cache_mode=config["cache_mode"] if with_cache else "off",
-                acquire=acquire, report=report,
-                cache_get=cache_get if with_cache else None,
-                cache_put=cache_put if with_cache else None)
-            coordinator.set_judge_name.remote(self._judge.description())
+            hooks.update(cache_get=cache_get, cache_put=cache_put)
+        # Made once per worker by the library's factory, as ragmeter.evaluate makes its
+        # judge (the local sentence model, when it is used, is loaded once here).
+        self._judge = _core.ClusterJudge(config["judge"], **hooks)
 
     def __call__(self, batch):
         import pyarrow as pa
 
         config = self._config
-        before = self._judge.usage() if self._judge is not None else None
+        before = self._judge.usage()
         run, stop = _core.evaluate(
-            to_source(batch, name=config["source"]), judge=self._judge, progress=None,
+            to_source(batch, name=config["source"]), made_judge=self._judge, progress=None,
             bootstrap_resamples=0, **config["options"])
         if stop is not None:
             raise stop
@@ -188,11 +140,9 @@ class _Scorer:
         for metric in run.metrics:  # every batch the same columns, even with no corpus stats
             stats = columns["corpus"].get(metric) or [None] * len(out)
             out = out.append_column(_CORPUS + metric, pa.array(stats, pa.list_(pa.float64())))
-        hits = failed = 0
-        if before is not None:
-            after = self._judge.usage()
-            hits = after["cache_hits"] - before["cache_hits"]
-            failed = after["failed_calls"] - before["failed_calls"]
+        after = self._judge.usage()
+        hits = after["cache_hits"] - before["cache_hits"]
+        failed = after["failed_calls"] - before["failed_calls"]
         # The batch's judge counts ride on its first row (a batch is never empty here).
         zeros = [0] * max(len(out) - 1, 0)
         out = out.append_column(_HITS, pa.array([hits] + zeros, pa.int64())[: len(out)])
@@ -268,16 +218,26 @@ def evaluate(
     data: Any,
     metrics: Any = None,
     judge: Any = None,
+    embedder: Any = None,
     *,
     workers: Optional[int] = None,
     batch_size: int = 1024,
     threads_per_worker: int = 1,
-    rpm: float = 0.0,
-    tpm: float = 0.0,
-    max_cost: float = 0.0,
+    rpm: Optional[float] = None,
+    tpm: Optional[float] = None,
+    max_cost: Optional[float] = None,
     cache: Optional[str] = None,
-    cache_mode: str = "rw",
+    cache_mode: Optional[str] = None,
     cache_shards: int = 1,
+    config: Optional[str] = None,
+    judge_url: Optional[str] = None,
+    judge_model: Optional[str] = None,
+    judge_key_env: Optional[str] = None,
+    concurrency: Optional[int] = None,
+    timeout: Optional[float] = None,
+    deadline: Optional[float] = None,
+    judge_context_tokens: Optional[int] = None,
+    plan: Optional[str] = None,
     column_map: Any = None,
     critic: Any = None,
     critic_votes: int = 1,
@@ -290,6 +250,7 @@ def evaluate(
     bleu_smoothing: str = "exp",
     bleu_tokenize: str = "13a",
     context_match_threshold: float = 0.5,
+    offline_score_withdrawn: bool = False,
     keep_evidence: bool = False,
     out: Optional[str] = None,
 ) -> RayResult:
@@ -298,20 +259,24 @@ def evaluate(
 
     data: a ray.data.Dataset, a path Ray Data reads (JSONL, Parquet; a folder of Parquet
         files), a list of dicts, a pandas DataFrame or a pyarrow Table.
-    metrics, column_map, critic, critic_votes, strict, seed, bootstrap_resamples and the
-        scoring options: as ragmeter.evaluate (and ``ragmeter eval``'s flags).
-    judge: None or "offline" (no network), or an LLM judge's settings as a dict: url,
-        model, key_env (the NAME of the variable holding the key, set on every node),
-        concurrency (per worker), timeout, max_attempts, deadline, context_tokens, plan.
+    metrics, judge, embedder, column_map, critic, critic_votes, strict, seed,
+        bootstrap_resamples, the scoring options and the judge keywords (config,
+        judge_url, judge_model, judge_key_env, concurrency, timeout, deadline,
+        judge_context_tokens, plan): as ragmeter.evaluate (``ragmeter eval``'s flags).
+        Every worker makes its judge from them with the library's factory; the key's
+        variable (key_env, a NAME) must be set on every node, and a config file must be
+        readable there at the same path.
+    concurrency: judge requests in flight per worker (each worker scores at least that
+        many rows at once).
     workers: worker processes (actors), each scoring `batch_size` rows at a time on
-        `threads_per_worker` threads (an LLM judge's worker uses at least `concurrency`
-        threads, one per call in flight). None: the cluster's CPUs less one (Ray Data's
-        reads need a CPU the scorers do not hold).
+        `threads_per_worker` threads. None: the cluster's CPUs less one (Ray Data's reads
+        need a CPU the scorers do not hold).
     rpm, tpm, max_cost: the judge's requests and tokens per minute and its budget in USD,
-        for the whole cluster (0: none).
-    cache: the judge cache file (SQLite, on the node of the cache actors, the driver's by
-        default placement); None: ragmeter's default path. cache_mode: rw, ro, off,
-        replay. cache_shards: cache actors sharing the file (more for many workers).
+        for the whole cluster (0: none; None: the config file's, else none). Held by one
+        coordinator actor that every worker's client asks before each request.
+    cache: the judge cache file (SQLite, opened by the cache actors, on the driver's node
+        by default placement); None: the config's, else ragmeter's default path.
+        cache_mode: rw, ro, off, replay. cache_shards: cache actors sharing the file.
     keep_evidence: add an ``evidence`` column (JSON text per row).
     out: a folder: the results are streamed there as Parquet files (part-00000.parquet,
         ... in input order) while the summary is built, and ``dataset`` reads them back;
@@ -325,48 +290,64 @@ def evaluate(
     """
     ray = _import_ray()
     spec = _metric_spec(metrics)
-    settings = _judge_settings(judge)
     if batch_size < 1 or threads_per_worker < 1 or cache_shards < 1:
         raise InvalidArgumentError("batch_size, threads_per_worker and cache_shards must be at least 1")
-    if min(rpm, tpm, max_cost) < 0:
+    if min(rpm or 0, tpm or 0, max_cost or 0) < 0:
         raise InvalidArgumentError("rpm, tpm and max_cost must not be negative")
-    if settings is None and (rpm or tpm or max_cost):
-        raise InvalidArgumentError("rpm, tpm and max_cost need an LLM judge")
+    judge_fields = judge_options(judge, embedder, {
+        "config_path": config, "url": judge_url, "model": judge_model, "key_env": judge_key_env,
+        "concurrency": concurrency, "cache_path": cache, "cache_mode": cache_mode,
+        "max_cost_usd": max_cost, "timeout_seconds": timeout, "deadline_seconds": deadline,
+        "context_tokens": judge_context_tokens, "plan": plan,
+    })
+    # What the settings resolve to (config file, environment, the arguments), without
+    # opening the cache: the limits, the budget and the cache are the cluster's.
+    settings = _core.judge_settings(judge_fields)
+    calls = settings["makes_calls"]
+    rpm = settings["requests_per_minute"] if rpm is None else rpm
+    tpm = settings["tokens_per_minute"] if tpm is None else tpm
+    max_cost = settings["max_cost_usd"] if max_cost is None else max_cost
+    if not calls and (rpm or tpm or max_cost):
+        raise InvalidArgumentError("rpm, tpm and max_cost need a judge that sends requests")
+    mode = settings["cache_mode"] if calls else "off"
+    # The driver's judge: the summary's judge block and the metric list ("all" without an
+    # LLM judge leaves out what only an LLM scores), as a worker's; it sends nothing.
+    driver_judge = _core.ClusterJudge(dict(judge_fields, cache_mode="off"))
+    options = dict(
+        metrics=spec if spec is not None else "all", metrics_given=spec is not None,
+        critics=_critics(critic), critic_votes=critic_votes, column_map=_column_map(column_map),
+        threads=threads_per_worker, strict=strict, seed=seed, rouge_stem=rouge_stem,
+        rouge_tokenizer=rouge_tokenizer, bleu_smoothing=bleu_smoothing,
+        bleu_tokenize=bleu_tokenize, context_match_threshold=context_match_threshold,
+        keep_evidence=keep_evidence, offline_score_withdrawn=offline_score_withdrawn)
+    # Checks the metrics and options on the driver, before any worker starts.
+    builder = _core.SummaryBuilder(
+        driver_judge, metrics=options["metrics"], metrics_given=options["metrics_given"],
+        critics=options["critics"], critic_votes=critic_votes, threads=os.cpu_count() or 1,
+        seed=seed, bootstrap_resamples=bootstrap_resamples, rouge_stem=rouge_stem,
+        rouge_tokenizer=rouge_tokenizer, bleu_smoothing=bleu_smoothing,
+        bleu_tokenize=bleu_tokenize, context_match_threshold=context_match_threshold,
+        offline_score_withdrawn=offline_score_withdrawn)
     if not ray.is_initialized():
         ray.init()
     if workers is None:
         # One CPU is left for Ray Data's read tasks, which would otherwise wait for the
         # scorers' CPUs, which wait for the reads.
         workers = max(1, int(ray.cluster_resources().get("CPU", 1)) - 1)
-    threads = threads_per_worker
-    if settings is not None:
-        threads = max(threads, int(settings.get("concurrency", 16)))
-    options = dict(
-        metrics=spec if spec is not None else "all", metrics_given=spec is not None,
-        critics=_critics(critic), critic_votes=critic_votes, column_map=_column_map(column_map),
-        threads=threads, strict=strict, seed=seed, rouge_stem=rouge_stem,
-        rouge_tokenizer=rouge_tokenizer, bleu_smoothing=bleu_smoothing,
-        bleu_tokenize=bleu_tokenize, context_match_threshold=context_match_threshold,
-        keep_evidence=keep_evidence)
-    # Checks the metrics and options on the driver, before any worker starts.
-    builder = _core.SummaryBuilder(
-        metrics=options["metrics"], metrics_given=options["metrics_given"],
-        critics=options["critics"], critic_votes=critic_votes, threads=os.cpu_count() or 1,
-        seed=seed, bootstrap_resamples=bootstrap_resamples, rouge_stem=rouge_stem,
-        rouge_tokenizer=rouge_tokenizer, bleu_smoothing=bleu_smoothing,
-        bleu_tokenize=bleu_tokenize, context_match_threshold=context_match_threshold,
-        llm_judge=settings is not None)
 
     source_name = os.fspath(data) if isinstance(data, (str, os.PathLike)) else "<ray dataset>"
     dataset = _read(ray, data, format)
     coordinator, shards = None, []
-    if settings is not None:
+    if calls:
         coordinator = ray.remote(num_cpus=0)(_Coordinator).remote(rpm, tpm, max_cost)
-        if cache_mode != "off":
-            path = os.path.expanduser(cache) if cache else ""
+        if mode != "off":
+            path = os.path.expanduser(settings["cache_path"])
             shard_cls = ray.remote(num_cpus=0)(_CacheShard)
-            shards = [shard_cls.remote(path, cache_mode) for _ in range(cache_shards)]
-    config = {"judge": settings, "cache_mode": cache_mode, "options": options,
+            shards = [shard_cls.remote(path, mode) for _ in range(cache_shards)]
+    # A worker's judge: the same fields, the cache through the cache actors (its mode),
+    # the limits and the budget through the coordinator (judge_factory.h: hooks).
+    worker_fields = dict(judge_fields, cache_mode=mode)
+    config = {"judge": worker_fields, "options": options,
               "keep_evidence": keep_evidence, "source": source_name}
 
     # Results in input order: the run needs it, and so does every later read of the
@@ -415,22 +396,12 @@ def evaluate(
     usage: Dict[str, Any] = {"cache_hits": hits, "failed_calls": failed_calls}
     if coordinator is not None:
         usage.update(ray.get(coordinator.totals.remote()))
-        description = ray.get(coordinator.judge_name.remote())
-    else:
-        description = _offline_description()
-    summary_json, table = builder.finish(
-        judge=description, dataset=source_name if source_name != "<ray dataset>" else "",
-        usage=usage)
+    dataset_path = source_name if os.path.isfile(source_name) else ""
+    summary_json, table = builder.finish(dataset=dataset_path, usage=usage)
+    driver_judge.close()
     if out is not None:
         results = ray.data.read_parquet(out)  # the part files, named in input order
     return RayResult(results, summary_json, table)
-
-
-def _offline_description() -> str:
-    """The offline judge's name as a single process's summary gives it."""
-    run, _ = _core.evaluate(_core.rows_from_records([], "<none>"), metrics="token_f1",
-                            metrics_given=True, bootstrap_resamples=0)
-    return json.loads(run.summary_json())["judge"]["name"]
 
 
 # ---- python -m ragmeter.ray ---------------------------------------------------------
@@ -444,17 +415,23 @@ def _parser() -> argparse.ArgumentParser:
                    help="the Ray cluster (ray.init's address: 'auto', ray://HOST:10001); "
                         "default: a local cluster")
     p.add_argument("--metrics", default=None)
+    p.add_argument("--config", default=None, help="a TOML judge config (as ragmeter eval --config)")
+    p.add_argument("--judge", default=None, choices=["offline", "openai"])
     p.add_argument("--judge-url")
     p.add_argument("--judge-model")
-    p.add_argument("--judge-key-env", default="OPENAI_API_KEY")
-    p.add_argument("--concurrency", type=int, default=16, help="judge requests in flight per worker")
-    p.add_argument("--timeout", type=float, default=120.0)
-    p.add_argument("--plan", default="compact", choices=["compact", "ragas"])
-    p.add_argument("--rpm", type=float, default=0.0, help="judge requests per minute, whole cluster")
-    p.add_argument("--tpm", type=float, default=0.0, help="judge tokens per minute, whole cluster")
-    p.add_argument("--max-cost", type=float, default=0.0, help="judge budget in USD, whole cluster")
+    p.add_argument("--judge-key-env", default=None,
+                   help="the NAME of the variable holding the key, set on every node")
+    p.add_argument("--embedder", default=None, choices=["auto", "offline", "local", "openai"])
+    p.add_argument("--concurrency", type=int, default=None, help="judge requests in flight per worker")
+    p.add_argument("--timeout", type=float, default=None)
+    p.add_argument("--deadline", type=float, default=None)
+    p.add_argument("--judge-context-tokens", type=int, default=None)
+    p.add_argument("--plan", default=None, choices=["compact", "ragas"])
+    p.add_argument("--rpm", type=float, default=None, help="judge requests per minute, whole cluster")
+    p.add_argument("--tpm", type=float, default=None, help="judge tokens per minute, whole cluster")
+    p.add_argument("--max-cost", type=float, default=None, help="judge budget in USD, whole cluster")
     p.add_argument("--cache", default=None, help="the judge cache file (SQLite)")
-    p.add_argument("--cache-mode", default="rw", choices=["rw", "ro", "off", "replay"])
+    p.add_argument("--cache-mode", default=None, choices=["rw", "ro", "off", "replay"])
     p.add_argument("--cache-shards", type=int, default=1)
     p.add_argument("--workers", type=int, default=None)
     p.add_argument("--batch-size", type=int, default=1024)
@@ -500,23 +477,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     row rejected or some score failed (0 with --allow-failures)."""
     args = _parser().parse_args(argv)
     ray = _import_ray()
-    judge = None
-    if args.judge_url or args.judge_model:
-        judge = {"url": args.judge_url, "model": args.judge_model,
-                 "key_env": args.judge_key_env, "concurrency": args.concurrency,
-                 "timeout": args.timeout, "plan": args.plan}
     try:
         if not ray.is_initialized():
             ray.init(address=args.address, logging_level="ERROR" if args.quiet else "INFO")
         result = evaluate(
-            args.dataset, metrics=args.metrics, judge=judge, workers=args.workers,
-            batch_size=args.batch_size, threads_per_worker=args.threads, rpm=args.rpm,
+            args.dataset, metrics=args.metrics, judge=args.judge, embedder=args.embedder,
+            config=args.config, judge_url=args.judge_url, judge_model=args.judge_model,
+            judge_key_env=args.judge_key_env, concurrency=args.concurrency, timeout=args.timeout,
+            deadline=args.deadline, judge_context_tokens=args.judge_context_tokens, plan=args.plan,
+            workers=args.workers, batch_size=args.batch_size, threads_per_worker=args.threads, rpm=args.rpm,
             tpm=args.tpm, max_cost=args.max_cost, cache=args.cache, cache_mode=args.cache_mode,
             cache_shards=args.cache_shards, column_map=args.column_map, format=args.format,
             seed=args.seed, bootstrap_resamples=args.bootstrap_resamples,
             keep_evidence=args.evidence,
             out=args.out if args.out and not args.out.endswith(".jsonl") else None)
-    except (InvalidArgumentError, FileNotFoundError) as error:
+    except (InvalidArgumentError, NotFoundError, FileNotFoundError) as error:
         print(f"ragmeter.ray: {error}", file=sys.stderr)
         return 2
     if args.summary:

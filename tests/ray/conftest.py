@@ -22,11 +22,11 @@ BUILD = pathlib.Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (bash scripts/setup_ray.sh)")
 
-# One fixed reply that satisfies the claims schema and the verdict table's (one claim
-# against up to four passages), as tests/cli/test_judge_cache_cli.py's.
+# One fixed reply that satisfies the claims schema (one claim per sentence label) and the
+# verdict table's (one claim against up to four passages), as
+# tests/cli/test_judge_cache_cli.py's.
 JUDGE_REPLY = json.dumps({
-    "response_claims": ["The tower is in Paris."],
-    "reference_claims": ["The tower is in Paris."],
+    **{f"S{n}": ["The tower is in Paris."] for n in range(1, 10)},
     **{f"P{p}: claim 1": "Entailment" for p in (1, 2, 3, 4)},
     "reason 1": "",
 })
@@ -37,9 +37,16 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "ray: runs on a local Ray cluster (scripts/test_ray.sh)")
 
 
+# Each test's time limit (pytest-timeout, from scripts/setup_ray.sh), setup and teardown
+# included, so a hung cluster fails the test instead of holding CI; a test takes 10 to 60
+# seconds on the 2-core machine.
+TEST_TIMEOUT_SECONDS = 240
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         item.add_marker(pytest.mark.ray)
+        item.add_marker(pytest.mark.timeout(TEST_TIMEOUT_SECONDS))
 
 
 @pytest.fixture(scope="session")

@@ -2,15 +2,15 @@
 process row for row and in the summary; a worker killed in a judged run against the FAKE
 judge costs no finished call twice; the cluster-wide rate limit holds.
 
-The single-process baselines are the package's own: ragmeter.evaluate for deterministic
-metrics, and one _core.evaluate call over every row with the same LLM judge (no Ray, no
-shared hooks) for judged ones.
+The single-process baselines are the package's own ragmeter.evaluate, with the same
+judge settings (no Ray, no shared hooks).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -48,6 +48,12 @@ def plain(column):
     return [value if isinstance(value, str) else None for value in column.tolist()]
 
 
+def but_date(summary_text):
+    """The summary JSON text with the run's date blanked (two runs may fall in different
+    seconds); everything else byte for byte."""
+    return re.sub(r'"date": "[^"]*"', '"date": ""', summary_text)
+
+
 def assert_same_rows(ray_result, single, metrics):
     got = ray_result.to_pandas()
     want = single.to_pandas()
@@ -81,7 +87,9 @@ def test_a_jsonl_path_and_the_command_line_give_one_process_summary(ray_cluster,
     single = ragmeter.evaluate(str(data), metrics="token_f1,bleu,rouge_l", progress=False)
     result = ragmeter.ray.evaluate(str(data), metrics="token_f1,bleu,rouge_l", workers=2,
                                    batch_size=50)
-    assert result.summary_json() == single.summary_json()  # the same bytes as --summary
+    # The same bytes as --summary (run identity with the file's hash included) but the date.
+    assert '"dataset_sha256": "' in single.summary_json()
+    assert but_date(result.summary_json()) == but_date(single.summary_json())
     assert_same_rows(result, single, ["token_f1", "bleu", "rouge_l"])
 
     # python -m ragmeter.ray, connected to the test's cluster.
@@ -91,22 +99,21 @@ def test_a_jsonl_path_and_the_command_line_give_one_process_summary(ray_cluster,
                         "--workers", "2", "--metrics", "token_f1,bleu,rouge_l", "--summary", str(summary),
                         "--out", str(out), "-q"], capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
-    assert summary.read_text() == single.summary_json()
+    assert but_date(summary.read_text()) == but_date(single.summary_json())
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["id"] for line in lines] == [r["id"] for r in rows]
     assert [line["scores"]["token_f1"] for line in lines] == single.scores("token_f1")
 
 
-def single_process_judged(rows, url, concurrency=4):
-    """Every row in one _core.evaluate call with an LLM judge: the single-process run."""
-    judge = _core.ClusterJudge(url=url, model="fake", concurrency=concurrency, cache_mode="off")
-    try:
-        run, stop = _core.evaluate(_core.rows_from_records(rows, "<memory>"), metrics=JUDGED_METRICS,
-                                   metrics_given=True, threads=concurrency, judge=judge)
-        assert stop is None
-        return ragmeter.Result(run)
-    finally:
-        judge.close()
+def fake_llm_judge(url, cache_mode=None):
+    return ragmeter.OpenAIJudge(url, "fake", concurrency=4, cache_mode=cache_mode)
+
+
+def single_process_judged(rows, url):
+    """Every row in one ragmeter.evaluate call with the same LLM judge, no cache: the
+    single-process run."""
+    return ragmeter.evaluate(rows, metrics=JUDGED_METRICS, judge=fake_llm_judge(url, "off"),
+                             progress=False)
 
 
 def test_judged_metrics_equal_one_process(ray_cluster, fake_judge, tmp_path):
@@ -115,14 +122,14 @@ def test_judged_metrics_equal_one_process(ray_cluster, fake_judge, tmp_path):
     single = single_process_judged(rows, fake.url)
     assert fake.stats()["chat"] == 80  # 2 calls a row, none shared
     result = ragmeter.ray.evaluate(rows, metrics=JUDGED_METRICS, workers=2, batch_size=8,
-                                   judge={"url": fake.url, "model": "fake", "concurrency": 4},
+                                   judge=fake_llm_judge(fake.url),
                                    cache=str(tmp_path / "judge.sqlite"))
     assert_same_rows(result, single, JUDGED_METRICS.split(","))
     assert result.summary["metrics"] == single.summary["metrics"]
     assert result.usage["requests"] == 80 and fake.stats()["chat"] == 160
     # A rerun pays nothing: every call is in the shared cache.
     again = ragmeter.ray.evaluate(rows, metrics=JUDGED_METRICS, workers=2, batch_size=8,
-                                  judge={"url": fake.url, "model": "fake", "concurrency": 4},
+                                  judge=fake_llm_judge(fake.url),
                                   cache=str(tmp_path / "judge.sqlite"))
     assert fake.stats()["chat"] == 160
     assert again.usage["requests"] == 0
@@ -169,7 +176,7 @@ def test_a_worker_killed_mid_run_pays_no_finished_call_twice(ray_cluster, fake_j
     killer = threading.Thread(target=kill_one_worker)
     killer.start()
     result = ragmeter.ray.evaluate(rows, metrics=JUDGED_METRICS, workers=2, batch_size=10,
-                                   judge={"url": fake.url, "model": "fake", "concurrency": 4},
+                                   judge=fake_llm_judge(fake.url),
                                    cache=str(tmp_path / "judge.sqlite"))
     killer.join()
     assert "pid" in killed, "no worker was killed"
@@ -200,7 +207,7 @@ def test_the_rate_limit_holds_across_workers(ray_cluster, fake_judge):
     poller.start()
     try:
         result = ragmeter.ray.evaluate(rows, metrics=JUDGED_METRICS, workers=2, batch_size=5,
-                                       judge={"url": fake.url, "model": "fake", "concurrency": 8},
+                                       judge=ragmeter.OpenAIJudge(fake.url, "fake", concurrency=8),
                                        rpm=rpm, cache_mode="off")
     finally:
         done.set()

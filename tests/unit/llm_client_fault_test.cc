@@ -22,6 +22,7 @@
 
 #include "../fakes/fake_llm_server_process.h"
 #include "llm/http_transport.h"
+#include "ragmeter/judge_factory.h"
 #include "ragmeter/judge_hooks.h"
 #include "ragmeter/llm.h"
 
@@ -582,19 +583,25 @@ class MemoryStore : public ReplyStore {
     if (it == values_.end()) return std::optional<std::string>();
     return std::optional<std::string>(it->second);
   }
-  Status put(const std::string& key, const std::string&, const std::string& value) override {
+  Status put(const std::string& key, const std::string& kind, const std::string& value) override {
     std::lock_guard<std::mutex> lock(mutex_);
     values_[key] = value;
+    ++puts_[kind];
     return ok_status();
   }
   std::size_t size() {
     std::lock_guard<std::mutex> lock(mutex_);
     return values_.size();
   }
+  int puts(const std::string& kind) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return puts_[kind];
+  }
 
  private:
   std::mutex mutex_;
   std::map<std::string, std::string> values_;
+  std::map<std::string, int> puts_;
 };
 
 TEST_F(LlmClientFaultTest, ReplyStoreSharedByTwoClientsPaysOnce) {
@@ -612,6 +619,52 @@ TEST_F(LlmClientFaultTest, ReplyStoreSharedByTwoClientsPaysOnce) {
   EXPECT_TRUE(again->from_cache);
   EXPECT_EQ(server_->requests(), 1);
   EXPECT_EQ(store->size(), 1u);
+}
+
+// Two judges made by the factory with the same hooks (two workers of a Ray run): the
+// second asks the server nothing for a sample the first judged, since replies, claims
+// (by text) and verdict cells all went to the shared store, and every request of both
+// asked the shared permit source.
+TEST_F(LlmClientFaultTest, JudgesMadeWithSharedHooksShareClaimsVerdictsAndPermits) {
+  const json claim = json::array({"The tower is in Paris."});
+  const json reply = {{"S1", claim}, {"S2", claim}, {"S3", claim},
+                      {"P1: claim 1", "Entailment"}, {"P2: claim 1", "Entailment"},
+                      {"P3: claim 1", "Entailment"}, {"reason 1", ""}};
+  server_->script({{"default", reply_step(reply.dump())}});
+  auto store = std::make_shared<MemoryStore>();
+  auto permits = std::make_shared<ScriptedPermits>(std::vector<Permit>{});
+  JudgeOptions options;
+  options.url = server_->base_url();
+  options.model = "fake-model";
+  options.key_env = kKeyVariable;
+  options.embedder = "offline";
+  options.cache_path = "/nonexistent/never-opened.sqlite";  // the store replaces the file
+  options.cache_mode = CacheMode::kReadWrite;
+  options.hooks = {permits, store};
+  auto first = make_judge(options);
+  auto second = make_judge(options);
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  ASSERT_TRUE(second.ok()) << second.status().to_string();
+  Sample sample;
+  sample.user_input = "Where is the tower?";
+  sample.response = "The tower is in Paris. It is tall.";
+  sample.set_reference("The tower stands in Paris.");
+  sample.retrieved_contexts = std::vector<std::string>{"Paris has a tower.", "It is tall."};
+  auto ledger = first->judge->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
+  const long sent = server_->requests();
+  EXPECT_GE(sent, 2);  // a claims call and a verdict table at least
+  EXPECT_EQ(permits->asked(), sent);
+  EXPECT_GE(store->puts("claims"), 1);
+  EXPECT_GE(store->puts("verdict"), 1);
+  auto again = second->judge->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  EXPECT_EQ(server_->requests(), sent);  // nothing paid twice
+  EXPECT_EQ(permits->asked(), sent);
+  ASSERT_EQ(again->response_claims.size(), ledger->response_claims.size());
+  for (std::size_t i = 0; i < ledger->response_claims.size(); ++i) {
+    EXPECT_EQ(again->response_claims[i].text, ledger->response_claims[i].text);
+  }
 }
 
 TEST(SharedLimiterTest, RequestsPerMinuteAcrossCallersAndTheBudget) {
