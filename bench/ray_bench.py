@@ -118,7 +118,8 @@ def throughput(args):
 def start_fake(delay_ms):
     binary = BUILD / "fakes" / "fake_llm_server"
     reply = json.dumps({**{f"S{n}": ["The tower is in Paris."] for n in range(1, 10)},
-                        **{f"P{p}: claim 1": "Entailment" for p in (1, 2, 3, 4)}, "reason 1": ""})
+                        **{f"P{p}: claim {c}": "Entailment" for p in range(1, 7) for c in range(1, 5)},
+                        **{f"reason {c}": "" for c in range(1, 5)}})
     proc = subprocess.Popen([str(binary), "--port", "0", "--content", reply,
                              "--delay-ms", str(delay_ms)], stdout=subprocess.PIPE, text=True)
     port = int(proc.stdout.readline().split()[-1])

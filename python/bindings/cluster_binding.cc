@@ -138,9 +138,8 @@ class PyReplyStore final : public llm::ReplyStore {
 
 // The judge the glue's dict describes (as ragmeter.evaluate's), made by make_judge
 // with the shared permits and store the callables give (none for a None).
-ConfiguredJudge make_cluster_judge(const nb::dict& fields, nb::object acquire,
-                                                 nb::object report, nb::object cache_get,
-                                                 nb::object cache_put) {
+ConfiguredJudge make_cluster_judge(const nb::dict& fields, nb::object acquire, nb::object report,
+                                   nb::object cache_get, nb::object cache_put) {
   JudgeOptions options = judge_options_from(fields);
   if (!acquire.is_none()) {
     options.hooks.permits = std::make_shared<PyPermitSource>(std::move(acquire), std::move(report));
@@ -152,11 +151,7 @@ ConfiguredJudge make_cluster_judge(const nb::dict& fields, nb::object acquire,
     nb::gil_scoped_release unlocked;  // the local model may take a moment to load
     return make_judge(options);
   }();
-  if (!made.ok()) {
-    options.hooks = {};  // the callables' owners take the GIL: drop them while it is held
-    raise_status(made.status());
-  }
-  return std::move(made).value();
+  return value_or_raise(std::move(made));
 }
 
 nb::dict usage_dict(const JudgeUsage& t) {

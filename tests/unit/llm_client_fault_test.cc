@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -626,10 +627,13 @@ TEST_F(LlmClientFaultTest, ReplyStoreSharedByTwoClientsPaysOnce) {
 // (by text) and verdict cells all went to the shared store, and every request of both
 // asked the shared permit source.
 TEST_F(LlmClientFaultTest, JudgesMadeWithSharedHooksShareClaimsVerdictsAndPermits) {
-  const json claim = json::array({"The tower is in Paris."});
-  const json reply = {{"S1", claim}, {"S2", claim}, {"S3", claim},
-                      {"P1: claim 1", "Entailment"}, {"P2: claim 1", "Entailment"},
-                      {"P3: claim 1", "Entailment"}, {"reason 1", ""}};
+  // Every key the calls below ask: a claim per sentence, and the verdict table's cells of
+  // two claims (the response's, the short reference's) against four passages.
+  json reply = {{"S1", json::array({"The tower is in Paris."})}, {"reason 1", ""}, {"reason 2", ""}};
+  for (const char* cell : {"P1: claim 1", "P2: claim 1", "P3: claim 1", "P4: claim 1",
+                           "P1: claim 2", "P2: claim 2", "P3: claim 2", "P4: claim 2"}) {
+    reply[cell] = "Entailment";
+  }
   server_->script({{"default", reply_step(reply.dump())}});
   auto store = std::make_shared<MemoryStore>();
   auto permits = std::make_shared<ScriptedPermits>(std::vector<Permit>{});
@@ -647,7 +651,7 @@ TEST_F(LlmClientFaultTest, JudgesMadeWithSharedHooksShareClaimsVerdictsAndPermit
   ASSERT_TRUE(second.ok()) << second.status().to_string();
   Sample sample;
   sample.user_input = "Where is the tower?";
-  sample.response = "The tower is in Paris. It is tall.";
+  sample.response = "The tower is in Paris.";  // one sentence each: one claim, as the reply
   sample.set_reference("The tower stands in Paris.");
   sample.retrieved_contexts = std::vector<std::string>{"Paris has a tower.", "It is tall."};
   auto ledger = first->judge->claim_ledger(sample, nullptr);
