@@ -51,6 +51,18 @@ _CORPUS = "__ragmeter_corpus__"  # internal columns: the summary reads them, use
 _HITS = "__ragmeter_cache_hits__"
 _FAILED_CALLS = "__ragmeter_failed_calls__"
 
+def _import_ray():
+    try:
+        import ray  # noqa: F401
+        import ray.data  # noqa: F401
+    except ImportError as missing:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "ragmeter.ray needs Ray with Ray Data: pip install 'ray[data]' "
+            "(bash scripts/setup_ray.sh makes the project's environment)"
+        ) from missing
+    return ray
+
+
 class _Coordinator:
     """The run's one rate limit and budget (a Ray actor; the limits are C++'s
     SharedLimiter). Workers call acquire() before each HTTP request, report() after each
@@ -122,28 +134,36 @@ class _Scorer:
         import pyarrow as pa
 
         config = self._config
+        metrics = config["metrics"]
         before = self._judge.usage()
-        run, stop = _core.evaluate(
-            to_source(batch, name=config["source"]), made_judge=self._judge, progress=None,
-            bootstrap_resamples=0, **config["options"])
-        if stop is not None:
-            raise stop
-        columns = _core.shard_columns(run, evidence=config["keep_evidence"])
+        if len(batch) == 0:  # an empty block (after a filter): no rows to score, same columns
+            columns = {kind: {m: [] for m in metrics} for kind in ("scores", "status", "reasons")}
+            columns.update(corpus={}, row_error=[], evidence=[])
+        else:
+            run, stop = _core.evaluate(
+                to_source(batch, name=config["source"]), made_judge=self._judge, progress=None,
+                bootstrap_resamples=0, **config["options"])
+            if stop is not None:
+                raise stop
+            if run.metrics != metrics:
+                raise RuntimeError(f"a worker scored {run.metrics}, the driver expects {metrics}")
+            columns = _core.shard_columns(run, evidence=config["keep_evidence"])
         out = batch
-        for metric in run.metrics:
+        for metric in metrics:
             out = out.append_column(metric, pa.array(columns["scores"][metric], pa.float64()))
             out = out.append_column(f"{metric}_status", pa.array(columns["status"][metric], pa.string()))
             out = out.append_column(f"{metric}_reason", pa.array(columns["reasons"][metric], pa.string()))
         out = out.append_column("row_error", pa.array(columns["row_error"], pa.string()))
         if config["keep_evidence"]:
             out = out.append_column("evidence", pa.array(columns["evidence"], pa.string()))
-        for metric in run.metrics:  # every batch the same columns, even with no corpus stats
+        for metric in metrics:  # every batch the same columns, even with no corpus stats
             stats = columns["corpus"].get(metric) or [None] * len(out)
             out = out.append_column(_CORPUS + metric, pa.array(stats, pa.list_(pa.float64())))
         after = self._judge.usage()
         hits = after["cache_hits"] - before["cache_hits"]
         failed = after["failed_calls"] - before["failed_calls"]
-        # The batch's judge counts ride on its first row (a batch is never empty here).
+        # The batch's judge counts ride on its first row (none for an empty batch, which
+        # made no call).
         zeros = [0] * max(len(out) - 1, 0)
         out = out.append_column(_HITS, pa.array([hits] + zeros, pa.int64())[: len(out)])
         out = out.append_column(_FAILED_CALLS, pa.array([failed] + zeros, pa.int64())[: len(out)])
@@ -347,7 +367,7 @@ def evaluate(
     # A worker's judge: the same fields, the cache through the cache actors (its mode),
     # the limits and the budget through the coordinator (judge_factory.h: hooks).
     worker_fields = dict(judge_fields, cache_mode=mode)
-    config = {"judge": worker_fields, "options": options,
+    config = {"judge": worker_fields, "options": options, "metrics": builder.metrics,
               "keep_evidence": keep_evidence, "source": source_name}
 
     # Results in input order: the run needs it, and so does every later read of the
