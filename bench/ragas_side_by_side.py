@@ -141,12 +141,14 @@ def http_json(url, method="GET"):
 # ----------------------------------------------------------------------------- ragas side
 
 def make_ragas_metrics():
-    """The seven metrics, as ragas 0.4.3's evaluate() takes them (the Metric classes)."""
+    """The seven metrics of METRICS, as ragas 0.4.3's evaluate() takes them (the Metric
+    classes), and factual_correctness (used by bench/llm_judge_agreement.py)."""
     from ragas.metrics._answer_correctness import AnswerCorrectness
     from ragas.metrics._answer_relevance import AnswerRelevancy
     from ragas.metrics._context_entities_recall import ContextEntityRecall
     from ragas.metrics._context_precision import ContextPrecision
     from ragas.metrics._context_recall import ContextRecall
+    from ragas.metrics._factual_correctness import FactualCorrectness
     from ragas.metrics._faithfulness import Faithfulness
     from ragas.metrics._noise_sensitivity import NoiseSensitivity
 
@@ -158,6 +160,7 @@ def make_ragas_metrics():
         "answer_correctness": AnswerCorrectness(),  # weights 0.75 / 0.25 (its default)
         "noise_sensitivity_relevant": NoiseSensitivity(mode="relevant"),
         "context_entity_recall": ContextEntityRecall(),
+        "factual_correctness": FactualCorrectness(),  # mode f1, atomicity and coverage low (its defaults)
     }
 
 
@@ -195,9 +198,10 @@ def cmd_ragas(a):
 
     t_imported = time.time()
     rows = read_jsonl(a.data)
-    dataset = EvaluationDataset.from_list([{k: r[k] for k in SAMPLE_FIELDS} for r in rows])
+    # a field a row lacks (no retrieved_contexts in a correctness set) is left out
+    dataset = EvaluationDataset.from_list([{k: r[k] for k in SAMPLE_FIELDS if k in r} for r in rows])
     metrics = make_ragas_metrics()
-    keys = [k for k in metrics if k in a.metrics.split(",")] if a.metrics else list(metrics)
+    keys = a.metrics.split(",") if a.metrics else [k for _, k in METRICS]
 
     # Generous limits so that ragas is not cut short by a slow, serial local server:
     # run_config.timeout bounds one (sample, metric) job and, through the wrapper, each
@@ -234,6 +238,11 @@ def cmd_ragas(a):
                 v = scores.get(result_key(metrics[k]))
                 out["scores"][k] = float(v) if finite(v) else None
             f.write(json.dumps(out) + "\n")
+    try:  # ragas's own record of each sample's prompts (inputs and parsed outputs)
+        with open(os.path.splitext(a.meta)[0] + "_traces.json", "w", encoding="utf-8") as f:
+            json.dump(result.traces, f, default=str, indent=1)
+    except Exception as e:  # a cross-check only: never lose the scores over it
+        print(f"ragas traces not written: {e!r}", file=sys.stderr)
     try:
         tu = result.total_tokens()
         ragas_tokens = {"input_tokens": tu.input_tokens, "output_tokens": tu.output_tokens}

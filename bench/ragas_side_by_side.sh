@@ -24,15 +24,11 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-cache="${RAGMETER_CACHE:-$HOME/.cache/ragmeter}"
-venv="$cache/ragas-venv"
 build="${RAGMETER_BUILD_DIR:-/work/build-ragas}"
 export RAGMETER_LLM_RUN_DIR="${RAGMETER_LLM_RUN_DIR:-/tmp/ragas-bench-run}"
 python="${PYTHON:-python3}"
-ragas_version="0.4.3"
-# ragas 0.4.3 imports langchain_community.chat_models.vertexai at import time, which
-# langchain-community 0.4.2 removed (ragas issues #2741, #2745): pin the last release that has it.
-pins=("ragas==$ragas_version" "langchain-community==0.4.1")
+# shellcheck source=bench/ragas_env.sh
+. "$here/ragas_env.sh"
 
 samples=20 offset=0 part_size=0 resume=0 outdir="" phases="ragas,ragmeter" workers=4 ragas_metrics="" keep_server=0
 while [ $# -gt 0 ]; do
@@ -54,14 +50,8 @@ done
 mkdir -p "$outdir"
 
 # 1. the venv, once
-stamp="$venv/.ragmeter-ragas-stamp"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "${pins[*]}" ]; then
-  echo "creating $venv (ragas==$ragas_version)" >&2
-  [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "${pins[@]}" >&2
-  "$venv/bin/python" -W ignore -c "import ragas, langchain_openai; assert ragas.__version__ == '$ragas_version', ragas.__version__"
-  echo "${pins[*]}" > "$stamp"
-fi
+ragas_venv_setup
+venv="$ragas_venv"
 
 # 2. ragmeter
 if [ ! -x "$build/ragmeter" ]; then
@@ -70,15 +60,7 @@ if [ ! -x "$build/ragmeter" ]; then
 fi
 
 # 3. the server (its own run dir, so other users' servers are left alone)
-started_here=0
-if ! bash "$root/scripts/llm_server.sh" status >/dev/null 2>&1; then started_here=1; fi
-eval "$(bash "$root/scripts/llm_server.sh" start)"
-stop_server() {
-  if [ "$started_here" = 1 ] && [ "$keep_server" = 0 ]; then
-    bash "$root/scripts/llm_server.sh" stop >&2 || true
-  fi
-}
-trap stop_server EXIT
+bench_server_start "$root"
 
 # 4. the comparison
 extra=()

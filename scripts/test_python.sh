@@ -41,5 +41,15 @@ echo "== python: tests of the installed package ($(basename "$wheel"))"
 marker=()
 [ "${RAGMETER_SKIP_LLM:-0}" = "1" ] && marker=(-m "not llm")
 cd "$venv"  # nothing of the checkout on sys.path
-RAGMETER_BUILD_DIR="${RAGMETER_BUILD_DIR:-$repo/build}" "$venv/bin/python" -m pytest -q \
-  -p no:cacheprovider --rootdir "$tests_dir" "${marker[@]}" "$@" "$tests_dir"
+# A test past its hang guard (tests/python/conftest.py) ends pytest with every thread's
+# stack in this file: show it, so a deadlock fails CI with its cause instead of hanging.
+# (tests/ray limit each test with pytest-timeout instead.)
+hang_log="$venv/hang.log"
+status=0
+RAGMETER_HANG_LOG="$hang_log" RAGMETER_BUILD_DIR="${RAGMETER_BUILD_DIR:-$repo/build}" "$venv/bin/python" -m pytest -q \
+  -p no:cacheprovider --rootdir "$tests_dir" "${marker[@]}" "$@" "$tests_dir" || status=$?
+if [ -s "$hang_log" ]; then
+  echo "== python: a test hung" >&2
+  cat "$hang_log" >&2
+fi
+exit "$status"

@@ -12,6 +12,7 @@
 // sent and never enter a target's identity, the record, errors, results or summaries.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -58,7 +59,9 @@ struct TargetFailure {
   // (the answer selector matched nothing), "bad_contexts" (contexts not a list of
   // strings or of objects with the text field), "template" (the request names a field
   // the row does not have), "reply_too_large", "process_died", "target_error" (the
-  // target said so), "bad_row" (the input row itself), "not_asked" (the run stopped).
+  // target said so), "exception" (a binding's function raised), "lost" (a binding's
+  // async function never reported its end: its callback was freed uncalled), "bad_row" (the input
+  // row itself), "not_asked" (the run stopped), "interrupted" (RunOptions::cancel).
   std::string kind;
   // For a person: what went wrong and what was received, truncated. Never a secret.
   std::string message;
@@ -112,6 +115,13 @@ class BlockingTarget {
 // running then have returned; queued ones are dropped).
 std::unique_ptr<Target> make_pooled_target(std::shared_ptr<BlockingTarget> target, int workers);
 
+// `target` with a time limit on each attempt: an attempt that has not ended
+// timeout_seconds after ask() ends as "timeout" (retryable), and its late outcome is
+// dropped. The attempt itself is not stopped (a pool thread calling a function that
+// hangs stays busy until it returns): for targets that cannot stop one themselves, as a
+// binding's function. timeout_seconds <= 0: `target` as it is.
+std::unique_ptr<Target> make_deadline_target(std::unique_ptr<Target> target, double timeout_seconds);
+
 // Where the answer and the contexts are in a target's JSON reply. A selector is a JSON
 // Pointer ("/data/answer", "/items/0") or a dotted path ("data.answer", "items.0").
 struct ReplySelectors {
@@ -132,7 +142,8 @@ struct ReplySelectors {
 // Reads a reply body with `selectors`: an answer, or a failure naming what was wrong
 // and showing the start of what was received ("bad_reply" for text that is not JSON,
 // "no_answer", "bad_contexts", or "target_error" for a JSON object whose "error" field
-// is set while no answer matched). Thread-safe.
+// is set while no answer matched). Ids may also come as a list of the same length beside
+// the contexts, under ragas's name "retrieved_context_ids". Thread-safe.
 TargetOutcome answer_from_reply(std::string_view body, const ReplySelectors& selectors);
 
 struct HttpTargetOptions {
@@ -231,6 +242,13 @@ struct RunOptions {
   // Stop when this many rows have been asked and every one failed (0: never): the rows
   // not asked then end as "not_asked", and the run returns FailedPrecondition.
   int give_up_after = 10;
+  // Set from any thread to stop the run (Ctrl-C in a binding): no attempt starts after
+  // it, every row read and not finished ends as "interrupted" (an attempt in flight is
+  // abandoned, its late answer neither recorded nor used), no further row is read, and
+  // run_target returns the rows so far with summary.cancelled. While set (non-null), the
+  // loop waits at most 100 ms at a time and calls `progress` after each wait: a heartbeat
+  // in which the caller can look for a signal. Null: no cancel, no heartbeat.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // One finished row, handed to the sink in input order.
@@ -273,13 +291,14 @@ struct RunSummary {
   std::int64_t prompt_tokens = 0, completion_tokens = 0;  // as reported, this run
   double wall_seconds = 0;
   bool stopped_early = false;  // give_up_after triggered
+  bool cancelled = false;      // RunOptions::cancel was set: the rows end at the interruption
   std::string stop_reason;     // then: why, with the first failure's kind and message
   nlohmann::ordered_json target;  // the target's diagnostics()
 };
 
 // {"rows", "answered", "from_record", "failed", "requests", "retries", "errors":
 // {kind: n}, "latency_ms": {"p50", "p95", "max", "mean", "n"}, "tokens": {"prompt",
-// "completion"}, "wall_seconds", "stopped_early", "target": ...}.
+// "completion"}, "wall_seconds", "stopped_early", "cancelled", "target": ...}.
 nlohmann::ordered_json run_summary_json(const RunSummary& summary);
 
 // Rows finished so far and how many of them failed; called from the run's thread.

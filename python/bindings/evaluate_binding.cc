@@ -13,6 +13,7 @@
 
 #include "bindings.h"
 #include "cluster_judge.h"
+#include "progress_hook.h"
 #include "data_source.h"
 #include "eval_args.h"
 #include "py_json.h"
@@ -100,52 +101,6 @@ EvalOptions build_options(const EvalArgs& args) {
 }
 
 namespace {
-
-// Called by the library on this thread between samples (GIL released): hears Ctrl-C and
-// runs the Python progress callback. The first exception from either stops the run
-// (EvalOptions::cancel) and is kept for the caller, who gets the finished rows with it.
-class ProgressHook {
- public:
-  ProgressHook(nb::object callback, std::atomic<bool>* cancel)
-      : callback_(std::move(callback)), cancel_(cancel) {}
-
-  void operator()(std::int64_t rows) {
-    nb::gil_scoped_acquire gil;
-    if (stop_.is_valid()) return;
-    if (PyErr_CheckSignals() != 0) {
-      stop_with_current_error();
-      return;
-    }
-    if (callback_.is_none()) return;
-    try {
-      callback_(rows);
-    } catch (nb::python_error& e) {
-      e.restore();
-      stop_with_current_error();
-    }
-  }
-
-  // The exception that stopped the run, or None.
-  nb::object stop_exception() const { return stop_.is_valid() ? stop_ : nb::none(); }
-
- private:
-  // Takes the error indicator's exception, normalised: on Python < 3.12 a KeyboardInterrupt
-  // raised by the signal handler has no exception object until it is normalised.
-  void stop_with_current_error() {
-    PyObject *type = nullptr, *value = nullptr, *traceback = nullptr;
-    PyErr_Fetch(&type, &value, &traceback);
-    PyErr_NormalizeException(&type, &value, &traceback);
-    if (traceback != nullptr && value != nullptr) PyException_SetTraceback(value, traceback);
-    Py_XDECREF(traceback);
-    Py_XDECREF(type);
-    stop_ = nb::steal(value);
-    cancel_->store(true);
-  }
-
-  nb::object callback_;
-  std::atomic<bool>* cancel_;
-  nb::object stop_;
-};
 
 nb::tuple run_evaluate(DataSource& data, const EvalArgs& args, const nb::dict& judge_fields,
                        const ClusterJudge* made_judge, nb::object progress, CancelFlag* cancel) {

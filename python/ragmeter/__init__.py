@@ -5,6 +5,7 @@
     result["faithfulness"]        # the mean
     result.to_pandas()            # a row per sample: fields, scores, status, reason
     result.summary                # what `ragmeter eval --summary` writes
+    answers = ragmeter.run(questions, target=my_rag, eval="faithfulness")  # your system
 
 The scoring is the ragmeter C++ library's (the same code as the `ragmeter` program);
 this package converts Python data into its rows and its results into Python values.
@@ -13,11 +14,12 @@ See docs/python.md.
 
 from __future__ import annotations
 
-from . import errors, metrics, testing
+from . import adapters, errors, metrics, testing
 from ._core import metric_table
 from ._evaluate import aevaluate, evaluate
 from ._judges import LocalEmbedder, OfflineEmbedder, OfflineJudge, OpenAIEmbedder, OpenAIJudge
 from ._result import Result
+from ._run import RunResult, arun, run
 from .errors import (
     DeadlineExceededError,
     FailedPreconditionError,
@@ -46,6 +48,10 @@ __all__ = [
     "OfflineEmbedder",
     "LocalEmbedder",
     "OpenAIEmbedder",
+    "run",
+    "arun",
+    "RunResult",
+    "adapters",
     "metric_table",
     "metrics",
     "testing",

@@ -6,6 +6,8 @@ Shapes are recognised by duck typing, so none of pandas, datasets or ragas is im
   ``ragmeter eval FILE`` reads it;
 - a pandas ``DataFrame`` or a pyarrow ``Table``, a Hugging Face ``datasets.Dataset``, or
   a dict of equally long columns (ragas's legacy ``Dataset.from_dict`` input): by column;
+- a ``ragmeter.RunResult`` (what ``ragmeter.run`` returns): its rows, a row with
+  ``run_error`` rejected;
 - a ragas ``EvaluationDataset`` (its ``to_list()``), a list of ragas ``SingleTurnSample``
   (pydantic models: ``model_dump()``), or a list of dicts (what
   ``EvaluationDataset.from_list`` takes): by row.
@@ -68,6 +70,9 @@ def to_source(data: Any, *, format: str = "auto", name: str = "<memory>") -> "_c
     """Turns one of the accepted shapes into a DataSource for ``_core.evaluate``."""
     if isinstance(data, _core.DataSource):
         return data
+    own_source = getattr(data, "_ragmeter_source", None)  # a ragmeter.RunResult
+    if callable(own_source):
+        return own_source()
     if _is_path(data):
         return _core.dataset_file(os.fspath(data), format)
     if _looks_like_dataframe(data):

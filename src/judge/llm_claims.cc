@@ -34,18 +34,18 @@ constexpr std::size_t kLabelBytes = 8;
 
 // A text as the judge is shown it: its sentences, each with its store key.
 struct Passage {
-  std::string text;
   std::vector<std::string> sentences;
+  std::vector<std::string> befores;  // the text before each sentence
   std::vector<std::string> keys;
 };
 
 Passage read_passage(const ClaimStore& store, std::string_view question, std::string_view text) {
   Passage passage;
-  passage.text = std::string(text);
   for (std::string_view sentence : split_sentences(text)) {
     if (!has_alnum(sentence)) continue;
     const std::string_view before = text.substr(0, static_cast<std::size_t>(sentence.data() - text.data()));
     passage.sentences.emplace_back(sentence);
+    passage.befores.emplace_back(before);
     passage.keys.push_back(store.key(question, before, sentence));
   }
   return passage;
@@ -73,14 +73,23 @@ class StartedKeys {
 
 std::vector<std::string> standalone_claims(const std::vector<std::string>& claims,
                                            std::string_view sentence, std::string_view question,
-                                           std::string_view source) {
-  std::set<std::string> known;  // content words of the source and the question
-  for (std::string_view text : {source, question, sentence}) {
-    for (const OfflineToken& token : offline_tokenize(text)) {
-      if (!token.stopword) known.insert(token.key);
-    }
+                                           std::string_view before) {
+  // The words a claim of this sentence may use: the sentence's and the question's, and the
+  // names (capitalised words) of the text before it, which a pronoun may stand for.
+  std::set<std::string> known;
+  std::size_t sentence_content = 0;
+  for (const OfflineToken& token : offline_tokenize(sentence)) {
+    if (token.stopword) continue;
+    known.insert(token.key);
+    ++sentence_content;
   }
-  auto from_the_text = [&](std::string_view claim) {
+  for (const OfflineToken& token : offline_tokenize(question)) {
+    if (!token.stopword) known.insert(token.key);
+  }
+  for (const OfflineToken& token : offline_tokenize(before)) {
+    if (!token.stopword && token.capitalized) known.insert(token.key);
+  }
+  auto from_the_sentence = [&](std::string_view claim) {
     std::size_t content = 0, found = 0;
     for (const OfflineToken& token : offline_tokenize(claim)) {
       if (token.stopword) continue;
@@ -90,20 +99,19 @@ std::vector<std::string> standalone_claims(const std::vector<std::string>& claim
     return 2 * found >= content;
   };
   std::vector<std::string> out;
-  bool dropped = false;
   for (const std::string& raw : claims) {
     std::string claim = trim(raw);
-    if (!has_alnum(claim)) continue;
-    if (!from_the_text(claim)) {
-      dropped = true;
-      continue;
-    }
+    if (!has_alnum(claim) || !from_the_sentence(claim)) continue;
     // answer_premise prefixes a short verbless text with the question it is given; any
     // non-empty question shows whether the claim is such a fragment.
     if (answer_premise(claim, "?") != claim) claim = answer_premise(trim(sentence), question);
     if (std::find(out.begin(), out.end(), claim) == out.end()) out.push_back(std::move(claim));
   }
-  if (out.empty() && dropped) out.push_back(answer_premise(trim(sentence), question));
+  // Nothing left of a sentence that states something (the judge's claims were dropped, or
+  // it gave none, or put them under another sentence's key): the sentence is its claim.
+  if (out.empty() && sentence_content >= 2 && !is_noncommittal(sentence)) {
+    out.push_back(answer_premise(trim(sentence), question));
+  }
   return out;
 }
 
@@ -218,7 +226,7 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
       std::optional<std::vector<std::string>> got = read_llm_sentence_claims(*reply, label);
       StoredClaims claims;
       claims.call = call;
-      claims.claims = got ? standalone_claims(*got, sentence, question, passages[p].text)
+      claims.claims = got ? standalone_claims(*got, sentence, question, passages[p].befores[s])
                           : std::vector<std::string>{answer_premise(sentence, question)};
       known[key] = claims;
       store.finish(key, std::move(claims), got.has_value());

@@ -44,14 +44,17 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
 // "Illinois") is replaced by the sentence it was taken from (with the question before
 // it when that sentence is itself such a fragment: answer_premise); claims with no letter
 // or digit are dropped; each claim is kept once, in order.
-// And the check that claims come from the text: a claim fewer than half of whose content
-// words (offline_tokenize's non-stopword keys: stemmed, case folded) occur in `source`
-// (the text the sentence is in) or in the question is dropped. A small model was seen
+// And the checks that claims come from their sentence and that no sentence is lost: a
+// claim fewer than half of whose content words (offline_tokenize's non-stopword keys:
+// stemmed, case folded) occur in the sentence, the question or among the names
+// (capitalised words) of `before` (its text's preceding sentences) is dropped; a sentence left
+// with no claim that has two content words or more and is not noncommittal
+// (is_noncommittal) stands as its own one claim (answer_premise). A small model was seen
 // to answer a prompt's worked example ("PharmaCann was founded in 2014.") for sentences
-// about the Nile. When every claim the judge gave a sentence is dropped so, the sentence
-// itself stands as its one claim (answer_premise), so that no sentence goes unjudged.
+// about the Nile, and to put a passage's claims under its first sentence's key with empty
+// lists for the others.
 std::vector<std::string> standalone_claims(const std::vector<std::string>& claims,
                                            std::string_view sentence, std::string_view question,
-                                           std::string_view source);
+                                           std::string_view before);
 
 }  // namespace ragmeter

@@ -141,6 +141,10 @@ class RunLoop {
   StatusOr<RunSummary> run();
 
  private:
+  static constexpr double kHeartbeatSeconds = 0.1;  // with options.cancel: the longest wait
+
+  bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
+  void interrupt();
   double seconds(Clock::time_point t) const { return std::chrono::duration<double>(t - start_).count(); }
   double now() const { return seconds(Clock::now()); }
 
@@ -366,6 +370,20 @@ Status RunLoop::on_completion(Completion completion) {
   return ok_status();
 }
 
+// Ends every row read and not finished as "interrupted" (its attempt in flight, if any,
+// is abandoned: a late answer is neither recorded nor used) and reads no further rows.
+void RunLoop::interrupt() {
+  summary_.cancelled = true;
+  input_end_ = true;
+  for (auto& slot : window_) {
+    if (!slot->done) {
+      finish(slot.get(), target_failure("interrupted", "not answered: the run was interrupted"));
+    }
+  }
+  ready_.clear();
+  while (!retries_.empty()) retries_.pop();
+}
+
 Status RunLoop::flush() {
   while (!window_.empty() && window_.front()->done) {
     RunRow& row = window_.front()->row;
@@ -394,6 +412,10 @@ StatusOr<RunSummary> RunLoop::run() {
     {
       std::unique_lock<std::mutex> lock(inbox_->mutex);
       auto has_work = [&] { return !inbox_->completions.empty(); };
+      if (options_.cancel != nullptr) {  // a cancel is heard within kHeartbeat
+        double until = now() + kHeartbeatSeconds;
+        wake_at = wake_at ? std::min(*wake_at, until) : until;
+      }
       if (wake_at) {
         inbox_->ready.wait_until(lock, start_ + std::chrono::duration_cast<Clock::duration>(
                                                     std::chrono::duration<double>(*wake_at)),
@@ -406,9 +428,15 @@ StatusOr<RunSummary> RunLoop::run() {
     for (Completion& completion : completions) {
       RAGMETER_RETURN_IF_ERROR(on_completion(std::move(completion)));
     }
-    // One transaction for the answers of this wake-up (answer_record.h says why).
-    if (record_ != nullptr) RAGMETER_RETURN_IF_ERROR(record_->commit());
+    if (cancelled()) {
+      interrupt();
+      RAGMETER_RETURN_IF_ERROR(flush());
+      break;
+    }
+    if (options_.cancel != nullptr && progress_) progress_(emitted_, summary_.failed);  // the heartbeat
   }
+  // The record's writer commits on its own thread (answer_record.h); wait for the last.
+  if (record_ != nullptr) RAGMETER_RETURN_IF_ERROR(record_->flush());
   summary_.rows = rows_read_;
   summary_.wall_seconds = now();
   std::sort(latencies_.begin(), latencies_.end());

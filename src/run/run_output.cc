@@ -45,7 +45,8 @@ nlohmann::ordered_json run_summary_json(const RunSummary& s) {
         {"mean", s.latency_mean_ms}, {"n", s.latency_n}}},
       {"tokens", {{"prompt", s.prompt_tokens}, {"completion", s.completion_tokens}}},
       {"wall_seconds", s.wall_seconds},
-      {"stopped_early", s.stopped_early}};
+      {"stopped_early", s.stopped_early},
+      {"cancelled", s.cancelled}};
   if (s.stopped_early) out["stop_reason"] = s.stop_reason;
   if (!s.target.is_null()) out["target"] = s.target;
   return out;

@@ -59,6 +59,25 @@ std::optional<std::string> read_contexts(const json& list, const ReplySelectors&
   return std::nullopt;
 }
 
+// Ids given beside a list of context strings, by ragas's field name
+// "retrieved_context_ids" (ids inside context objects win).
+std::optional<std::string> read_context_ids(const json& reply, TargetAnswer* answer) {
+  const json* ids = run::select_json(reply, "retrieved_context_ids");
+  if (ids == nullptr || ids->is_null() || answer->context_ids) return std::nullopt;
+  if (!ids->is_array() || ids->size() != answer->contexts->size()) {
+    return "retrieved_context_ids is not a list as long as the contexts: got " +
+           run::truncate_for_message(ids->dump());
+  }
+  std::vector<std::string> texts;
+  for (const json& id : *ids) {
+    std::optional<std::string> text = scalar_text(id);
+    if (!text) return "retrieved_context_ids holds a value that is not text: " + run::truncate_for_message(id.dump());
+    texts.push_back(std::move(*text));
+  }
+  answer->context_ids = std::move(texts);
+  return std::nullopt;
+}
+
 std::optional<std::int64_t> token_count(const json& reply, const std::string& selector) {
   if (selector.empty()) return std::nullopt;
   const json* value = run::select_json(reply, selector);
@@ -109,6 +128,7 @@ TargetOutcome answer_from_reply(std::string_view body, const ReplySelectors& sel
     if (auto problem = read_contexts(*contexts, selectors, &answer)) {
       return target_failure("bad_contexts", *problem);
     }
+    if (auto problem = read_context_ids(reply, &answer)) return target_failure("bad_contexts", *problem);
   }
   answer.prompt_tokens = token_count(reply, selectors.prompt_tokens);
   answer.completion_tokens = token_count(reply, selectors.completion_tokens);

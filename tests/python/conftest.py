@@ -9,11 +9,13 @@ $RAGMETER_BUILD_DIR/ragmeter. Tests marked `llm` use the real local llama.cpp se
 
 from __future__ import annotations
 
+import faulthandler
 import importlib.util
 import json
 import os
 import pathlib
 import subprocess
+import tempfile
 
 import pytest
 
@@ -22,8 +24,42 @@ BUILD = pathlib.Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
 EXAMPLE = REPO / "examples" / "halueval_rag.jsonl"
 
 
+# Every test runs under a hang guard: past its limit, faulthandler's own thread (which
+# needs no GIL, so it fires even when a thread holding the GIL is stuck) writes every
+# thread's stack to HANG_LOG and ends the process with exit code 1, so a deadlock fails
+# CI instead of stopping it. The stacks go to a file because pytest holds fd 2 while a
+# test runs; scripts/test_python.sh prints the file when pytest fails.
+HANG_LOG = pathlib.Path(os.environ.get("RAGMETER_HANG_LOG") or
+                        pathlib.Path(tempfile.gettempdir()) / f"ragmeter-hang-{os.getpid()}.log")
+HANG_SECONDS = 300  # a test without an llm or hang_limit mark
+HANG_SECONDS_LLM = 3600  # a test that waits for the real local model
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "llm: needs the real local LLM server (slow)")
+    config.addinivalue_line("markers", "hang_limit(seconds): this test's hang guard limit")
+
+
+def pytest_report_header(config):
+    return f"hang guard: {HANG_SECONDS} s a test ({HANG_SECONDS_LLM} s with the llm mark); stacks to {HANG_LOG}"
+
+
+@pytest.fixture(autouse=True)
+def hang_guard(request):
+    mark = request.node.get_closest_marker("hang_limit")
+    if mark is not None:
+        seconds = mark.args[0]
+    else:
+        seconds = HANG_SECONDS_LLM if request.node.get_closest_marker("llm") else HANG_SECONDS
+    with open(HANG_LOG, "w", encoding="utf-8") as log:
+        log.write(f"hang guard: {request.node.nodeid} did not end within {seconds} s; every thread's stack:\n")
+        log.flush()
+        faulthandler.dump_traceback_later(seconds, exit=True, file=log)
+        try:
+            yield
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+    HANG_LOG.unlink(missing_ok=True)
 
 
 def read_jsonl(path):

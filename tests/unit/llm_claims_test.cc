@@ -172,18 +172,18 @@ TEST(ClaimsByTextTest, ARerunWithTheCacheFilePaysForNothing) {
 TEST(ClaimsByTextTest, FragmentClaimsAreReplacedByTheSentenceTheyCameFrom) {
   const std::string sentence = "PharmaCann was founded in 2014 by Theodore Scott in Illinois.";
   EXPECT_EQ(standalone_claims({"PharmaCann was founded in 2014.", "Theodore Scott", "Illinois", "..."},
-                              sentence, kQuestion, sentence),
+                              sentence, kQuestion, ""),
             (std::vector<std::string>{"PharmaCann was founded in 2014.", sentence}));
   // A sentence that is itself a bare answer carries the question, as the offline rule does.
-  EXPECT_EQ(standalone_claims({"Theodore Scott"}, "Theodore Scott.", kQuestion, "Theodore Scott."),
+  EXPECT_EQ(standalone_claims({"Theodore Scott"}, "Theodore Scott.", kQuestion, ""),
             (std::vector<std::string>{std::string(kQuestion) + " Theodore Scott."}));
-  EXPECT_TRUE(standalone_claims({}, sentence, kQuestion, sentence).empty());
+  EXPECT_EQ(standalone_claims({}, sentence, kQuestion, ""), (std::vector<std::string>{sentence}));
 }
 
 TEST(ClaimsByTextTest, ClaimsThatAreNotInTheTextAreDroppedAndTheSentenceStandsForThem) {
   // Seen with the local 1.5B judge (bench/claim_fragments.sh): the prompt's worked example
   // answered for a sentence about the Nile.
-  const std::string text = "The Nile is a major north-flowing river in northeastern Africa. It flows into the Mediterranean Sea.";
+  const std::string text = "The Nile is a major north-flowing river in northeastern Africa. ";  // before
   const std::string second = "It flows into the Mediterranean Sea.";
   const char* question = "Which is the longest river?";
   EXPECT_EQ(standalone_claims({"PharmaCann was founded in 2014.", "PharmaCann was founded by Theodore Scott."},
@@ -196,8 +196,16 @@ TEST(ClaimsByTextTest, ClaimsThatAreNotInTheTextAreDroppedAndTheSentenceStandsFo
   EXPECT_EQ(standalone_claims({"The Nile flows into the Mediterranean Sea.", "<a claim of S1>"}, second,
                               question, text),
             (std::vector<std::string>{"The Nile flows into the Mediterranean Sea."}));
-  // A sentence the judge rightly gave no claims keeps none.
-  EXPECT_TRUE(standalone_claims({}, second, question, text).empty());
+  // A sentence that states something is never left without a claim: given none, or the
+  // claims of another sentence of its text (seen: a passage's claims all under S1), it is
+  // its own claim.
+  EXPECT_EQ(standalone_claims({}, second, question, text), (std::vector<std::string>{second}));
+  const std::string first = "The Nile is a major north-flowing river in northeastern Africa.";
+  EXPECT_EQ(standalone_claims({"The Nile flows into the Mediterranean Sea and empties there."}, first, question, ""),
+            (std::vector<std::string>{first}));
+  // A sentence with nothing to claim keeps none: a refusal, a greeting.
+  EXPECT_TRUE(standalone_claims({}, "I don't know.", question, "").empty());
+  EXPECT_TRUE(standalone_claims({}, "Hello!", question, "").empty());
 }
 
 TEST(ClaimsByTextTest, ASentenceKeyHoldsItsContextAndIgnoresWhiteSpace) {

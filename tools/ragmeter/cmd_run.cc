@@ -2,6 +2,7 @@
 // every question and write a dataset `ragmeter eval` reads as it is.
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -49,6 +50,7 @@ struct RunArgs {
   // --eval METRICS and the eval flags (eval_flags.h)
   EvalFlags eval;
   std::string eval_out, eval_summary;
+  std::string report;  // --report: the HTML report of the scored run (needs --eval)
 };
 
 StatusOr<std::unique_ptr<Target>> make_baseline(const RunArgs& args) {
@@ -182,6 +184,10 @@ int run_run(const RunArgs& args) {
     std::cerr << "ragmeter: target: " << target.status().message() << "\n";
     return kExitUsage;
   }
+  if (!args.report.empty() && !args.eval.metrics_given) {
+    std::cerr << "ragmeter: --report needs --eval METRICS (the report shows the scores)\n";
+    return kExitUsage;
+  }
   auto reader = open_dataset(args.questions);
   if (!reader.ok()) {
     std::cerr << "ragmeter: " << reader.status().message() << "\n";
@@ -208,9 +214,12 @@ int run_run(const RunArgs& args) {
   std::unique_ptr<ResultSink> eval_writer;
   FanOutSink eval_sinks;
   std::unique_ptr<RunEvaluation> evaluation;
+  // The report reads the scored rows back as a JSONL --eval-out has them (as `eval --report`).
+  std::stringstream report_rows;
+  std::unique_ptr<ResultSink> report_writer;
   if (args.eval.metrics_given) {
     const bool csv = args.eval_out.ends_with(".csv");
-    auto prepared = prepare_eval(args.eval, !args.eval_out.empty() && !csv);
+    auto prepared = prepare_eval(args.eval, (!args.eval_out.empty() && !csv) || !args.report.empty());
     if (!prepared.ok()) {
       std::cerr << "ragmeter: --eval: " << prepared.status().message() << "\n";
       return kExitUsage;
@@ -225,6 +234,10 @@ int run_run(const RunArgs& args) {
       eval_writer = csv ? make_csv_result_writer(eval_file, eval->options.metrics)
                         : make_jsonl_result_writer(eval_file, eval->options.metrics);
       eval_sinks.add(eval_writer.get());
+    }
+    if (!args.report.empty()) {
+      report_writer = make_jsonl_result_writer(report_rows, eval->options.metrics);
+      eval_sinks.add(report_writer.get());
     }
     EvalOptions options_for_run = eval->options;
     // Small batches: scores follow answers instead of waiting for thousands of them.
@@ -269,7 +282,7 @@ int run_run(const RunArgs& args) {
   if (scores) {
     // Rows without an answer are rejected rows of the evaluation: its exit code covers them.
     return report_eval(args.eval, *eval, **scores, args.out, args.eval_summary, args.quiet,
-                       args.allow_failures);
+                       args.allow_failures, args.report, &report_rows);
   }
   if (summary->failed > 0 && !args.allow_failures) {
     std::cerr << "ragmeter: some rows have no answer (run_error in --out; exit code 3, "
@@ -379,6 +392,8 @@ CommandRun add_run_command(CLI::App& parent) {
   cmd->add_option("--eval-out", args->eval_out,
                   "--eval: per-sample scores, .jsonl (with evidence) or .csv, as `eval --out`");
   cmd->add_option("--eval-summary", args->eval_summary, "--eval: the summary JSON, as `eval --summary`");
+  cmd->add_option("--report", args->report,
+                  "--eval: a self-contained HTML report of the scored run, as `eval --report` (docs/report.md)");
   add_eval_flags(cmd, &args->eval, /*run=*/true);
   cmd->add_flag("--quiet,-q", args->quiet, "No summary and no progress display");
   return [args] { return run_run(*args); };

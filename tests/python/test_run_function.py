@@ -1,0 +1,302 @@
+"""ragmeter.run with a Python function as the target: the C++ run loop asks it (sync on a
+pool of threads that take the GIL only to call it, async on an event loop), keeps rows in
+input order, turns an exception into that row's run_error, records answers and resumes,
+and hands its rows to ragmeter.evaluate (in the same call with eval=)."""
+
+import asyncio
+import json
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+import ragmeter
+
+QUESTIONS = [{"id": f"q{i}", "user_input": f"question {i}", "reference": f"answer {i} here"} for i in range(8)]
+
+
+class Concurrency:
+    """Counts calls running at once (thread-safe)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.now = 0
+        self.most = 0
+        self.calls = []
+
+    def enter(self, question):
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+            self.calls.append(question)
+
+    def leave(self):
+        with self.lock:
+            self.now -= 1
+
+
+def reply(question):
+    n = question.split()[-1]
+    return {"response": f"answer {n}", "retrieved_contexts": [f"context {n}a", f"context {n}b"],
+            "retrieved_context_ids": [f"d{n}a", f"d{n}b"]}
+
+
+def test_a_sync_function_runs_on_concurrency_threads_and_rows_keep_input_order():
+    seen = Concurrency()
+
+    def rag(question):
+        seen.enter(question)
+        time.sleep(0.4 if question.endswith("0") else 0.15)  # the first row finishes last
+        seen.leave()
+        return reply(question)
+
+    result = ragmeter.run(QUESTIONS, rag, concurrency=4, progress=False)
+    assert seen.most == 4  # the GIL is released while a call sleeps: four ran at once
+    assert sorted(seen.calls) == [q["user_input"] for q in QUESTIONS]
+    assert [r["id"] for r in result] == [q["id"] for q in QUESTIONS]
+    first = result[0]
+    assert first["reference"] == "answer 0 here"  # the input row's own fields stay
+    assert first["response"] == "answer 0"
+    assert first["retrieved_contexts"] == ["context 0a", "context 0b"]
+    assert first["retrieved_context_ids"] == ["d0a", "d0b"]
+    assert first["latency_ms"] >= 400
+    s = result.summary
+    assert (s["rows"], s["answered"], s["failed"], s["requests"]) == (8, 8, 0, 8)
+    assert s["latency_ms"]["max"] >= 400 and s["latency_ms"]["n"] == 8
+
+
+def test_an_async_function_runs_concurrency_coroutines_on_one_event_loop():
+    seen = Concurrency()
+    loops = set()
+
+    async def rag(question):
+        loops.add(id(asyncio.get_running_loop()))
+        seen.enter(question)
+        await asyncio.sleep(0.2)
+        seen.leave()
+        return reply(question)
+
+    result = ragmeter.run(QUESTIONS, rag, concurrency=3, progress=False)
+    assert seen.most == 3 and len(loops) == 1
+    assert [r["response"] for r in result] == [f"answer {i}" for i in range(8)]
+
+
+def test_arun_runs_an_async_function_on_the_callers_loop():
+    async def main():
+        caller = asyncio.get_running_loop()
+        used = []
+
+        async def rag(question):
+            used.append(asyncio.get_running_loop() is caller)
+            await asyncio.sleep(0.01)
+            return question.upper()  # a str is the response, with no contexts
+
+        result = await ragmeter.arun(QUESTIONS[:3], rag, concurrency=2)
+        return result, used
+
+    result, used = asyncio.run(main())
+    assert used == [True, True, True]
+    assert [r["response"] for r in result] == ["QUESTION 0", "QUESTION 1", "QUESTION 2"]
+    assert "retrieved_contexts" not in result[0]
+
+
+@pytest.mark.parametrize("is_async", [False, True])
+def test_an_exception_in_the_function_becomes_that_rows_run_error(is_async):
+    def answer(question):
+        if question == "question 2":
+            raise ValueError("no index for question 2")
+        return reply(question)
+
+    if is_async:
+        async def rag(question):
+            return answer(question)
+    else:
+        rag = answer
+    result = ragmeter.run(QUESTIONS[:4], rag, concurrency=2, progress=False)
+    assert [("run_error" in r) for r in result] == [False, False, True, False]
+    error = result[2]["run_error"]
+    assert error == {"kind": "exception", "message": "ValueError: no index for question 2", "attempts": 1}
+    assert "response" not in result[2]
+    assert result.errors == {"exception": 1}
+    assert result.summary["failed"] == 1 and result.summary["answered"] == 3
+
+
+def test_an_exception_of_a_retry_on_type_is_retried():
+    attempts = {}
+
+    def rag(question):
+        attempts[question] = attempts.get(question, 0) + 1
+        if question == "question 1" and attempts[question] < 3:
+            raise ConnectionError("refused")
+        return reply(question)
+
+    result = ragmeter.run(QUESTIONS[:2], rag, max_attempts=4, progress=False)
+    assert attempts == {"question 0": 1, "question 1": 3}
+    assert result[1]["response"] == "answer 1"
+    assert result.summary["retries"] == 2 and result.summary["requests"] == 4
+
+
+@pytest.mark.parametrize("returned, kind", [
+    (["a", "list"], "bad_reply"),
+    ({"retrieved_contexts": ["c"]}, "no_answer"),
+    ({"response": "r", "retrieved_contexts": "not a list"}, "bad_contexts"),
+    ({"response": "r", "retrieved_contexts": ["a", "b"], "retrieved_context_ids": ["only one"]}, "bad_contexts"),
+])
+def test_a_reply_of_the_wrong_shape_is_that_rows_run_error(returned, kind):
+    result = ragmeter.run(QUESTIONS[:1], lambda q: returned, progress=False)
+    assert result[0]["run_error"]["kind"] == kind
+
+
+def test_a_call_longer_than_the_timeout_ends_as_timeout():
+    def rag(question):
+        if question == "question 0":
+            time.sleep(1.5)
+        return reply(question)
+
+    start = time.monotonic()
+    result = ragmeter.run(QUESTIONS[:2], rag, timeout=0.3, max_attempts=1, concurrency=2, progress=False)
+    assert result[0]["run_error"]["kind"] == "timeout"
+    assert result[1]["response"] == "answer 1"
+    assert time.monotonic() - start < 5
+
+
+@pytest.mark.hang_limit(60)
+def test_an_async_functions_answers_and_exceptions_reach_the_run_with_no_time_limit():
+    # The completion callback gets (reply, None) or (None, exception). It once refused
+    # None, and the TypeError, raised inside the future's done callback, was only logged:
+    # no answer arrived and, with no time limit, the run waited forever (the hang guard
+    # fails the test then).
+    async def rag(question):
+        await asyncio.sleep(0)
+        if question == "question 1":
+            raise ValueError("no index for question 1")
+        return reply(question)
+
+    result = ragmeter.run(QUESTIONS[:3], rag, timeout=None, max_attempts=1, progress=False)
+    assert [r.get("response") for r in result] == ["answer 0", None, "answer 2"]
+    assert result[1]["run_error"]["message"] == "ValueError: no index for question 1"
+    assert result.errors == {"exception": 1}
+
+
+@pytest.mark.hang_limit(60)
+def test_an_async_attempt_whose_completion_is_never_reported_ends_as_lost():
+    # The binding's contract (what ragmeter.run's submitter does): submit(request, done)
+    # schedules the work and calls done once. A done freed uncalled (here dropped at
+    # once) ends its attempt as "lost" instead of leaving the row waiting forever.
+    from ragmeter import _core
+    from ragmeter._data import to_source
+
+    submitted = []
+
+    def submit(request, done):
+        submitted.append(request["question"])  # and done is dropped
+
+    output, stop = _core.run_function(to_source(QUESTIONS[:2]), submit, is_async=True, retry_on=(),
+                                      identity="drops done", timeout=0.0, max_attempts=1)
+    assert stop is None and submitted == ["question 0", "question 1"]
+    rows = output.rows()
+    assert [r["run_error"]["kind"] for r in rows] == ["lost", "lost"]
+    assert "never reported" in rows[0]["run_error"]["message"]
+
+
+def test_pass_row_gives_the_function_the_whole_row_and_out_writes_the_rows(tmp_path):
+    rows_seen = []
+
+    def rag(row):
+        rows_seen.append(row)
+        return {"answer": row["reference"], "contexts": [{"text": "t", "id": 7}], "prompt_tokens": 11}
+
+    out = tmp_path / "answers.jsonl"
+    result = ragmeter.run(QUESTIONS[:2], rag, pass_row=True, out=out, summary=tmp_path / "s.json",
+                          progress=False)
+    assert sorted(r["id"] for r in rows_seen) == ["q0", "q1"] and rows_seen[0] == QUESTIONS[int(rows_seen[0]["id"][1])]
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines == result.rows
+    assert lines[0]["response"] == "answer 0 here"
+    assert lines[0]["retrieved_context_ids"] == ["7"] and lines[0]["prompt_tokens"] == 11
+    assert json.loads((tmp_path / "s.json").read_text()) == result.summary
+    assert (tmp_path / "answers.jsonl.record").exists()  # out= keeps the record beside it
+
+
+def test_a_rerun_is_served_from_the_record_and_asks_only_what_had_no_answer(tmp_path):
+    calls = []
+
+    def flaky(question):
+        calls.append(question)
+        if question in ("question 3", "question 5"):
+            raise RuntimeError("down")
+        return reply(question)
+
+    out = tmp_path / "a.jsonl"
+    first = ragmeter.run(QUESTIONS, flaky, out=out, name="my-rag", progress=False)
+    assert first.summary["failed"] == 2 and len(calls) == 8
+    calls.clear()
+
+    def fixed(question):
+        calls.append(question)
+        return reply(question)
+
+    second = ragmeter.run(QUESTIONS, fixed, out=out, name="my-rag", progress=False)
+    assert sorted(calls) == ["question 3", "question 5"]
+    assert second.summary["from_record"] == 6 and second.summary["failed"] == 0
+    assert [r["response"] for r in second] == [f"answer {i}" for i in range(8)]
+    calls.clear()
+    ragmeter.run(QUESTIONS, fixed, out=out, name="my-rag", fresh=True, progress=False)
+    assert len(calls) == 8  # fresh asks everything again
+    calls.clear()
+    ragmeter.run(QUESTIONS, fixed, out=out, name="another set-up", progress=False)
+    assert len(calls) == 8  # another identity is another system
+
+
+def test_ctrl_c_keeps_the_finished_answers_and_a_rerun_asks_only_the_rest(tmp_path):
+    calls = []
+    timers = []
+
+    def rag(question):
+        calls.append(question)
+        if len(calls) == 3 and not timers:  # Ctrl-C from another thread, mid-run
+            timers.append(threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)))
+            timers[0].start()
+        time.sleep(0.1)
+        return reply(question)
+
+    out = tmp_path / "a.jsonl"
+    questions = QUESTIONS * 1  # 8 rows, one at a time
+    with pytest.raises(ragmeter.Interrupted) as info:
+        ragmeter.run(questions, rag, out=out, concurrency=1, progress=False)
+    timers[0].join()
+    partial = info.value.result
+    assert isinstance(info.value.cause, KeyboardInterrupt)
+    assert partial.summary["cancelled"] is True
+    answered = [r for r in partial if "response" in r]
+    assert 2 <= len(answered) < 8
+    assert all(r["run_error"]["kind"] == "interrupted" for r in partial if "response" not in r)
+    asked_before = len(calls)
+    calls.clear()
+    rest = ragmeter.run(questions, rag, out=out, concurrency=1, progress=False)
+    assert rest.summary["from_record"] == len(answered)
+    assert len(calls) == 8 - len(answered) <= 8 - asked_before + 1  # at most the one in flight again
+    assert [r["response"] for r in rest] == [f"answer {i}" for i in range(8)]
+
+
+def test_eval_scores_the_rows_in_the_same_call_and_a_failed_row_is_failed():
+    def rag(question):
+        if question == "question 1":
+            raise ValueError("broken")
+        return {"response": "answer 0 here" if question == "question 0" else "something else"}
+
+    result = ragmeter.run(QUESTIONS[:3], rag, eval="token_f1", progress=False)
+    scores = result.evaluation
+    # By hand: row 0 answers its reference exactly (F1 1); row 2 shares no token with
+    # "answer 2 here" (F1 0); row 1 has no answer: failed with the run's reason.
+    assert scores.scores("token_f1") == [1.0, None, 0.0]
+    reason = scores.to_pandas()["token_f1_reason"][1]
+    assert reason == "row rejected: <memory>:2: field 'run_error': exception: ValueError: broken"
+    # Passing the RunResult to evaluate gives the same.
+    again = ragmeter.evaluate(result, "token_f1", progress=False)
+    # Everything but the run's date (the two evaluations may fall in different seconds).
+    summaries = [dict(r.summary, run={k: v for k, v in r.summary["run"].items() if k != "date"})
+                 for r in (again, scores)]
+    assert summaries[0] == summaries[1]
