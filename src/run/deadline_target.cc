@@ -110,8 +110,11 @@ class DeadlineTarget final : public Target {
         continue;
       }
       auto first = book.deadlines.begin();
-      if (Clock::now() < first->first) {
-        book.changed.wait_until(lock, first->first);
+      // A copy: wait_until reads its time point after waking, when an attempt that
+      // ended meanwhile may have freed the entry it came from.
+      const Clock::time_point deadline = first->first;
+      if (Clock::now() < deadline) {
+        book.changed.wait_until(lock, deadline);
         continue;
       }
       std::shared_ptr<Pending> pending = std::move(first->second);
