@@ -7,7 +7,9 @@
 #      headless Chromium (tests/report), and the
 #      end-to-end tests against a real local LLM server (llama.cpp, started and stopped here);
 #   4. the Python package: a wheel built from python/, installed into a fresh virtual
-#      environment, and tests/python run against it (scripts/test_python.sh).
+#      environment, and tests/python run against it (scripts/test_python.sh);
+#   5. the Ray path on a local Ray cluster (scripts/test_ray.sh; about 3 minutes, plus the
+#      Ray environment's one-time install; RAGMETER_SKIP_RAY=1 leaves it out).
 # RAGMETER_SKIP_LLM=1 leaves out the LLM server and its tests (they need a one-time build of
 # llama-cpp-python, cached outside the checkout by scripts/setup_llm.sh).
 set -euo pipefail
@@ -47,4 +49,8 @@ RAGMETER_BUILD_DIR="$PWD/build" "$venv/bin/python" -m pytest -q -p no:cacheprovi
 echo "   (${SECONDS} s since the start)"
 echo "== Python package: build the wheel, install it into a fresh venv, test it"
 bash scripts/test_python.sh
+
+echo "   (${SECONDS} s since the start)"
+echo "== Ray: ragmeter.ray on a local cluster, the same wheel"
+bash scripts/test_ray.sh
 echo "== all tests passed in ${SECONDS} s"

@@ -25,6 +25,7 @@
 
 #include "ragmeter/evaluate.h"
 #include "ragmeter/judge.h"
+#include "ragmeter/judge_hooks.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/llm_config.h"
 #include "ragmeter/sentence_embedder.h"
@@ -66,6 +67,14 @@ struct JudgeOptions {
   // Keep every call's request and raw reply (ConfiguredJudge::traces): memory grows with
   // the calls.
   bool keep_traces = false;
+  // What the clients share with other processes (judge_hooks.h; the workers of a Ray
+  // run). With `permits`, the rate limit (requests and tokens per minute) and the
+  // budget are the permit source's: the clients' own (rpm, tpm, max_cost from these
+  // options or the config) are not applied, so they cannot differ between workers.
+  // With `store`, replies, verdicts and claims are kept there under the cache mode, and
+  // the cache file (cache_path) is not opened here. Both clients (chat and embeddings)
+  // use them. Empty (the default): nothing is shared.
+  llm::ClientHooks hooks;
 };
 
 // The settings `options` resolve to: config file, then environment, then the fields

@@ -68,6 +68,10 @@
 
 namespace ragmeter {
 
+namespace llm {
+class ReplyStore;  // judge_hooks.h
+}  // namespace llm
+
 class SentenceEmbedder;
 
 inline constexpr std::string_view kLlmPromptVersion = "llm-v4";
@@ -114,6 +118,10 @@ struct LlmJudgeOptions {
   // sentences it has not seen however the calls are grouped: normally the chat client's
   // cache file and mode. nullopt: stored for this run only (in memory).
   std::optional<llm::CacheOptions> verdict_cache;
+  // Set with verdict_cache: verdicts and claims are kept in this store (shared with
+  // other processes, judge_hooks.h) under verdict_cache's mode; its path is not opened.
+  // So the workers of a cluster run share claims as they share verdicts and replies.
+  std::shared_ptr<llm::ReplyStore> verdict_store;
 };
 
 // InvalidArgument when options.chat is null.

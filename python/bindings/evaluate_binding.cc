@@ -12,8 +12,10 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
+#include "cluster_judge.h"
 #include "progress_hook.h"
 #include "data_source.h"
+#include "eval_args.h"
 #include "py_json.h"
 #include "ragmeter/judge_factory.h"
 #include "ragmeter/llm_config.h"
@@ -32,28 +34,9 @@ struct CancelFlag {
   std::atomic<bool> flag{false};
 };
 
-struct EvalArgs {
-  std::string metrics = "all";
-  bool metrics_given = false;
-  std::vector<std::string> critics;
-  int critic_votes = 1;
-  std::map<std::string, std::string> column_map;
-  int threads = 1;
-  std::int64_t limit = 0;
-  bool strict = false;
-  std::uint64_t seed = 42;
-  int bootstrap_resamples = 1000;
-  bool rouge_stem = false;
-  std::string rouge_tokenizer = "default";
-  std::string bleu_smoothing = "exp";
-  std::string bleu_tokenize = "13a";
-  double context_match_threshold = 0.5;
-  bool keep_evidence = true;
-  bool offline_score_withdrawn = false;
-};
 
-// JudgeOptions (judge_factory.h) from the glue's dict of its field names
-// (ragmeter/_judges.py: judge_options). An unknown key is a bug of the glue.
+}  // namespace
+
 JudgeOptions judge_options_from(const nb::dict& fields) {
   JudgeOptions options;
   for (auto [key_handle, value] : fields) {
@@ -81,7 +64,6 @@ JudgeOptions judge_options_from(const nb::dict& fields) {
   return options;  // make_judge checks the values
 }
 
-// The options `args` describe, without the judge (apply_judge adds it).
 EvalOptions build_options(const EvalArgs& args) {
   EvalOptions options;
   options.metrics = value_or_raise(parse_metric_list(args.metrics));
@@ -118,17 +100,25 @@ EvalOptions build_options(const EvalArgs& args) {
   return options;
 }
 
+namespace {
+
 nb::tuple run_evaluate(DataSource& data, const EvalArgs& args, const nb::dict& judge_fields,
-                       nb::object progress, CancelFlag* cancel) {
+                       const ClusterJudge* made_judge, nb::object progress, CancelFlag* cancel) {
   EvalOptions options = build_options(args);
+  if (made_judge != nullptr && nb::len(judge_fields) != 0) {
+    raise_status(invalid_argument("evaluate: give judge fields or a made judge, not both"));
+  }
   // The judge and embedder as `ragmeter eval` makes them (the local model may take a
-  // moment to load: without the GIL).
-  const JudgeOptions judge_options = judge_options_from(judge_fields);
-  StatusOr<ConfiguredJudge> made = [&] {
-    nb::gil_scoped_release unlocked;
-    return make_judge(judge_options);
+  // moment to load: without the GIL), or the one a Ray worker made once for its batches.
+  const ConfiguredJudge judge = [&] {
+    if (made_judge != nullptr) return made_judge->configured();
+    const JudgeOptions judge_options = judge_options_from(judge_fields);
+    StatusOr<ConfiguredJudge> made = [&] {
+      nb::gil_scoped_release unlocked;
+      return make_judge(judge_options);
+    }();
+    return value_or_raise(std::move(made));
   }();
-  const ConfiguredJudge judge = value_or_raise(std::move(made));
   // What `ragmeter eval` does with it: without metrics named, the offline judge's list
   // leaves out what only an LLM scores; an LLM judge gets enough threads.
   apply_judge(judge, args.metrics_given, &options);
@@ -307,13 +297,14 @@ void bind_evaluate(nb::module_& m) {
          bool strict, std::uint64_t seed, int bootstrap_resamples, bool rouge_stem,
          const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
          const std::string& bleu_tokenize, double context_match_threshold, bool keep_evidence,
-         bool offline_score_withdrawn, nb::dict judge, nb::object progress, CancelFlag* cancel) {
+         bool offline_score_withdrawn, nb::dict judge, const ClusterJudge* made_judge,
+         nb::object progress, CancelFlag* cancel) {
         EvalArgs args{metrics,       metrics_given,   std::move(critics),      critic_votes,
                       std::move(column_map), threads, limit,                   strict,
                       seed,          bootstrap_resamples, rouge_stem,           rouge_tokenizer,
                       bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence,
                       offline_score_withdrawn};
-        return run_evaluate(data, args, judge, std::move(progress), cancel);
+        return run_evaluate(data, args, judge, made_judge, std::move(progress), cancel);
       },
       "data"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
       "critics"_a = std::vector<std::string>(), "critic_votes"_a = 1,
@@ -322,9 +313,9 @@ void bind_evaluate(nb::module_& m) {
       "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
       "context_match_threshold"_a = 0.5, "keep_evidence"_a = true,
       "offline_score_withdrawn"_a = false, "judge"_a = nb::dict(),
-      "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
+      "made_judge"_a.none() = nb::none(), "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
       "Scores `data` (a DataSource) with the judge `judge` describes (JudgeOptions fields "
-      "by name; empty: the offline judge) and returns (Run, the exception that stopped it or None). "
+      "by name; empty: the offline judge; or `made_judge`, a ClusterJudge made once) and returns (Run, the exception that stopped it or None). "
       "The GIL is released while rows are scored; `progress(rows_done)` is called about "
       "every 100 ms on this thread.");
 }

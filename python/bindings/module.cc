@@ -8,5 +8,6 @@ NB_MODULE(_core, m) {
   ragmeter::python::bind_metrics(m);
   ragmeter::python::bind_data(m);
   ragmeter::python::bind_evaluate(m);
+  ragmeter::python::bind_cluster(m);
   ragmeter::python::bind_run_function(m);
 }

@@ -2,12 +2,13 @@
 // threads, hand the results to the sink in input order, accumulate the summaries.
 #include "ragmeter/evaluate.h"
 
+#include "ragmeter/summary_builder.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -24,57 +25,6 @@ struct PendingRow {
   // the sink sees every row in input order.
   std::optional<RowError> rejected;
   bool scored = false;  // results are in (false for a sample a cancelled run never started)
-};
-
-// Accumulates one metric's outcomes across batches.
-struct MetricAccumulator {
-  std::vector<double> scores;
-  std::int64_t skipped = 0;
-  std::int64_t failed = 0;
-  std::vector<double> corpus_stats;
-  // Reasons of skips and failures with their counts, for the terminal's "most common
-  // reason". At most kMaxReasons distinct ones are counted (failure messages can be
-  // many); later new ones are not.
-  static constexpr std::size_t kMaxReasons = 256;
-  std::map<std::string, std::int64_t> skip_reasons, failure_reasons;
-
-  static void count(std::map<std::string, std::int64_t>* reasons, const std::string& reason) {
-    auto it = reasons->find(reason);
-    if (it != reasons->end()) {
-      ++it->second;
-    } else if (reasons->size() < kMaxReasons) {
-      reasons->emplace(reason, 1);
-    }
-  }
-  static std::string most_common(const std::map<std::string, std::int64_t>& reasons) {
-    const std::pair<const std::string, std::int64_t>* best = nullptr;
-    for (const auto& entry : reasons) {
-      if (best == nullptr || entry.second > best->second) best = &entry;
-    }
-    return best ? best->first : std::string();
-  }
-
-  void add(const MetricResult& result) {
-    switch (result.outcome) {
-      case Outcome::kOk:
-        scores.push_back(result.score);
-        if (!result.corpus_stats.empty()) {
-          if (corpus_stats.empty()) corpus_stats.assign(result.corpus_stats.size(), 0.0);
-          for (std::size_t i = 0; i < corpus_stats.size() && i < result.corpus_stats.size(); ++i) {
-            corpus_stats[i] += result.corpus_stats[i];
-          }
-        }
-        break;
-      case Outcome::kSkipped:
-        ++skipped;
-        count(&skip_reasons, result.reason);
-        break;
-      case Outcome::kFailed:
-        ++failed;
-        count(&failure_reasons, result.reason);
-        break;
-    }
-  }
 };
 
 // Splits sample_from_json's "field 'name': message" into the RowError's field and
@@ -287,8 +237,9 @@ std::optional<RagasScore> ragas_score(const std::vector<MetricSummary>& metrics)
 StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
                                const EvalOptions& options, ResultSink& sink,
                                const ProgressCallback& progress) {
-  EvalSummary summary;
-  std::vector<MetricAccumulator> accumulators(options.metrics.size());
+  SummaryBuilder summary(options);
+  std::int64_t rows_read = 0;  // rows the sink has seen
+  bool stopped = false;        // options.cancel stopped the run
   std::vector<PendingRow> batch;
   bool at_end = false;
   bool first_batch = true;
@@ -298,7 +249,7 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
       1, std::min(options.batch_rows, std::max<std::size_t>(64, kMaxBatchResults / metric_count)));
   while (!at_end) {
     if (cancelled(options)) {
-      summary.cancelled = true;
+      stopped = true;
       break;
     }
     batch.clear();
@@ -340,56 +291,35 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
     // Rows are counted as the sink sees them, so a cancelled run's summary describes
     // exactly the rows it delivered.
     auto delivered = score_and_deliver(
-        batch, options, progress, summary.rows_read, [&](PendingRow& pending) {
-          ++summary.rows_read;
+        batch, options, progress, rows_read, [&](PendingRow& pending) {
+          ++rows_read;
           if (pending.rejected) {
-            ++summary.rows_rejected;
+            summary.add_rejected();
             return sink.on_rejected(*pending.rejected);
           }
-          for (std::size_t m = 0; m < accumulators.size(); ++m) {
-            accumulators[m].add(pending.results[m]);
-          }
+          RAGMETER_RETURN_IF_ERROR(summary.add_row(pending.results));
           return sink.take_row(std::move(pending.row), std::move(pending.results));
         });
     if (!delivered.ok()) return delivered.status();
     if (!*delivered) {  // cancelled: the rows from the first unfinished one are dropped
-      summary.cancelled = true;
+      stopped = true;
       at_end = true;
     }
     if (strict_error) {
       RAGMETER_RETURN_IF_ERROR(sink.finish());
       return *strict_error;
     }
-    if (progress) progress(summary.rows_read);
+    if (progress) progress(rows_read);
   }
 
   RAGMETER_RETURN_IF_ERROR(sink.finish());
-  if (summary.rows_read == 0 && !summary.cancelled) {
+  if (rows_read == 0 && !stopped) {
     // An empty file, or a CSV with only its header: nothing to score is unusable input,
     // not a successful run of nothing.
     return invalid_argument("dataset " + file_name + " has no rows");
   }
-  BootstrapOptions bootstrap = options.bootstrap;
-  bootstrap.threads = options.threads;
-  for (std::size_t m = 0; m < options.metrics.size(); ++m) {
-    const MetricRequest& request = options.metrics[m];
-    MetricAccumulator& acc = accumulators[m];
-    MetricSummary metric;
-    metric.name = request.name;
-    metric.stats = summarize(acc.scores, bootstrap);
-    metric.skipped = acc.skipped;
-    metric.failed = acc.failed;
-    metric.higher_is_better = request.info->higher_is_better;
-    metric.fields = std::string(request.info->fields);
-    metric.top_skip_reason = MetricAccumulator::most_common(acc.skip_reasons);
-    metric.top_failure_reason = MetricAccumulator::most_common(acc.failure_reasons);
-    if (request.info->corpus != nullptr && !acc.scores.empty()) {
-      metric.corpus = request.info->corpus(acc.corpus_stats, request, options.scoring);
-    }
-    summary.metrics.push_back(std::move(metric));
-  }
-  summary.ragas = ragas_score(summary.metrics);
-  return summary;
+  if (stopped) summary.set_cancelled();
+  return std::move(summary).finish();
 }
 
 }  // namespace ragmeter

@@ -5,6 +5,21 @@
 
 namespace ragmeter {
 
+namespace {
+
+// A client for `options` sharing what `hooks` shares (JudgeOptions::hooks).
+StatusOr<std::unique_ptr<llm::Client>> make_hooked_client(llm::ClientOptions options,
+                                                          const llm::ClientHooks& hooks) {
+  if (hooks.permits) {  // the permit source holds the limits and the budget
+    options.limits.requests_per_minute = 0;
+    options.limits.tokens_per_minute = 0;
+    options.max_cost_usd = 0;
+  }
+  return llm::make_client(options, hooks);
+}
+
+}  // namespace
+
 StatusOr<llm::JudgeSettings> resolve_judge_settings(const JudgeOptions& options,
                                                     const llm::EnvLookup& environment) {
   llm::JudgeSettings settings;
@@ -54,7 +69,7 @@ StatusOr<ConfiguredJudge> make_judge(const llm::JudgeSettings& settings,
                               llm::to_embedder_client_options(settings));
     embed_options.keep_traces = options.keep_traces;
     RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> embedder,
-                              llm::make_client(embed_options));
+                              make_hooked_client(embed_options, options.hooks));
     out.embedder = std::move(embedder);
     out.concurrency = settings.concurrency;
     out.judge = make_offline_judge_with_embedder(out.embedder, embed_options.endpoint);
@@ -67,7 +82,8 @@ StatusOr<ConfiguredJudge> make_judge(const llm::JudgeSettings& settings,
   }
   RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions chat_options, llm::to_client_options(settings));
   chat_options.keep_traces = options.keep_traces;
-  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> chat, llm::make_client(chat_options));
+  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> chat,
+                            make_hooked_client(chat_options, options.hooks));
   out.chat = std::move(chat);
   out.concurrency = settings.concurrency;
   LlmJudgeOptions judge;
@@ -78,13 +94,14 @@ StatusOr<ConfiguredJudge> make_judge(const llm::JudgeSettings& settings,
   judge.context_tokens = options.context_tokens;
   judge.ragas_plan = options.plan == "ragas";
   judge.verdict_cache = chat_options.cache;
+  judge.verdict_store = options.hooks.store;
   judge.local_embedder = out.local_embedder;
   if (settings.embedder == "openai") {
     RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
                               llm::to_embedder_client_options(settings));
     embed_options.keep_traces = options.keep_traces;
     RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::Client> embedder,
-                              llm::make_client(embed_options));
+                              make_hooked_client(embed_options, options.hooks));
     judge.embedder_endpoint_options = embed_options.endpoint;
     out.embedder = std::move(embedder);
     judge.embedder = out.embedder;

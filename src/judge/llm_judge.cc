@@ -173,7 +173,10 @@ nlohmann::ordered_json LlmJudge::usage_by_call() const {
 StatusOr<std::shared_ptr<Judge>> make_llm_judge(LlmJudgeOptions options) {
   if (!options.chat) return invalid_argument("make_llm_judge: no chat client");
   std::shared_ptr<llm::ResponseCache> cache;
-  if (options.verdict_cache) {
+  if (options.verdict_cache && options.verdict_store) {
+    // Verdicts and claims in the shared store (judge_hooks.h), under the cache's mode.
+    cache = llm::make_store_cache(options.verdict_store, options.verdict_cache->mode);
+  } else if (options.verdict_cache) {
     RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<llm::ResponseCache> opened,
                               llm::open_response_cache(*options.verdict_cache));
     cache = std::move(opened);

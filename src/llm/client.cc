@@ -132,8 +132,9 @@ class Call : public std::enable_shared_from_this<Call> {
 class OpenAIClient final : public Client {
  public:
   OpenAIClient(const ClientOptions& options, std::unique_ptr<ResponseCache> cache,
-               std::unique_ptr<HttpTransport> transport)
+               std::unique_ptr<HttpTransport> transport, std::shared_ptr<PermitSource> permits)
       : options_(options),
+        permits_(std::move(permits)),
         cache_(std::move(cache)),
         limiter_(options.limits),
         random_(std::random_device{}()),
@@ -245,6 +246,7 @@ class OpenAIClient final : public Client {
   bool over_budget() const;
 
   const ClientOptions options_;
+  const std::shared_ptr<PermitSource> permits_;  // null: no limits shared with others
   std::unique_ptr<ResponseCache> cache_;
   std::atomic<FormatStep> format_floor_{FormatStep::kJsonSchema};
   std::atomic<bool> format_settled_{false};
@@ -567,12 +569,33 @@ void OpenAIClient::pump() {
       }
       return;
     }
+    if (permits_) {  // one rate limit and budget across clients (judge_hooks.h)
+      Permit permit = permits_->acquire(waiting_.front()->tokens_);
+      if (permit.kind != Permit::Kind::kGranted) {
+        limiter_.release();
+        if (permit.kind == Permit::Kind::kRefused) {
+          std::shared_ptr<Call> refused = std::move(waiting_.front());
+          waiting_.pop_front();
+          refused->fail(resource_exhausted(permit.reason));
+          continue;
+        }
+        if (!pump_timer_set_) {
+          pump_timer_set_ = true;
+          transport_->schedule(std::max(permit.wait_seconds, 0.001), [this] {
+            pump_timer_set_ = false;
+            pump();
+          });
+        }
+        return;
+      }
+    }
     std::shared_ptr<Call> call = std::move(waiting_.front());
     waiting_.pop_front();
     call->ticket_ = admission.ticket;
     send(std::move(call));
   }
 }
+
 
 void OpenAIClient::send(std::shared_ptr<Call> call) {
   call->before_send();
@@ -925,11 +948,15 @@ void OpenAIClient::accept_format(FormatStep format) {
 void OpenAIClient::add_usage(const TokenUsage& usage, const std::string& model) {
   const std::string& priced = model.empty() ? options_.endpoint.model : model;
   std::optional<ModelPrice> price = find_price(priced, options_.prices);
-  std::lock_guard<std::mutex> lock(mutex_);
-  totals_.tokens.prompt_tokens += usage.prompt_tokens;
-  totals_.tokens.completion_tokens += usage.completion_tokens;
-  totals_.tokens.cached_tokens += usage.cached_tokens;
-  if (price) totals_.cost_usd += cost_usd(usage, *price);
+  double cost = price ? cost_usd(usage, *price) : 0.0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    totals_.tokens.prompt_tokens += usage.prompt_tokens;
+    totals_.tokens.completion_tokens += usage.completion_tokens;
+    totals_.tokens.cached_tokens += usage.cached_tokens;
+    totals_.cost_usd += cost;
+  }
+  if (permits_) permits_->report(usage, cost);
 }
 
 void OpenAIClient::record(const Call& call, const Status& status, bool from_cache) {
@@ -963,8 +990,11 @@ Status OpenAIClient::redacted(const Status& status) const {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Client>> make_client_with_transport(
-    const ClientOptions& options, std::unique_ptr<HttpTransport> transport) {
+namespace {
+
+StatusOr<std::unique_ptr<Client>> make_openai_client(const ClientOptions& options,
+                                                     const ClientHooks& hooks,
+                                                     std::unique_ptr<HttpTransport> transport) {
   if (options.endpoint.base_url.empty()) return invalid_argument("the judge needs a base URL");
   if (options.endpoint.model.empty()) return invalid_argument("the judge needs a model name");
   if (!options.endpoint.api_key_env.empty() &&
@@ -975,19 +1005,37 @@ StatusOr<std::unique_ptr<Client>> make_client_with_transport(
   }
   register_secret(api_key_value(options.endpoint));
   if (transport == nullptr) return invalid_argument("no HTTP transport");
-  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<ResponseCache> cache,
-                            open_response_cache(options.cache));
-  return std::unique_ptr<Client>(
-      std::make_unique<OpenAIClient>(options, std::move(cache), std::move(transport)));
+  std::unique_ptr<ResponseCache> cache;
+  if (hooks.store) {
+    cache = make_store_cache(hooks.store, options.cache.mode);
+  } else {
+    RAGMETER_ASSIGN_OR_RETURN(cache, open_response_cache(options.cache));
+  }
+  return std::unique_ptr<Client>(std::make_unique<OpenAIClient>(
+      options, std::move(cache), std::move(transport), hooks.permits));
 }
 
-StatusOr<std::unique_ptr<Client>> make_client(const ClientOptions& options) {
+StatusOr<std::unique_ptr<HttpTransport>> curl_transport_for(const ClientOptions& options) {
   CurlTransportOptions transport_options;
   transport_options.verify_tls = options.endpoint.verify_tls;
   transport_options.max_connections = std::max(options.limits.max_in_flight, 1) + 8;
-  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<HttpTransport> transport,
-                            make_curl_transport(transport_options));
-  return make_client_with_transport(options, std::move(transport));
+  return make_curl_transport(transport_options);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Client>> make_client_with_transport(
+    const ClientOptions& options, std::unique_ptr<HttpTransport> transport) {
+  return make_openai_client(options, ClientHooks{}, std::move(transport));
+}
+
+StatusOr<std::unique_ptr<Client>> make_client(const ClientOptions& options) {
+  return make_client(options, ClientHooks{});
+}
+
+StatusOr<std::unique_ptr<Client>> make_client(const ClientOptions& options, const ClientHooks& hooks) {
+  RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<HttpTransport> transport, curl_transport_for(options));
+  return make_openai_client(options, hooks, std::move(transport));
 }
 
 }  // namespace ragmeter::llm

@@ -6,6 +6,8 @@
 // here; only a power loss may drop the last few entries, never corrupt the file.
 #include "llm/response_cache.h"
 
+#include "ragmeter/judge_hooks.h"
+
 #include <sqlite3.h>
 
 #include <cstdlib>
@@ -58,6 +60,26 @@ class NullCache : public ResponseCache {
     return ok_status();
   }
   CacheMode mode() const override { return CacheMode::kOff; }
+};
+
+// Replies kept in a ReplyStore outside the client (judge_hooks.h), with the cache mode's
+// rules applied here: nothing is stored unless kReadWrite.
+class StoreCache : public ResponseCache {
+ public:
+  StoreCache(std::shared_ptr<ReplyStore> store, CacheMode mode)
+      : store_(std::move(store)), mode_(mode) {}
+  StatusOr<std::optional<std::string>> get(const std::string& key) override {
+    return store_->get(key);
+  }
+  Status put(const std::string& key, const std::string& kind, const std::string& value) override {
+    if (mode_ != CacheMode::kReadWrite) return ok_status();
+    return store_->put(key, kind, value);
+  }
+  CacheMode mode() const override { return mode_; }
+
+ private:
+  std::shared_ptr<ReplyStore> store_;
+  CacheMode mode_;
 };
 
 class SqliteCache : public ResponseCache {
@@ -172,6 +194,11 @@ StatusOr<std::unique_ptr<ResponseCache>> open_response_cache(const CacheOptions&
                             open_connection(path, options.mode));
   return std::unique_ptr<ResponseCache>(
       new SqliteCache(std::move(path), options.mode, std::move(connection)));
+}
+
+std::unique_ptr<ResponseCache> make_store_cache(std::shared_ptr<ReplyStore> store, CacheMode mode) {
+  if (mode == CacheMode::kOff) return std::unique_ptr<ResponseCache>(new NullCache());
+  return std::unique_ptr<ResponseCache>(new StoreCache(std::move(store), mode));
 }
 
 std::string default_cache_path() {

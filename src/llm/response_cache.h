@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "ragmeter/judge_hooks.h"
 #include "ragmeter/llm.h"
 
 namespace ragmeter::llm {
@@ -33,6 +34,10 @@ class ResponseCache {
 // naming the path when it cannot be opened, created or read as a cache.
 // The returned cache is thread-safe: any number of threads may call get and put.
 StatusOr<std::unique_ptr<ResponseCache>> open_response_cache(const CacheOptions& options);
+
+// A cache kept in `store` (judge_hooks.h), shared with other processes: gets go to it,
+// puts only in kReadWrite; kOff misses every get.
+std::unique_ptr<ResponseCache> make_store_cache(std::shared_ptr<ReplyStore> store, CacheMode mode);
 
 // The default cache location: ${XDG_CACHE_HOME:-$HOME/.cache}/ragmeter/judge.sqlite
 // (a relative XDG_CACHE_HOME is ignored, as the XDG spec says; without HOME the path is

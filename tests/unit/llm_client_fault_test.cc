@@ -12,7 +12,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <iostream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,6 +23,8 @@
 
 #include "../fakes/fake_llm_server_process.h"
 #include "llm/http_transport.h"
+#include "ragmeter/judge_factory.h"
+#include "ragmeter/judge_hooks.h"
 #include "ragmeter/llm.h"
 #include "tests/unit/test_paths.h"
 
@@ -505,6 +510,197 @@ TEST_F(LlmClientFaultTest, AllConcurrentCallsEndDespiteFaults) {
   EXPECT_EQ(server_->requests(), kCalls + static_cast<long>(faults.size()));
   EXPECT_LE(server_->stats()["max_in_flight"].get<int>(), 32);
   EXPECT_EQ(client->traces().size(), static_cast<size_t>(kCalls));
+}
+
+// A PermitSource for the hook tests: answers from a list, then grants; counts its calls
+// and the usage reported to it.
+class ScriptedPermits : public PermitSource {
+ public:
+  explicit ScriptedPermits(std::vector<Permit> answers) : answers_(std::move(answers)) {}
+  Permit acquire(double) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++asked_;
+    if (next_ < answers_.size()) return answers_[next_++];
+    return {};
+  }
+  void report(const TokenUsage& usage, double) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    reported_tokens_ += usage.prompt_tokens + usage.completion_tokens;
+  }
+  int asked() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return asked_;
+  }
+  std::int64_t reported_tokens() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return reported_tokens_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Permit> answers_;
+  std::size_t next_ = 0;
+  int asked_ = 0;
+  std::int64_t reported_tokens_ = 0;
+};
+
+TEST_F(LlmClientFaultTest, SharedPermitWaitHoldsTheRequestAndUsageIsReported) {
+  server_->script(json::object());
+  ClientOptions shared = options();
+  auto permits = std::make_shared<ScriptedPermits>(
+      std::vector<Permit>{{Permit::Kind::kWait, 0.3, ""}, {Permit::Kind::kWait, 0.3, ""}});
+  auto made = make_client(shared, ClientHooks{permits, nullptr});
+  ASSERT_TRUE(made.ok()) << made.status().to_string();
+  auto client = std::move(made).value();
+  Clock::time_point start = Clock::now();
+  StatusOr<ChatResponse> reply = wait(client->chat(verdict_request()));
+  ASSERT_TRUE(reply.ok()) << reply.status().to_string();
+  EXPECT_GE(seconds_since(start), 0.6);  // two waits of 0.3 s before the permit
+  EXPECT_EQ(permits->asked(), 3);
+  EXPECT_EQ(server_->requests(), 1);
+  EXPECT_EQ(permits->reported_tokens(), 15);  // the fake's usage: 10 prompt + 5 completion
+}
+
+TEST_F(LlmClientFaultTest, SharedPermitRefusalFailsTheCallWithoutARequest) {
+  server_->script(json::object());
+  ClientOptions shared = options();
+  auto permits = std::make_shared<ScriptedPermits>(
+      std::vector<Permit>{{Permit::Kind::kRefused, 0.0, "the cost budget of $1 is spent"}});
+  auto made = make_client(shared, ClientHooks{permits, nullptr});
+  ASSERT_TRUE(made.ok()) << made.status().to_string();
+  auto client = std::move(made).value();
+  expect_failure(wait(client->chat(verdict_request())), StatusCode::kResourceExhausted,
+                 "the cost budget of $1 is spent");
+  EXPECT_EQ(server_->requests(), 0);
+  EXPECT_TRUE(wait(client->chat(verdict_request("Next?"))).ok());  // the next is granted
+  EXPECT_EQ(server_->requests(), 1);
+}
+
+// A ReplyStore in memory, counting puts.
+class MemoryStore : public ReplyStore {
+ public:
+  StatusOr<std::optional<std::string>> get(const std::string& key) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = values_.find(key);
+    if (it == values_.end()) return std::optional<std::string>();
+    return std::optional<std::string>(it->second);
+  }
+  Status put(const std::string& key, const std::string& kind, const std::string& value) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    values_[key] = value;
+    ++puts_[kind];
+    return ok_status();
+  }
+  std::size_t size() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return values_.size();
+  }
+  int puts(const std::string& kind) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return puts_[kind];
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::string> values_;
+  std::map<std::string, int> puts_;
+};
+
+TEST_F(LlmClientFaultTest, ReplyStoreSharedByTwoClientsPaysOnce) {
+  server_->script(json::object());
+  auto store = std::make_shared<MemoryStore>();
+  ClientOptions shared = options();
+  shared.cache.mode = CacheMode::kReadWrite;
+  shared.cache.path = "/nonexistent/never-opened.sqlite";  // the store replaces the file
+  auto first = make_client(shared, ClientHooks{nullptr, store});
+  auto second = make_client(shared, ClientHooks{nullptr, store});
+  ASSERT_TRUE(first.ok() && second.ok());
+  ASSERT_TRUE(wait((*first)->chat(verdict_request())).ok());
+  StatusOr<ChatResponse> again = wait((*second)->chat(verdict_request()));
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  EXPECT_TRUE(again->from_cache);
+  EXPECT_EQ(server_->requests(), 1);
+  EXPECT_EQ(store->size(), 1u);
+}
+
+// Two judges made by the factory with the same hooks (two workers of a Ray run): the
+// second asks the server nothing for a sample the first judged, since replies, claims
+// (by text) and verdict cells all went to the shared store, and every request of both
+// asked the shared permit source.
+TEST_F(LlmClientFaultTest, JudgesMadeWithSharedHooksShareClaimsVerdictsAndPermits) {
+  // Every key the calls below ask: a claim per sentence, and the verdict table's cells of
+  // two claims (the response's, the short reference's) against four passages.
+  json reply = {{"S1", json::array({"The tower is in Paris."})}, {"reason 1", ""}, {"reason 2", ""}};
+  for (const char* cell : {"P1: claim 1", "P2: claim 1", "P3: claim 1", "P4: claim 1",
+                           "P1: claim 2", "P2: claim 2", "P3: claim 2", "P4: claim 2"}) {
+    reply[cell] = "Entailment";
+  }
+  server_->script({{"default", reply_step(reply.dump())}});
+  auto store = std::make_shared<MemoryStore>();
+  auto permits = std::make_shared<ScriptedPermits>(std::vector<Permit>{});
+  JudgeOptions options;
+  options.url = server_->base_url();
+  options.model = "fake-model";
+  options.key_env = kKeyVariable;
+  options.embedder = "offline";
+  options.cache_path = "/nonexistent/never-opened.sqlite";  // the store replaces the file
+  options.cache_mode = CacheMode::kReadWrite;
+  options.hooks = {permits, store};
+  auto first = make_judge(options);
+  auto second = make_judge(options);
+  ASSERT_TRUE(first.ok()) << first.status().to_string();
+  ASSERT_TRUE(second.ok()) << second.status().to_string();
+  Sample sample;
+  sample.user_input = "Where is the tower?";
+  sample.response = "The tower is in Paris.";  // one sentence each: one claim, as the reply
+  sample.set_reference("The tower stands in Paris.");
+  sample.retrieved_contexts = std::vector<std::string>{"Paris has a tower.", "It is tall."};
+  auto ledger = first->judge->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
+  const long sent = server_->requests();
+  EXPECT_GE(sent, 2);  // a claims call and a verdict table at least
+  EXPECT_EQ(permits->asked(), sent);
+  EXPECT_GE(store->puts("claims"), 1);
+  EXPECT_GE(store->puts("verdict"), 1);
+  auto again = second->judge->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(again.ok()) << again.status().to_string();
+  EXPECT_EQ(server_->requests(), sent);  // nothing paid twice
+  EXPECT_EQ(permits->asked(), sent);
+  ASSERT_EQ(again->response_claims.size(), ledger->response_claims.size());
+  for (std::size_t i = 0; i < ledger->response_claims.size(); ++i) {
+    EXPECT_EQ(again->response_claims[i].text, ledger->response_claims[i].text);
+  }
+}
+
+TEST(SharedLimiterTest, RequestsPerMinuteAcrossCallersAndTheBudget) {
+  // 120 per minute: 2 per second, a bucket of 2 (one second's worth), full at the start.
+  SharedLimiter limiter({120.0, 0.0, 1.0});
+  EXPECT_EQ(limiter.acquire(10, 0.0).kind, Permit::Kind::kGranted);
+  EXPECT_EQ(limiter.acquire(10, 0.0).kind, Permit::Kind::kGranted);
+  Permit third = limiter.acquire(10, 0.0);
+  EXPECT_EQ(third.kind, Permit::Kind::kWait);
+  EXPECT_DOUBLE_EQ(third.wait_seconds, 0.5);  // one request at 2 per second
+  EXPECT_EQ(limiter.acquire(10, 0.5).kind, Permit::Kind::kGranted);
+  limiter.report({100, 20, 0}, 0.6);
+  EXPECT_EQ(limiter.acquire(10, 5.0).kind, Permit::Kind::kGranted);  // $0.6 of $1
+  limiter.report({100, 20, 0}, 0.6);
+  Permit refused = limiter.acquire(10, 10.0);
+  EXPECT_EQ(refused.kind, Permit::Kind::kRefused);
+  EXPECT_EQ(refused.reason, "the cost budget of $1 is spent");
+  SharedTotals totals = limiter.totals();
+  EXPECT_EQ(totals.permits, 4);
+  EXPECT_EQ(totals.refused, 1);
+  EXPECT_EQ(totals.waits, 1);
+  EXPECT_EQ(totals.tokens.prompt_tokens, 200);
+  EXPECT_DOUBLE_EQ(totals.cost_usd, 1.2);
+}
+
+TEST(SharedLimiterTest, TokensPerMinuteHoldsALargeRequest) {
+  SharedLimiter limiter({0.0, 6000.0, 0.0});  // 100 tokens per second, a bucket of 100
+  EXPECT_EQ(limiter.acquire(80, 0.0).kind, Permit::Kind::kGranted);
+  Permit wait = limiter.acquire(80, 0.0);     // 20 left: 60 more tokens = 0.6 s
+  EXPECT_EQ(wait.kind, Permit::Kind::kWait);
+  EXPECT_NEAR(wait.wait_seconds, 0.6, 1e-12);
 }
 
 }  // namespace

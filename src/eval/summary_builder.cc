@@ -1,0 +1,103 @@
+// A run's summary from per-row results (summary_builder.h); evaluate() uses it too.
+#include "ragmeter/summary_builder.h"
+
+namespace ragmeter {
+namespace {
+
+// At most this many distinct reasons are counted per metric and outcome (failure
+// messages can be many); later new ones are not.
+constexpr std::size_t kMaxReasons = 256;
+
+void count_reason(std::map<std::string, std::int64_t>* reasons, const std::string& reason) {
+  auto it = reasons->find(reason);
+  if (it != reasons->end()) {
+    ++it->second;
+  } else if (reasons->size() < kMaxReasons) {
+    reasons->emplace(reason, 1);
+  }
+}
+
+std::string most_common(const std::map<std::string, std::int64_t>& reasons) {
+  const std::pair<const std::string, std::int64_t>* best = nullptr;
+  for (const auto& entry : reasons) {
+    if (best == nullptr || entry.second > best->second) best = &entry;
+  }
+  return best ? best->first : std::string();
+}
+
+}  // namespace
+
+SummaryBuilder::SummaryBuilder(const EvalOptions& options)
+    : metrics_(options.metrics),
+      scoring_(options.scoring),
+      bootstrap_(options.bootstrap),
+      accumulators_(options.metrics.size()) {
+  bootstrap_.threads = options.threads;
+}
+
+Status SummaryBuilder::add_row(const std::vector<MetricResult>& results) {
+  if (results.size() != accumulators_.size()) {
+    return invalid_argument("a row has " + std::to_string(results.size()) + " results for " +
+                            std::to_string(accumulators_.size()) + " metrics");
+  }
+  for (std::size_t m = 0; m < results.size(); ++m) {
+    const MetricResult& r = results[m];
+    add_outcome(m, r.outcome, r.score, r.reason, r.corpus_stats);
+  }
+  ++summary_.rows_read;
+  return ok_status();
+}
+
+void SummaryBuilder::add_outcome(std::size_t metric, Outcome outcome, double score,
+                                 const std::string& reason,
+                                 const std::vector<double>& corpus_stats) {
+  Accumulator& acc = accumulators_[metric];
+  switch (outcome) {
+    case Outcome::kOk:
+      acc.scores.push_back(score);
+      if (!corpus_stats.empty()) {
+        if (acc.corpus_stats.empty()) acc.corpus_stats.assign(corpus_stats.size(), 0.0);
+        for (std::size_t i = 0; i < acc.corpus_stats.size() && i < corpus_stats.size(); ++i) {
+          acc.corpus_stats[i] += corpus_stats[i];
+        }
+      }
+      break;
+    case Outcome::kSkipped:
+      ++acc.skipped;
+      count_reason(&acc.skip_reasons, reason);
+      break;
+    case Outcome::kFailed:
+      ++acc.failed;
+      count_reason(&acc.failure_reasons, reason);
+      break;
+  }
+}
+
+void SummaryBuilder::add_rejected() {
+  ++summary_.rows_read;
+  ++summary_.rows_rejected;
+}
+
+EvalSummary SummaryBuilder::finish() && {
+  for (std::size_t m = 0; m < metrics_.size(); ++m) {
+    const MetricRequest& request = metrics_[m];
+    Accumulator& acc = accumulators_[m];
+    MetricSummary metric;
+    metric.name = request.name;
+    metric.stats = summarize(acc.scores, bootstrap_);
+    metric.skipped = acc.skipped;
+    metric.failed = acc.failed;
+    metric.higher_is_better = request.info->higher_is_better;
+    metric.fields = std::string(request.info->fields);
+    metric.top_skip_reason = most_common(acc.skip_reasons);
+    metric.top_failure_reason = most_common(acc.failure_reasons);
+    if (request.info->corpus != nullptr && !acc.scores.empty()) {
+      metric.corpus = request.info->corpus(acc.corpus_stats, request, scoring_);
+    }
+    summary_.metrics.push_back(std::move(metric));
+  }
+  summary_.ragas = ragas_score(summary_.metrics);
+  return std::move(summary_);
+}
+
+}  // namespace ragmeter
