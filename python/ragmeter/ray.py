@@ -376,11 +376,14 @@ def evaluate(
     ray.data.DataContext.get_current().execution_options.preserve_order = True
     # A dataset keeps a copy of the context it was made with: set it there too.
     dataset.context.execution_options.preserve_order = True
+    # A fixed pool of `workers` scorer actors. A dead actor is restarted and its batch
+    # retried: Ray Data's own default for actor pools (max_restarts and max_task_retries
+    # -1); passing them again would go through ray_remote_args, which Ray 2.64 removes.
     scored = dataset.map_batches(
         _Scorer, fn_constructor_kwargs={"config": config, "coordinator": coordinator,
                                         "cache_shards": shards},
-        batch_size=batch_size, batch_format="pyarrow", concurrency=workers,
-        num_cpus=1, max_restarts=-1, max_task_retries=-1)
+        batch_size=batch_size, batch_format="pyarrow",
+        compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=1)
     if out is None:
         scored = scored.materialize()
     else:
