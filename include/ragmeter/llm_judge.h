@@ -41,7 +41,9 @@
 // same system message (the static part, byte-identical across calls, so servers can
 // reuse its prefix), then a user message with the sample's texts followed by the task.
 // kLlmPromptVersion names the prompt set and is written into the ledger's provenance;
-// the cache needs no version, as it keys on the prompt text itself.
+// the reply cache needs no version, as it keys on the prompt text itself, but stored
+// verdicts carry it too: they are the model's verdicts after the checks in code
+// (src/judge/verdict_checks.h), so a change of the checks bumps the version.
 //
 // Failures: when the claims call fails, the sample's ledger is an error (its metrics
 // end `failed` with the reason). A failed verdict call leaves its cells missing, each
@@ -74,7 +76,7 @@ class ReplyStore;  // judge_hooks.h
 
 class SentenceEmbedder;
 
-inline constexpr std::string_view kLlmPromptVersion = "llm-v4";
+inline constexpr std::string_view kLlmPromptVersion = "llm-v5";
 
 struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> chat;      // required
@@ -185,9 +187,10 @@ llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
 // Reads a verdicts reply into cells (one per claim, missing where the reply says
 // nothing about a claim).
 // The verdict table request of the compact plan: claims numbered from 1, premises
-// labelled "P1", "P2", ..., and a reply object with one required key per asked cell,
-// "Pj: claim i" -> "Entailment" | "Neutral" | "Contradiction", passage by passage, then
-// "reason i" per claim. `pairs` are the (claim, premise) cells to ask, 0-based; empty:
+// labelled "P1", "P2", ..., and a reply object with "Evidence i" per claim first (the
+// passage sentence the claim rests on, copied, or "none"), then one required key per
+// asked cell, "Pj: claim i" -> "Entailment" | "Neutral" | "Contradiction", passage by
+// passage, then "reason i" per claim. `pairs` are the (claim, premise) cells to ask, 0-based; empty:
 // every claim against every premise. Only the cells a ledger needs are asked, so a claim
 // is never asked against the text it came from.
 llm::ChatRequest llm_verdict_table_request(
@@ -196,7 +199,8 @@ llm::ChatRequest llm_verdict_table_request(
 
 // The cells [claim][premise] of a verdict table reply: each key "Pj: claim i" with a
 // verdict label fills its cell (non-entailed cells get "reason i" as reason); cells
-// without a key or with another value stay missing with no reason.
+// without a key or with another value stay missing with no reason. The evidence is not
+// read here: the judge checks it against the passages (src/judge/verdict_checks.h).
 std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::json& reply,
                                                              std::size_t claims,
                                                              std::size_t premises);

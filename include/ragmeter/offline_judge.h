@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -204,6 +205,13 @@ class OfflineClaim {
 VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise);
 // Convenience: analyses both texts, then judges.
 VerdictCell judge_claim(std::string_view claim, std::string_view premise);
+
+// Rules 2 and 3 of judge_claim alone: the cell a number or a name of `claim` absent
+// from `premise` decides (Neutral or Contradiction, the reason naming them), or nullopt
+// when the premise holds every number and name of the claim (a question-answer claim:
+// of its answer). The LLM judge vets the model's Entailment verdicts with it. Never fails.
+std::optional<VerdictCell> missing_number_or_name(const OfflineClaim& claim,
+                                                  const OfflinePremise& premise);
 
 // ---- The ledger --------------------------------------------------------------------
 

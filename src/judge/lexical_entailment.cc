@@ -1,6 +1,7 @@
 // Lexical entailment for the offline judge: premises and claims analysed into tokens, and
 // the verdict rules documented in include/ragmeter/offline_judge.h.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -246,6 +247,13 @@ bool window_negated(const OfflineClaim& claim, const OfflinePremise& premise,
 
 }  // namespace
 
+std::optional<VerdictCell> missing_number_or_name(const OfflineClaim& claim,
+                                                  const OfflinePremise& premise) {
+  VerdictCell cell;
+  if (check_numbers(claim, premise, &cell) || check_names(claim, premise, &cell)) return cell;
+  return std::nullopt;
+}
+
 OfflinePremise::OfflinePremise(std::string_view text) : text_(text) {
   for (std::string_view sentence : split_sentences(text_)) {
     const auto offset = static_cast<std::size_t>(sentence.data() - text_.data());
@@ -304,9 +312,8 @@ VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise
   if (claim.content().empty()) {
     return make_cell(Verdict::kNeutral, kNoContentConfidence, "the claim has no content words");
   }
+  if (auto cell = missing_number_or_name(claim, premise)) return *cell;
   VerdictCell cell;
-  if (check_numbers(claim, premise, &cell)) return cell;
-  if (check_names(claim, premise, &cell)) return cell;
   const Window window = best_window(claim, premise);
   if (check_coverage(claim, premise, window, &cell)) return cell;
   if (claim.negated() != window_negated(claim, premise, window)) {

@@ -19,8 +19,10 @@ using Json = nlohmann::json;
 LlmJudge::LlmJudge(LlmJudgeOptions options, std::shared_ptr<llm::ResponseCache> cache)
     : options_(std::move(options)), book_(options_.endpoint_options),
       embed_book_(options_.embedder_endpoint_options),
+      // The version too: stored cells are the model's verdicts after the checks in code.
       store_(cache, options_.endpoint_options,
-             std::string(prompts::k_system) + "\n" + std::string(prompts::k_verdict_table)),
+             std::string(kLlmPromptVersion) + "\n" + std::string(prompts::k_system) + "\n" +
+                 std::string(prompts::k_verdict_table)),
       claims_(cache, options_.endpoint_options,
               std::string(prompts::k_system) + "\n" + std::string(prompts::k_claims)) {
   if (!options_.embedder && options_.local_embedder) local_.emplace(options_.local_embedder);

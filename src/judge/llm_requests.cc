@@ -6,6 +6,7 @@
 #include <cctype>
 #include <optional>
 
+#include "judge/verdict_checks.h"
 #include "judge/verdict_table.h"
 #include "ragmeter/claim_ledger.h"
 #include "ragmeter/llm_judge.h"
@@ -158,8 +159,10 @@ llm::ChatRequest llm_verdict_table_request(const std::vector<std::string>& claim
   for (std::size_t i = 0; i < claims.size(); ++i) {
     listed += std::to_string(i + 1) + ". " + claims[i] + "\n";
   }
-  // Keys passage by passage (the model reads one passage at a time), then one reason
-  // per claim. Every key is required, so a grammar-constrained reply has every cell.
+  // One evidence quote per claim first (the model quotes before it judges; the quote is
+  // checked in code, verdict_checks.h), then the verdicts passage by passage (the model
+  // reads one passage at a time), then one reason per claim. Every key is required, so a
+  // grammar-constrained reply has every cell.
   std::vector<std::pair<std::size_t, std::size_t>> cells = pairs;
   if (cells.empty()) {
     for (std::size_t j = 0; j < premises.size(); ++j) {
@@ -174,6 +177,12 @@ llm::ChatRequest llm_verdict_table_request(const std::vector<std::string>& claim
   // nlohmann::json sorts object keys; the order the model sees is the order of
   // "required" and of the keys listed in the prompt.
   std::string keys;
+  for (std::size_t i = 0; i < claims.size(); ++i) {
+    const std::string key = evidence_key(i);
+    properties[key] = {{"type", "string"}};
+    required.push_back(key);
+    keys += "\"" + key + "\", ";
+  }
   for (const auto& [claim, premise] : cells) {
     const std::string key = verdict_table_key(claim, premise);
     properties[key] = verdict;

@@ -6,6 +6,7 @@
 
 #include "judge/llm_judge_impl.h"
 #include "judge/llm_window.h"
+#include "judge/verdict_checks.h"
 #include "judge/verdict_table.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter_prompts.inc"
@@ -231,12 +232,21 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
       for (const auto& [i, j] : again) cells[i][j] = std::move(second[i][j]);
     }
   }
+  // The model's Entailments vetted in code (verdict_checks.h): each text analysed once.
+  std::vector<std::optional<OfflineClaim>> claim_analyses(claim_texts.size());
+  std::vector<std::optional<OfflinePremise>> premise_analyses(premise_texts.size());
   std::vector<std::pair<std::pair<std::size_t, std::size_t>, StoredVerdict>> out;
   for (std::size_t i = 0; i < group_claims.size(); ++i) {
     for (std::size_t j = 0; j < group_premises_.size(); ++j) {
       const std::pair<std::size_t, std::size_t> pair{group_claims[i], group_premises_[j]};
       if (std::find(missing.begin(), missing.end(), pair) == missing.end()) continue;
       StoredVerdict verdict = std::move(cells[i][j]);
+      if (verdict.cell.supports()) {
+        if (!claim_analyses[i]) claim_analyses[i].emplace(claim_texts[i]);
+        if (!premise_analyses[j]) premise_analyses[j].emplace(premise_texts[j]);
+        verdict.cell =
+            vet_entailment(std::move(verdict.cell), *claim_analyses[i], *premise_analyses[j]);
+      }
       if (!verdict.cell.judged() && verdict.cell.reason.empty()) {
         verdict.cell.reason = "not judged: the judge's reply had no verdict for this claim";
       }
@@ -253,7 +263,10 @@ void LlmJudge::table_call(const std::vector<std::string>& claims,
   const std::string key = llm::chat_cache_key(book_.endpoint(), request);
   auto reply = book_.chat(*options_.chat, std::move(request), "verdicts", nullptr);
   std::vector<std::vector<VerdictCell>> table;
-  if (reply.ok()) table = read_llm_verdict_table(*reply, claims.size(), premises.size());
+  if (reply.ok()) {
+    table = read_llm_verdict_table(*reply, claims.size(), premises.size());
+    check_quoted_evidence(read_table_evidence(*reply, claims.size()), premises, &table);
+  }
   for (const auto& [i, j] : pairs) {
     {
       StoredVerdict& verdict = (*cells)[i][j];

@@ -9,9 +9,11 @@ import pytest
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
 # A FAKE judge reply that satisfies the claims schema (the same one claim for every sentence
-# asked, up to "S9") and the verdict table's (two claims against up to three passages), so
-# every ledger metric of JUDGE_ROW scores.
+# asked, up to "S9") and the verdict table's (two claims against up to three passages, each
+# claim's evidence quoted from JUDGE_ROW's chunk, as the table's schema requires since
+# llm-v5), so every ledger metric of JUDGE_ROW scores.
 JUDGE_REPLY = json.dumps({**{f"S{n}": ["The tower is in Paris."] for n in range(1, 10)},
+                          **{f"Evidence {c}": "Paris has a tower." for c in (1, 2)},
                           **{f"P{p}: claim {c}": "Entailment" for p in (1, 2, 3) for c in (1, 2)},
                           "reason 1": "", "reason 2": ""})
 JUDGE_ROW = {"user_input": "Where is the tower?", "response": "The tower is in Paris.",

@@ -22,6 +22,8 @@ REPLY = json.dumps({
     # "Theodore Scott" is a fragment: the judge puts its sentence in its place.
     "S1": ["PharmaCann was founded in 2014.", "Theodore Scott"],
     "S2": ["PharmaCann is based in Illinois."],
+    # Each claim's evidence, quoted from the chunk (required by the table's schema).
+    "Evidence 1": CHUNK, "Evidence 2": CHUNK, "Evidence 3": CHUNK,
     "P1: claim 1": "Entailment", "P1: claim 2": "Neutral", "P1: claim 3": "Entailment",
     # P2 is the reference (claim 2 is its words: judged without a call) or, when the second
     # row asks for both of its chunks at once, the chunk "Chicago.": claim 2 stays unsupported.

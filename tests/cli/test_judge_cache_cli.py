@@ -21,7 +21,9 @@ REPLY = json.dumps({
     # claim, the same for all.
     **{f"S{n}": ["The tower is in Paris."] for n in range(1, 50)},
     "verdicts": [{"claim": 1, "verdict": "Entailment", "reason": ""}],
-    # The verdict table's cells: the one claim against up to four passages.
+    # The verdict table's cells: the one claim's evidence, quoted from the first chunk,
+    # then the claim against up to four passages.
+    "Evidence 1": "Paris has a tower.",
     "P1: claim 1": "Entailment", "P2: claim 1": "Entailment", "P3: claim 1": "Entailment",
     "P4: claim 1": "Entailment", "reason 1": "",
 })

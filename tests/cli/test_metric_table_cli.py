@@ -14,6 +14,7 @@ REPLY = json.dumps({
     "response_claims": ["The tower is in Paris."], "reference_claims": ["The tower is in Paris."],
     # The claims call asks sentence by sentence ([S1], [S2], ...; llm_claims.cc).
     **{f"S{s}": ["The tower is in Paris."] for s in (1, 2, 3)},
+    **{f"Evidence {c}": "Paris has a tower." for c in (1, 2)},  # quoted from the chunk
     **{f"P{p}: claim {c}": "Entailment" for p in (1, 2, 3) for c in (1, 2)},
     "reason 1": "", "reason 2": "", "reason": "", "verdict": 1, "score": 4,
     "questions": ["Where is the tower?"], "noncommittal": False,

@@ -23,10 +23,12 @@ BUILD = pathlib.Path(os.environ.get("RAGMETER_BUILD_DIR", REPO / "build"))
 ray = pytest.importorskip("ray", reason="Ray is not installed (bash scripts/setup_ray.sh)")
 
 # One fixed reply that satisfies the claims schema (one claim per sentence label) and the
-# verdict table's (up to four claims against up to six passages), as
-# tests/cli/test_judge_cache_cli.py's.
+# verdict table's (up to four claims against up to six passages, each claim's evidence
+# quoted from the rows' first chunk, "Paris has tower {i}.", as the table's schema requires
+# since llm-v5), as tests/cli/test_judge_cache_cli.py's.
 JUDGE_REPLY = json.dumps({
     **{f"S{n}": ["The tower is in Paris."] for n in range(1, 10)},
+    **{f"Evidence {c}": "Paris has tower" for c in range(1, 5)},
     **{f"P{p}: claim {c}": "Entailment" for p in range(1, 7) for c in range(1, 5)},
     **{f"reason {c}": "" for c in range(1, 5)},
 })

@@ -24,9 +24,9 @@ namespace {
 using Json = nlohmann::json;
 
 // A FAKE judge client. Claims: each asked sentence "[Sn] ..." gets the claim
-// "<sentence> (extraction N)" where N counts claims calls, plus the fragment "Theodore
-// Scott" for a sentence that names him. Verdict tables: "Entailment" for passage P1,
-// "Neutral" elsewhere. Claims replies wait `delay` so that concurrent rows overlap.
+// "<sentence> (extraction N)" where N counts claims calls ("x", "xx", ...), plus the
+// fragment "Theodore Scott" for a sentence that names him. Verdict tables: "Entailment"
+// for passage P1, "Neutral" elsewhere, and P1 whole as every claim's evidence. Claims replies wait `delay` so that concurrent rows overlap.
 class FakeJudgeClient : public llm::Client {
  public:
   explicit FakeJudgeClient(std::chrono::milliseconds delay = std::chrono::milliseconds(0))
@@ -46,11 +46,19 @@ class FakeJudgeClient : public llm::Client {
         const std::size_t at = user.find(marker) + marker.size();
         std::size_t end = std::min(user.find(" [S", at), user.find('\n', at));
         const std::string sentence = user.substr(at, end - at);
-        Json claims = {sentence + " (extraction " + std::to_string(n) + ")"};
+        // The count in letters: a digit would be a number no passage has (verdict_checks.h).
+        const std::string count(static_cast<std::size_t>(n), 'x');
+        Json claims = {sentence + " (extraction " + count + ")"};
         if (sentence.find("Theodore Scott") != std::string::npos) claims.push_back("Theodore Scott");
         reply[k] = claims;
       } else {
-        reply[k] = k.rfind("reason", 0) == 0 ? "" : (k.rfind("P1:", 0) == 0 ? "Entailment" : "Neutral");
+        if (k.rfind("Evidence", 0) == 0) {  // P1, quoted whole, unless told otherwise
+          const std::size_t at = user.find("[P1]\n") + 5;
+          reply[k] = evidence ? *evidence : user.substr(at, user.find('\n', at) - at);
+        } else {
+          reply[k] = k.rfind("reason", 0) == 0 ? ""
+                     : (k.rfind("P1:", 0) == 0 ? "Entailment" : "Neutral");
+        }
       }
     }
     const auto delay = is_claims ? delay_ : std::chrono::milliseconds(0);
@@ -74,6 +82,7 @@ class FakeJudgeClient : public llm::Client {
 
   std::atomic<int> claims_calls{0};
   std::atomic<int> verdict_calls{0};
+  std::optional<std::string> evidence;  // every claim's evidence, when set
 
  private:
   std::chrono::milliseconds delay_;
@@ -167,6 +176,35 @@ TEST(ClaimsByTextTest, ARerunWithTheCacheFilePaysForNothing) {
   EXPECT_EQ(texts_of(again->response_claims), texts_of(first->response_claims));
   EXPECT_EQ(claim_ledger_to_json(*again)["verdicts"], claim_ledger_to_json(*first)["verdicts"]);
   std::filesystem::remove_all(dir);
+}
+
+// The model's Entailments are checked in code before the ledger (and the verdict store)
+// takes them (verdict_checks.h): the fake supports every claim with P1.
+TEST(ClaimsByTextTest, TheJudgesEntailmentsAreCheckedInCode) {
+  Sample sample = pharmacann_row("");
+  sample.retrieved_contexts = std::vector<std::string>{sample.retrieved_contexts->front()};
+  // Evidence the model wrote itself, in no passage: no claim is supported.
+  auto client = std::make_shared<FakeJudgeClient>();
+  client->evidence = "PharmaCann was founded by Theodore Scott.";
+  auto ledger = judge_over(client)->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().message();
+  ASSERT_EQ(ledger->response_claims.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(ledger->response_vs_chunks.at(i, 0).verdict, Verdict::kNeutral);
+    EXPECT_EQ(ledger->response_vs_chunks.at(i, 0).reason,
+              "the judge said Entailment, but its evidence is in no passage: "
+              "\"PharmaCann was founded by Theodore Scott.\"");
+  }
+  EXPECT_EQ(ledger_faithfulness(*ledger).score, 0.0);
+  // Evidence from the passage, but a year the passage does not have: that claim only.
+  sample.response = "PharmaCann was founded in 2015 by Theodore Scott. It is based in Illinois.";
+  auto quoted = judge_over(std::make_shared<FakeJudgeClient>())->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(quoted.ok()) << quoted.status().message();
+  ASSERT_EQ(quoted->response_claims.size(), 3u);  // two sentences, one fragment replaced
+  EXPECT_EQ(quoted->response_vs_chunks.at(0, 0).verdict, Verdict::kContradiction);
+  EXPECT_EQ(quoted->response_vs_chunks.at(0, 0).reason,
+            "the judge said Entailment, but the premise has '2014' where the claim has '2015'");
+  EXPECT_EQ(quoted->response_vs_chunks.at(2, 0).verdict, Verdict::kEntailment);  // Illinois
 }
 
 TEST(ClaimsByTextTest, FragmentClaimsAreReplacedByTheSentenceTheyCameFrom) {

@@ -629,8 +629,10 @@ TEST_F(LlmClientFaultTest, ReplyStoreSharedByTwoClientsPaysOnce) {
 // asked the shared permit source.
 TEST_F(LlmClientFaultTest, JudgesMadeWithSharedHooksShareClaimsVerdictsAndPermits) {
   // Every key the calls below ask: a claim per sentence, and the verdict table's cells of
-  // two claims (the response's, the short reference's) against four passages.
-  json reply = {{"S1", json::array({"The tower is in Paris."})}, {"reason 1", ""}, {"reason 2", ""}};
+  // two claims (the response's, the short reference's) against four passages, with each
+  // claim's evidence quoted from the first chunk.
+  json reply = {{"S1", json::array({"The tower is in Paris."})}, {"reason 1", ""}, {"reason 2", ""},
+                {"Evidence 1", "Paris has a tower."}, {"Evidence 2", "Paris has a tower."}};
   for (const char* cell : {"P1: claim 1", "P2: claim 1", "P3: claim 1", "P4: claim 1",
                            "P1: claim 2", "P2: claim 2", "P3: claim 2", "P4: claim 2"}) {
     reply[cell] = "Entailment";

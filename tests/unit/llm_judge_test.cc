@@ -92,18 +92,25 @@ TEST(LlmJudgeTest, AVerdictTableAsksOneRequiredKeyPerCellPassageByPassage) {
   llm::ChatRequest table = llm_verdict_table_request({"c one", "c two"}, {"First.", "Second."});
   const std::string& user = table.messages[1].content;
   EXPECT_EQ(user.find("PASSAGES:\n[P1]\nFirst.\n\n[P2]\nSecond.\n\nCLAIMS:\n1. c one\n2. c two\n"), 0u);
-  EXPECT_NE(user.find("KEYS: \"P1: claim 1\", \"P1: claim 2\", \"P2: claim 1\", \"P2: claim 2\", "
-                      "\"reason 1\", \"reason 2\"\n"),
+  // Every claim's evidence first, then the verdicts, then the reasons.
+  EXPECT_NE(user.find("KEYS: \"Evidence 1\", \"Evidence 2\", \"P1: claim 1\", \"P1: claim 2\", "
+                      "\"P2: claim 1\", \"P2: claim 2\", \"reason 1\", \"reason 2\"\n"),
             std::string::npos);
   EXPECT_LT(user.find("KEYS:"), user.find("Task:"));
   EXPECT_EQ(table.messages[0].content, llm_claims_request(ClaimsPrompt{}).messages[0].content);
-  EXPECT_EQ(table.schema["required"].size(), 6u);
+  EXPECT_EQ(table.schema["required"].size(), 8u);
+  EXPECT_EQ(table.schema["properties"]["Evidence 2"]["type"], "string");
+  // llama.cpp's grammar writes the keys in the order of the schema's properties, which
+  // the request serialises sorted: the evidence must come before every verdict there too.
+  const std::string sent = table.schema.dump();
+  EXPECT_LT(sent.find("\"Evidence 2\""), sent.find("\"P1: claim 1\""));
   EXPECT_EQ(table.schema["properties"]["P2: claim 1"]["enum"],
             Json::parse(R"(["Entailment", "Neutral", "Contradiction"])"));
   // Only the asked cells: claim 1 against P2 and claim 2 against P1.
   llm::ChatRequest some = llm_verdict_table_request({"a", "b"}, {"x", "y"}, {{0, 1}, {1, 0}});
   EXPECT_EQ(some.schema["required"],
-            Json::parse(R"(["P1: claim 2", "P2: claim 1", "reason 1", "reason 2"])"));
+            Json::parse(R"(["Evidence 1", "Evidence 2", "P1: claim 2", "P2: claim 1", "reason 1",
+                            "reason 2"])"));
 }
 
 TEST(LlmJudgeTest, ReadsAVerdictTableCellByCell) {

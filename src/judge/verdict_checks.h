@@ -1,0 +1,52 @@
+// Checks in code of the model's verdicts in the compact plan's table (docs/design.md,
+// "A small model's Entailment is checked"): the sentence the model quoted as evidence
+// must be in a passage, and a claim's numbers and names must be in the premise it is
+// said to follow from. Both only ever take an Entailment away, never grant one.
+// Internal to src/judge/.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ragmeter/claim_ledger.h"
+#include "ragmeter/offline_judge.h"
+
+namespace ragmeter {
+
+// The key of claim `claim`'s (0-based) evidence in a verdict table reply: "Evidence 1",
+// ... Capitalised so that it sorts before the "Pn: claim m" keys: llama.cpp's grammar
+// follows the schema's property order, which nlohmann::json writes sorted, so the model
+// writes every quote before any verdict.
+std::string evidence_key(std::size_t claim);
+
+// The "Evidence m" values of a verdict table reply, one per claim: nullopt where the key
+// is absent or not a string (a reply without evidence keys: nothing to check).
+std::vector<std::optional<std::string>> read_table_evidence(const nlohmann::json& reply,
+                                                            std::size_t claims);
+
+// True when `quote` was copied from `text`: it has a content word (not only stopwords
+// such as "none"), and, comparing offline_tokenize keys (so case, punctuation and
+// plurals do not matter), either it has fewer than 3 tokens and they occur in `text` in a
+// row, or at least 80% of its runs of 3 tokens occur in `text` (a copy that drops a
+// parenthesis or stops early still counts; a sentence the model wrote itself does not).
+bool quote_found(std::string_view quote, std::string_view text);
+
+// For each claim i whose evidence is given (read_table_evidence) but found in none of
+// `premises` (quote_found), every Entailment cell cells[i][j] becomes Neutral with a reason
+// quoting it; claims without evidence and other verdicts are left as they are.
+void check_quoted_evidence(const std::vector<std::optional<std::string>>& evidence,
+                           const std::vector<std::string>& premises,
+                           std::vector<std::vector<VerdictCell>>* cells);
+
+// `cell` when it is not an Entailment or when `premise` holds every number and name of
+// `claim`; else the verdict missing_number_or_name gives, its reason saying that it
+// overrides the judge's Entailment.
+VerdictCell vet_entailment(VerdictCell cell, const OfflineClaim& claim,
+                           const OfflinePremise& premise);
+
+}  // namespace ragmeter

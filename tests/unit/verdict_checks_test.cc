@@ -1,0 +1,147 @@
+// The checks in code of the compact plan's verdicts (src/judge/verdict_checks.h), on
+// hand-checked cases: what the small local model was seen to accept (docs/judges.md,
+// "The LLM judge against people, beside ragas") and what must stay as the model said.
+#include <gtest/gtest.h>
+
+#include "judge/verdict_checks.h"
+#include "ragmeter/llm_judge.h"
+
+namespace ragmeter {
+namespace {
+
+using Json = nlohmann::json;
+
+const char* kOberoi =
+    "The Oberoi family is an Indian family that is famous for its involvement in hotels. "
+    "The Oberoi Group is a hotel company with its head office in Delhi.";
+
+VerdictCell entailment() {
+  VerdictCell cell;
+  cell.verdict = Verdict::kEntailment;
+  return cell;
+}
+
+struct QuoteCase {
+  const char* quote;
+  bool found;
+  const char* why;
+};
+
+TEST(VerdictChecksTest, AQuoteCountsOnlyWhenItWasCopiedFromThePassage) {
+  const QuoteCase cases[] = {
+      {"The Oberoi Group is a hotel company with its head office in Delhi.", true, "verbatim"},
+      {"the oberoi group is a hotel company, with its head office in delhi", true,
+       "case and punctuation"},
+      {"The Oberoi Group is a hotel company with its head office", true, "stopped early"},
+      {"The Oberoi family is an Indian family that is famous for its involvement in hotels", true,
+       "the first sentence"},
+      {"Delhi", true, "one word of the passage"},
+      {"head office in Delhi", true, "a phrase"},
+      // One word changed at the end of a long sentence: 10 of its 11 runs of 3 occur (the
+      // name check catches this one).
+      {"The Oberoi Group is a hotel company with its head office in Mumbai.", true, "one word"},
+      {"The Oberoi Group has its head office in Mumbai.", false, "the model's own sentence"},
+      {"Mumbai", false, "a word the passage does not have"},
+      {"Delhi office", false, "two words of the passage, not in a row"},
+      {"none", false, "no evidence"},
+      {"", false, "empty"},
+      {"<a sentence copied from a passage, or none>", false, "the prompt's placeholder"},
+  };
+  for (const QuoteCase& c : cases) {
+    EXPECT_EQ(quote_found(c.quote, kOberoi), c.found) << c.why << ": " << c.quote;
+  }
+}
+
+TEST(VerdictChecksTest, EvidenceIsReadPerClaimAndAReplyWithoutItHasNone) {
+  Json reply =
+      Json::parse(R"({"Evidence 1": "a quote", "Evidence 2": 3, "P1: claim 1": "Entailment"})");
+  const auto evidence = read_table_evidence(reply, 3);
+  ASSERT_EQ(evidence.size(), 3u);
+  EXPECT_EQ(evidence[0], "a quote");
+  EXPECT_FALSE(evidence[1].has_value());  // not a string
+  EXPECT_FALSE(evidence[2].has_value());  // no key
+  // The replies of the format before llm-v5 ("Pn: claim m" and "reason m" only).
+  const auto old = read_table_evidence(
+      Json::parse(R"({"P1: claim 1": "Entailment", "reason 1": ""})"), 1);
+  EXPECT_FALSE(old[0].has_value());
+  EXPECT_FALSE(read_table_evidence(Json::array(), 1)[0].has_value());
+  EXPECT_EQ(evidence_key(0), "Evidence 1");
+}
+
+TEST(VerdictChecksTest, AnEntailmentWhoseQuoteIsInNoPassageBecomesNeutral) {
+  const std::vector<std::string> premises = {kOberoi, "Mumbai is the financial capital of India."};
+  // Claims: 0 quoted a sentence the model wrote; 1 quoted P2; 2 said "none"; 3 gave no
+  // evidence key (a reply in the old format): left as the model said.
+  std::vector<std::vector<VerdictCell>> cells(4, {entailment(), entailment()});
+  cells[0][1].verdict = Verdict::kContradiction;
+  cells[0][1].reason = "r";
+  const std::vector<std::optional<std::string>> evidence = {
+      "The Oberoi Group has its head office in Mumbai.", "Mumbai is the financial capital of India",
+      "none", std::nullopt};
+  check_quoted_evidence(evidence, premises, &cells);
+  EXPECT_EQ(cells[0][0].verdict, Verdict::kNeutral);
+  EXPECT_EQ(cells[0][0].reason,
+            "the judge said Entailment, but its evidence is in no passage: "
+            "\"The Oberoi Group has its head office in Mumbai.\"");
+  EXPECT_EQ(cells[0][1].verdict, Verdict::kContradiction);  // not an Entailment: as it was
+  EXPECT_EQ(cells[0][1].reason, "r");
+  // A quote found in one passage keeps the claim's Entailments, in every passage.
+  EXPECT_EQ(cells[1][0].verdict, Verdict::kEntailment);
+  EXPECT_EQ(cells[1][1].verdict, Verdict::kEntailment);
+  EXPECT_EQ(cells[2][0].verdict, Verdict::kNeutral);
+  EXPECT_EQ(cells[2][0].reason, "the judge said Entailment, but quoted no passage sentence for it");
+  EXPECT_EQ(cells[2][1].verdict, Verdict::kNeutral);
+  EXPECT_EQ(cells[3][0].verdict, Verdict::kEntailment);
+  EXPECT_EQ(cells[3][1].verdict, Verdict::kEntailment);
+}
+
+struct VetCase {
+  const char* claim;
+  const char* premise;
+  Verdict verdict;      // after the check
+  const char* reason;   // after the check; "" when kept
+};
+
+TEST(VerdictChecksTest, AnEntailmentNeedsTheClaimsNumbersAndNamesInThePremise) {
+  const VetCase cases[] = {
+      // Names and numbers the premise lacks (the model's Entailments of docs/judges.md).
+      {"The Oberoi family is part of a hotel company that has a head office in Mumbai.", kOberoi,
+       Verdict::kNeutral, "the judge said Entailment, but name not found in the premise: 'Mumbai'"},
+      {"The Zilpo Road trail is exactly 6 kilometers long.",
+       "Zilpo Road is a National Forest Scenic Byway in Kentucky.", Verdict::kNeutral,
+       "the judge said Entailment, but number not found in the premise: '6'"},
+      // A changed year next to the same words: the offline rule's Contradiction.
+      {"Joan Woodward received a star in 1996.",
+       "Joan Woodward won an Academy Award. In 2006, she received a star on the Hollywood Walk of "
+       "Fame.",
+       Verdict::kContradiction,
+       "the judge said Entailment, but the premise has '2006' where the claim has '1996'"},
+      // Everything named is there: the model's verdict stands, whatever it is worth.
+      {"The Oberoi Group has its head office in Delhi.", kOberoi, Verdict::kEntailment, ""},
+      {"Joan Woodward received a star in 2006.",
+       "In 2006, Joan Woodward received a star on the Hollywood Walk of Fame.",
+       Verdict::kEntailment, ""},
+  };
+  for (const VetCase& c : cases) {
+    const VerdictCell cell =
+        vet_entailment(entailment(), OfflineClaim(c.claim), OfflinePremise(c.premise));
+    EXPECT_EQ(cell.verdict, c.verdict) << c.claim;
+    EXPECT_EQ(cell.reason, c.reason) << c.claim;
+    EXPECT_FALSE(cell.confidence.has_value()) << c.claim;
+  }
+  // Only Entailments are checked: the model's Neutral stands with its own reason.
+  VerdictCell neutral;
+  neutral.verdict = Verdict::kNeutral;
+  neutral.reason = "not said";
+  EXPECT_EQ(vet_entailment(neutral, OfflineClaim(cases[0].claim), OfflinePremise(kOberoi)),
+            neutral);
+  // A short answer's claim carries its question, whose words are not checked: "Theodore"
+  // is only in the question.
+  EXPECT_EQ(vet_entailment(entailment(), OfflineClaim("Who did Theodore hire? Jane Smith"),
+                           OfflinePremise("The firm hired Jane Smith in 2014."))
+                .verdict,
+            Verdict::kEntailment);
+}
+
+}  // namespace
+}  // namespace ragmeter
