@@ -13,8 +13,9 @@ started by bench/llm_judge_agreement.sh (venv, server). Subcommands:
   report  reads an output directory and prints the tables (report.md); writes report.json.
 
 Data: the TEST halves of the splits of bench/offline_judge_quality.py (imported, not copied),
-the first n items of each in a fixed order (file order for HaluEval, instance_id order for
-RAGChecker), never picked.
+or with --split dev the DEV halves (for tuning a judge's prompts and checks; the test halves
+are read once the tuning is done), the first n items of each in a fixed order (file order
+for HaluEval, instance_id order for RAGChecker), never picked.
   HaluEval QA: per item the right and the hallucinated answer, the item's passage as the one
     retrieved context; faithfulness. Pairwise accuracy (right above hallucinated, a tie half)
     with a 95% bootstrap interval over items, and AUROC (right = positive).
@@ -62,10 +63,10 @@ LABELS = ["correctness_label", "overall_label"]
 
 # ----------------------------------------------------------------------------- rows
 
-def halueval_items(n):
+def halueval_items(n, split="test"):
     items = [json.loads(line) for line in open(ojq.HALUEVAL, encoding="utf-8")]
-    test = [(i, it) for i, it in enumerate(items) if ojq.split_of("halueval", it["question"]) == "test"]
-    return test[:n]
+    chosen = [(i, it) for i, it in enumerate(items) if ojq.split_of("halueval", it["question"]) == split]
+    return chosen[:n]
 
 
 def halueval_rows(items):
@@ -82,11 +83,11 @@ def ragchecker_annotations():
         return json.load(f)
 
 
-def ragchecker_items(n):
+def ragchecker_items(n, split="test"):
     first = {}
     for a in ragchecker_annotations():
         first.setdefault(a["instance_id"], a)
-    ids = [i for i in sorted(first) if ojq.split_of("ragchecker", i) == "test"]
+    ids = [i for i in sorted(first) if ojq.split_of("ragchecker", i) == split]
     return [(i, first[i]) for i in ids[:n]]
 
 
@@ -176,8 +177,8 @@ def plan_parts(a):
     short keeps the larger sample of the cheaper set."""
     parts = []
     for set_name, items, size, make_rows in (
-            ("halueval", halueval_items(a.halueval), a.halueval_part, halueval_rows),
-            ("ragchecker", ragchecker_items(a.ragchecker), a.ragchecker_part, ragchecker_rows)):
+            ("halueval", halueval_items(a.halueval, a.split), a.halueval_part, halueval_rows),
+            ("ragchecker", ragchecker_items(a.ragchecker, a.split), a.ragchecker_part, ragchecker_rows)):
         for k in range(0, len(items), size):
             chunk = items[k:k + size]
             parts.append({"name": f"{set_name}-{k // size + 1:02d}", "set": set_name,
@@ -424,7 +425,8 @@ def render(report):
     s = report["settings"]
     out.append(f"model {s.get('model', '?')}, started {s.get('date', '?')}")
     h = report["sets"]["halueval"]
-    out.append(f"\nHaluEval test half, first {h['items']} items ({h['parts_done']} of {h['parts']} parts done by every tool): faithfulness, right vs hallucinated")
+    half = s.get("split", "test")  # runs before --split existed read the test half
+    out.append(f"\nHaluEval {half} half, first {h['items']} items ({h['parts_done']} of {h['parts']} parts done by every tool): faithfulness, right vs hallucinated")
     out.append("\n| tool | pairwise accuracy [95%] | wins / ties / losses | unscored pairs (counted as ties) | AUROC | mean right / hallucinated | unscored rows | requests | prompt tokens | wall s |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for tool, t in h["tools"].items():
@@ -447,7 +449,7 @@ def render(report):
                                         for k in ("right", "hallucinated")))
             out.append(f"| {index} | " + " | ".join(cells) + " |")
     r = report["sets"]["ragchecker"]
-    out.append(f"\nRAGChecker test half, first {r['items']} items ({r['parts_done']} of {r['parts']} parts done by every tool): delta = score(model2) - score(model1) against the labels, one point per annotation")
+    out.append(f"\nRAGChecker {half} half, first {r['items']} items ({r['parts_done']} of {r['parts']} parts done by every tool): delta = score(model2) - score(model1) against the labels, one point per annotation")
     out.append("\n| tool: metric | correctness Pearson [95%] | Spearman [95%] | overall Pearson [95%] | Spearman [95%] | pairwise correctness / overall (n) | unscored rows (deltas filled) | requests | prompt tokens | wall s |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for tool, t in r["tools"].items():
@@ -475,8 +477,11 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("run")
     c.add_argument("--outdir", required=True)
-    c.add_argument("--halueval", type=int, default=12, help="HaluEval test items (pairs of rows)")
-    c.add_argument("--ragchecker", type=int, default=12, help="RAGChecker test items (pairs of rows)")
+    c.add_argument("--halueval", type=int, default=12, help="HaluEval items (pairs of rows)")
+    c.add_argument("--ragchecker", type=int, default=12, help="RAGChecker items (pairs of rows)")
+    c.add_argument("--split", choices=("dev", "test"), default="test",
+                   help="which half of bench/offline_judge_quality.py's split: dev for tuning a judge, "
+                        "test (the default) for the figures published")
     c.add_argument("--halueval-part", type=int, default=1, help="HaluEval items per part")
     c.add_argument("--ragchecker-part", type=int, default=1, help="RAGChecker items per part")
     c.add_argument("--tools", default=",".join(TOOLS), help="server tools to run, in order")

@@ -6,8 +6,8 @@
 # not a test: it prints figures (report.md, report.json in the output dir).
 #
 # Usage: bench/llm_judge_agreement.sh [--halueval N] [--ragchecker N] [--halueval-part P]
-#            [--ragchecker-part P] [--tools ragas,compact,ragas_plan] [--outdir DIR] [--resume]
-#            [--keep-server]
+#            [--ragchecker-part P] [--tools ragas,compact,ragas_plan] [--split dev|test]
+#            [--outdir DIR] [--resume] [--keep-server]
 # Environment:
 #   RAGMETER_CACHE        cache root (default ~/.cache/ragmeter); the venv is $RAGMETER_CACHE/ragas-venv
 #   RAGMETER_BUILD_DIR    directory holding the ragmeter binary (default build)
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --outdir) outdir="$2"; shift 2 ;;
     --keep-server) keep_server=1; shift ;;
     --resume) args+=("$1"); shift ;;
-    --halueval|--ragchecker|--halueval-part|--ragchecker-part|--tools) args+=("$1" "$2"); shift 2 ;;
+    --halueval|--ragchecker|--halueval-part|--ragchecker-part|--tools|--split) args+=("$1" "$2"); shift 2 ;;
     -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
