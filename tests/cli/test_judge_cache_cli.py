@@ -102,10 +102,12 @@ def test_a_rerun_pays_only_for_the_new_chunks(run, tmp_path, fake_server):
 
 
 def test_a_premise_longer_than_the_window_is_split_not_truncated(run, tmp_path, fake_server):
-    # One chunk of 40 sentences (~1,400 bytes, ~470 estimated tokens) against a 1,000-token
+    # One chunk of 40 sentences (~1,800 bytes, ~600 estimated tokens) against a 1,000-token
     # window: the reply reserve (250) and the fixed prompt leave less than the chunk and
-    # the claims need, so the chunk's verdict call is split into pieces, each judged.
-    chunk = " ".join(f"Sentence number {i} says the tower is tall." for i in range(40))
+    # the claims need, so the chunk's verdict call is split into pieces, each judged. The
+    # chunk names Paris, as the fake's claim does: an Entailment of a claim whose name the
+    # premise lacks is taken away in code (src/judge/verdict_checks.h).
+    chunk = " ".join(f"Sentence number {i} says the tower in Paris is tall." for i in range(40))
     data = tmp_path / "d.jsonl"
     write_row(data, [chunk])
     base = ["--judge-url", fake_server + "/v1", "--judge-model", "fake", "--cache-mode", "off",
