@@ -113,7 +113,8 @@ def ragmeter_argv(a, data, partdir, tool, metrics, proxy):
              "--embedder", "openai", "--embedder-url", f"{proxy}/v1", "--embedder-model", a.embed_model,
              "--concurrency", str(a.workers), "--timeout", str(a.timeout),
              "--judge-context-tokens", str(a.context_tokens),
-             "--cache-mode", "off", "--traces", os.path.join(partdir, f"{tool}_traces.jsonl")]
+             "--traces", os.path.join(partdir, f"{tool}_traces.jsonl")]
+    argv += ["--cache", a.judge_cache] if getattr(a, "judge_cache", None) else ["--cache-mode", "off"]
     if tool == "ragas_plan":
         argv += ["--plan", "ragas"]
     return argv
@@ -479,6 +480,9 @@ def main():
     c.add_argument("--outdir", required=True)
     c.add_argument("--halueval", type=int, default=12, help="HaluEval items (pairs of rows)")
     c.add_argument("--ragchecker", type=int, default=12, help="RAGChecker items (pairs of rows)")
+    c.add_argument("--judge-cache", help="ragmeter's judge cache file, read and written (default: none, "
+                   "--cache-mode off); for tuning runs only: two builds with the same claims prompt then "
+                   "pay for each claims call once, and the requests and tokens counted are the cache misses")
     c.add_argument("--split", choices=("dev", "test"), default="test",
                    help="which half of bench/offline_judge_quality.py's split: dev for tuning a judge, "
                         "test (the default) for the figures published")

@@ -7,7 +7,7 @@
 #
 # Usage: bench/llm_judge_agreement.sh [--halueval N] [--ragchecker N] [--halueval-part P]
 #            [--ragchecker-part P] [--tools ragas,compact,ragas_plan] [--split dev|test]
-#            [--outdir DIR] [--resume] [--keep-server]
+#            [--judge-cache FILE] [--outdir DIR] [--resume] [--keep-server]
 # Environment:
 #   RAGMETER_CACHE        cache root (default ~/.cache/ragmeter); the venv is $RAGMETER_CACHE/ragas-venv
 #   RAGMETER_BUILD_DIR    directory holding the ragmeter binary (default build)
@@ -28,8 +28,9 @@ while [ $# -gt 0 ]; do
     --outdir) outdir="$2"; shift 2 ;;
     --keep-server) keep_server=1; shift ;;
     --resume) args+=("$1"); shift ;;
-    --halueval|--ragchecker|--halueval-part|--ragchecker-part|--tools|--split) args+=("$1" "$2"); shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --halueval|--ragchecker|--halueval-part|--ragchecker-part|--tools|--split|--judge-cache)
+      args+=("$1" "$2"); shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
