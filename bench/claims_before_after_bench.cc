@@ -63,8 +63,8 @@ llm::ChatRequest request_before(const std::string& question, const std::string& 
 }
 
 // The request the judge makes now for a response alone: every sentence asked.
-llm::ChatRequest request_after(const std::string& question, const std::string& text,
-                               std::vector<std::string>* sentences) {
+ClaimsPrompt prompt_after(const std::string& question, const std::string& text,
+                         std::vector<std::string>* sentences) {
   ClaimsPrompt prompt;
   prompt.question = question;
   prompt.texts.emplace_back();
@@ -76,7 +76,7 @@ llm::ChatRequest request_after(const std::string& question, const std::string& t
     prompt.texts.back().emplace_back(sentences->size(), std::string(sentence));
     prompt.asked.push_back(sentences->size());
   }
-  return llm_claims_request(prompt);
+  return prompt;
 }
 
 StatusOr<Json> ask(llm::Client& client, llm::ChatRequest request) {
@@ -141,10 +141,11 @@ int main(int argc, char** argv) {
     row["before"] = before.ok() ? (*before)["response_claims"] : Json(before.status().message());
     std::cerr << "text " << n << ": after" << std::endl;
     std::vector<std::string> sentences;
-    auto prompt = ask(*client, request_after(question, text, &sentences));
+    const ClaimsPrompt asked = prompt_after(question, text, &sentences);
+    auto prompt = ask(*client, llm_claims_request(asked));
     Json per_sentence = Json::array();
     for (std::size_t label = 1; prompt.ok() && label <= sentences.size(); ++label) {
-      auto claims = read_llm_sentence_claims(*prompt, label);
+      auto claims = read_llm_sentence_claims(*prompt, asked, label);
       per_sentence.push_back({{"sentence", sentences[label - 1]}, {"claims", claims ? Json(*claims) : Json()}});
     }
     row["prompt"] = prompt.ok() ? per_sentence : Json(prompt.status().message());

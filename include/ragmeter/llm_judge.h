@@ -76,7 +76,7 @@ class ReplyStore;  // judge_hooks.h
 
 class SentenceEmbedder;
 
-inline constexpr std::string_view kLlmPromptVersion = "llm-v5";
+inline constexpr std::string_view kLlmPromptVersion = "llm-v6";
 
 struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> chat;      // required
@@ -167,7 +167,8 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
 // ---- The requests, exposed for tests --------------------------------------------
 
 // The claims request: the question, then each text with its sentences labelled "[S1]",
-// "[S2]", ... (sentences that share a store key share a label), then the keys asked, and
+// "[S2]", ... (sentences that share a store key share a label; "[S01]" ... "[S12]" when the
+// largest label has two digits, so that the keys sort in order), then the keys asked, and
 // a reply object with one required key per asked label: "Sn" -> the claims of that
 // sentence (a list of strings). Sentences not asked are shown for their context only.
 struct ClaimsPrompt {
@@ -177,9 +178,10 @@ struct ClaimsPrompt {
   std::vector<std::size_t> asked;  // label numbers the reply must give claims for
 };
 llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt);
-// The claims of label `label` in a claims reply; nullopt when the key is absent or not
-// a list (non-string and empty items are skipped).
+// The claims of label `label` in a reply to llm_claims_request(prompt); nullopt when the
+// key is absent or not a list (non-string and empty items are skipped).
 std::optional<std::vector<std::string>> read_llm_sentence_claims(const nlohmann::json& reply,
+                                                                 const ClaimsPrompt& prompt,
                                                                  std::size_t label);
 // The verdicts request: numbered claims (1-based) against one premise.
 llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
@@ -187,7 +189,8 @@ llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
 // Reads a verdicts reply into cells (one per claim, missing where the reply says
 // nothing about a claim).
 // The verdict table request of the compact plan: claims numbered from 1, premises
-// labelled "P1", "P2", ..., and a reply object with "Evidence i" per claim first (the
+// labelled "P1", "P2", ... (numbers zero-padded to the table's largest, "P01: claim 07",
+// so that the schema's keys, serialised sorted, are in this order), and a reply object with "Evidence i" per claim first (the
 // passage sentence the claim rests on, copied, or "none"), then one required key per
 // asked cell, "Pj: claim i" -> "Entailment" | "Neutral" | "Contradiction", passage by
 // passage, then "reason i" per claim. `pairs` are the (claim, premise) cells to ask, 0-based; empty:

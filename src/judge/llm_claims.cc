@@ -223,7 +223,7 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
       }
       const auto [p, s] = first_seen[label - 1];
       const std::string& sentence = passages[p].sentences[s];
-      std::optional<std::vector<std::string>> got = read_llm_sentence_claims(*reply, label);
+      std::optional<std::vector<std::string>> got = read_llm_sentence_claims(*reply, prompt, label);
       StoredClaims claims;
       claims.call = call;
       claims.claims = got ? standalone_claims(*got, sentence, question, passages[p].befores[s])

@@ -87,16 +87,30 @@ std::vector<std::string> normalised_entities(const Json& value) {
 
 // ---- Claims -----------------------------------------------------------------------
 
-std::string sentence_label(std::size_t number) { return "S" + std::to_string(number); }
+namespace {
+std::size_t largest_label(const ClaimsPrompt& prompt) {
+  std::size_t largest = 0;
+  for (const auto& text : prompt.texts) {
+    for (const auto& [label, sentence] : text) largest = std::max(largest, label);
+  }
+  for (std::size_t label : prompt.asked) largest = std::max(largest, label);
+  return largest;
+}
+
+std::string sentence_label(std::size_t number, std::size_t largest) {
+  return "S" + padded_number(number, largest);
+}
+}  // namespace
 
 llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt) {
+  const std::size_t largest = largest_label(prompt);
   std::string texts;
   for (std::size_t t = 0; t < prompt.texts.size(); ++t) {
     texts += "TEXT " + std::to_string(t + 1) + ":\n";
     std::string line;
     for (const auto& [label, sentence] : prompt.texts[t]) {
       if (!line.empty()) line += ' ';
-      line += "[" + sentence_label(label) + "] " + sentence;
+      line += "[" + sentence_label(label, largest) + "] " + sentence;
     }
     texts += (line.empty() ? std::string("(none)") : line) + "\n\n";
   }
@@ -104,7 +118,7 @@ llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt) {
   Json required = Json::array();
   std::string keys;
   for (std::size_t label : prompt.asked) {
-    const std::string key = sentence_label(label);
+    const std::string key = sentence_label(label, largest);
     properties[key] = string_array_schema();
     required.push_back(key);
     keys += (keys.empty() ? "\"" : ", \"") + key + "\"";
@@ -115,8 +129,9 @@ llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt) {
 }
 
 std::optional<std::vector<std::string>> read_llm_sentence_claims(const Json& reply,
+                                                                 const ClaimsPrompt& prompt,
                                                                  std::size_t label) {
-  const std::string key = sentence_label(label);
+  const std::string key = sentence_label(label, largest_label(prompt));
   if (!reply.is_object() || !reply.contains(key) || !reply[key].is_array()) return std::nullopt;
   return json_strings(reply[key]);
 }
@@ -143,8 +158,14 @@ llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
 }
 
 namespace {
-std::string verdict_table_key(std::size_t claim, std::size_t premise) {
-  return premise_label(premise) + ": claim " + std::to_string(claim + 1);
+// "Pj: claim i", both numbers padded to the table's size (padded_number).
+std::string verdict_table_key(std::size_t claim, std::size_t premise, std::size_t claims,
+                              std::size_t premises) {
+  return premise_label(premise, premises) + ": claim " + padded_number(claim + 1, claims);
+}
+
+std::string reason_key(std::size_t claim, std::size_t claims) {
+  return "reason " + padded_number(claim + 1, claims);
 }
 }  // namespace
 
@@ -153,11 +174,11 @@ llm::ChatRequest llm_verdict_table_request(const std::vector<std::string>& claim
                                            const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
   std::string passages;
   for (std::size_t j = 0; j < premises.size(); ++j) {
-    passages += "[" + premise_label(j) + "]\n" + premises[j] + "\n\n";
+    passages += "[" + premise_label(j, premises.size()) + "]\n" + premises[j] + "\n\n";
   }
   std::string listed;
   for (std::size_t i = 0; i < claims.size(); ++i) {
-    listed += std::to_string(i + 1) + ". " + claims[i] + "\n";
+    listed += padded_number(i + 1, claims.size()) + ". " + claims[i] + "\n";
   }
   // One evidence quote per claim first (the model quotes before it judges; the quote is
   // checked in code, verdict_checks.h), then the verdicts passage by passage (the model
@@ -174,23 +195,24 @@ llm::ChatRequest llm_verdict_table_request(const std::vector<std::string>& claim
   const Json verdict = {{"type", "string"}, {"enum", {"Entailment", "Neutral", "Contradiction"}}};
   Json properties = Json::object();
   Json required = Json::array();
-  // nlohmann::json sorts object keys; the order the model sees is the order of
-  // "required" and of the keys listed in the prompt.
+  // nlohmann::json serialises object keys sorted and llama.cpp's grammar writes them in
+  // that order, so the keys are named to sort as listed here and in the prompt: "Evidence"
+  // before "P", before "reason", numbers padded (padded_number).
   std::string keys;
   for (std::size_t i = 0; i < claims.size(); ++i) {
-    const std::string key = evidence_key(i);
+    const std::string key = evidence_key(i, claims.size());
     properties[key] = {{"type", "string"}};
     required.push_back(key);
     keys += "\"" + key + "\", ";
   }
   for (const auto& [claim, premise] : cells) {
-    const std::string key = verdict_table_key(claim, premise);
+    const std::string key = verdict_table_key(claim, premise, claims.size(), premises.size());
     properties[key] = verdict;
     required.push_back(key);
     keys += "\"" + key + "\", ";
   }
   for (std::size_t i = 0; i < claims.size(); ++i) {
-    const std::string key = "reason " + std::to_string(i + 1);
+    const std::string key = reason_key(i, claims.size());
     properties[key] = {{"type", "string"}};
     required.push_back(key);
     keys += "\"" + key + "\", ";
@@ -207,11 +229,11 @@ std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::jso
   std::vector<std::vector<VerdictCell>> cells(claims, std::vector<VerdictCell>(premises));
   if (!reply.is_object()) return cells;
   for (std::size_t i = 0; i < claims; ++i) {
-    const std::string reason_key = "reason " + std::to_string(i + 1);
+    const std::string reason_at = reason_key(i, claims);
     const std::string reason =
-        reply.contains(reason_key) && reply[reason_key].is_string() ? reply[reason_key].get<std::string>() : "";
+        reply.contains(reason_at) && reply[reason_at].is_string() ? reply[reason_at].get<std::string>() : "";
     for (std::size_t j = 0; j < premises; ++j) {
-      const std::string key = verdict_table_key(i, j);
+      const std::string key = verdict_table_key(i, j, claims, premises);
       if (!reply.contains(key) || !reply[key].is_string()) continue;
       std::optional<Verdict> verdict = parse_verdict(reply[key].get<std::string>());
       if (!verdict) continue;

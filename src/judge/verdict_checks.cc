@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include "judge/verdict_table.h"
+
 namespace ragmeter {
 namespace {
 
@@ -39,14 +41,16 @@ bool has_content_word(const std::vector<OfflineToken>& tokens) {
 
 }  // namespace
 
-std::string evidence_key(std::size_t claim) { return "Evidence " + std::to_string(claim + 1); }
+std::string evidence_key(std::size_t claim, std::size_t claims) {
+  return "Evidence " + padded_number(claim + 1, claims);
+}
 
 std::vector<std::optional<std::string>> read_table_evidence(const nlohmann::json& reply,
                                                             std::size_t claims) {
   std::vector<std::optional<std::string>> out(claims);
   if (!reply.is_object()) return out;
   for (std::size_t i = 0; i < claims; ++i) {
-    const auto it = reply.find(evidence_key(i));
+    const auto it = reply.find(evidence_key(i, claims));
     if (it != reply.end() && it->is_string()) out[i] = it->get<std::string>();
   }
   return out;

@@ -18,11 +18,12 @@
 
 namespace ragmeter {
 
-// The key of claim `claim`'s (0-based) evidence in a verdict table reply: "Evidence 1",
-// ... Capitalised so that it sorts before the "Pn: claim m" keys: llama.cpp's grammar
+// The key of claim `claim`'s (0-based) evidence in a verdict table reply of `claims`
+// claims: "Evidence 1", ... (numbered by padded_number: "Evidence 01" when there are 10
+// or more). Capitalised so that it sorts before the "Pn: claim m" keys: llama.cpp's grammar
 // follows the schema's property order, which nlohmann::json writes sorted, so the model
 // writes every quote before any verdict.
-std::string evidence_key(std::size_t claim);
+std::string evidence_key(std::size_t claim, std::size_t claims);
 
 // The "Evidence m" values of a verdict table reply, one per claim: nullopt where the key
 // is absent or not a string (a reply without evidence keys: nothing to check).

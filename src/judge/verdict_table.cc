@@ -40,6 +40,14 @@ std::vector<std::vector<std::size_t>> group_premises(std::size_t claim_bytes,
   return groups;
 }
 
-std::string premise_label(std::size_t index) { return "P" + std::to_string(index + 1); }
+std::string padded_number(std::size_t number, std::size_t largest) {
+  std::string digits = std::to_string(number);
+  const std::size_t width = std::to_string(std::max(largest, number)).size();
+  return std::string(width - digits.size(), '0') + digits;
+}
+
+std::string premise_label(std::size_t index, std::size_t premises) {
+  return "P" + padded_number(index + 1, premises);
+}
 
 }  // namespace ragmeter

@@ -31,7 +31,14 @@ std::vector<std::vector<std::size_t>> group_premises(std::size_t claim_bytes,
 bool fits_window(std::size_t claim_bytes, std::size_t premise_bytes, std::size_t fixed_bytes,
                  int window, int max_tokens);
 
-// The label of premise `index` in a verdict table call: "P1", "P2", ...
-std::string premise_label(std::size_t index);
+// `number` in decimal, zero-padded to the digits of `largest` ("03" when largest is 12),
+// so that keys numbered by it sort in number order. llama.cpp's grammar writes a reply's
+// keys in the order of the schema's properties, which nlohmann::json serialises sorted:
+// unpadded, "claim 10" would come right after "claim 1".
+std::string padded_number(std::size_t number, std::size_t largest);
+
+// The label of premise `index` (0-based) in a verdict table call of `premises` premises:
+// "P1", "P2", ...; "P01" ... "P12" when the call has 10 to 99.
+std::string premise_label(std::size_t index, std::size_t premises);
 
 }  // namespace ragmeter

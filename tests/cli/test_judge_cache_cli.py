@@ -18,8 +18,10 @@ import pytest
 
 REPLY = json.dumps({
     # The claims of every sentence asked (up to S49: the 40-sentence answer below): one
-    # claim, the same for all.
+    # claim, the same for all. A call of 10 or more sentences labels them "S01" ...
+    # (llm-v6: padded so that the schema's sorted keys are in number order).
     **{f"S{n}": ["The tower is in Paris."] for n in range(1, 50)},
+    **{f"S{n:02d}": ["The tower is in Paris."] for n in range(1, 10)},
     "verdicts": [{"claim": 1, "verdict": "Entailment", "reason": ""}],
     # The verdict table's cells: the one claim's evidence, quoted from the first chunk,
     # then the claim against up to four passages.

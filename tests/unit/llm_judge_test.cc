@@ -52,11 +52,47 @@ TEST(LlmJudgeTest, AClaimsRequestLabelsEverySentenceAndAsksOnlyTheGivenKeys) {
 
 TEST(LlmJudgeTest, ReadsEachSentencesClaimsAndTellsAnAbsentKeyFromAnEmptyList) {
   Json reply = Json::parse(R"({"S1": ["A is B.", "", 3, "C is D."], "S2": [], "S3": "not a list"})");
-  EXPECT_EQ(read_llm_sentence_claims(reply, 1), (std::vector<std::string>{"A is B.", "C is D."}));
-  EXPECT_EQ(read_llm_sentence_claims(reply, 2), std::vector<std::string>{});  // no facts
-  EXPECT_FALSE(read_llm_sentence_claims(reply, 3).has_value());
-  EXPECT_FALSE(read_llm_sentence_claims(reply, 4).has_value());
-  EXPECT_FALSE(read_llm_sentence_claims(Json::array(), 1).has_value());
+  const ClaimsPrompt prompt = two_texts();
+  EXPECT_EQ(read_llm_sentence_claims(reply, prompt, 1),
+            (std::vector<std::string>{"A is B.", "C is D."}));
+  EXPECT_EQ(read_llm_sentence_claims(reply, prompt, 2), std::vector<std::string>{});  // no facts
+  EXPECT_FALSE(read_llm_sentence_claims(reply, prompt, 3).has_value());
+  EXPECT_FALSE(read_llm_sentence_claims(reply, prompt, 4).has_value());
+  EXPECT_FALSE(read_llm_sentence_claims(Json::array(), prompt, 1).has_value());
+}
+
+// The order of a schema's properties as sent: nlohmann::json serialises them sorted,
+// and llama.cpp's grammar makes the model write the keys in that order.
+std::vector<std::string> sent_property_order(const Json& schema) {
+  std::vector<std::string> keys;
+  const Json sent = Json::parse(schema.dump());
+  for (const auto& [key, value] : sent["properties"].items()) keys.push_back(key);
+  return keys;
+}
+
+std::vector<std::string> required_keys(const Json& schema) {
+  return schema["required"].get<std::vector<std::string>>();
+}
+
+TEST(LlmJudgeTest, TenOrMoreSentencesAreLabelledSoThatTheirKeysSortInOrder) {
+  ClaimsPrompt prompt;
+  for (std::size_t label = 1; label <= 12; ++label) {
+    if (prompt.texts.empty()) prompt.texts.emplace_back();
+    prompt.texts[0].emplace_back(label, "Sentence " + std::to_string(label) + ".");
+    prompt.asked.push_back(label);
+  }
+  llm::ChatRequest claims = llm_claims_request(prompt);
+  const std::string& user = claims.messages[1].content;
+  EXPECT_NE(user.find("[S01] Sentence 1. [S02] Sentence 2."), std::string::npos) << user;
+  EXPECT_NE(user.find("[S12] Sentence 12.\n"), std::string::npos);
+  EXPECT_NE(user.find("KEYS: \"S01\", \"S02\""), std::string::npos);
+  // Unpadded, "S10" would be sent right after "S1".
+  EXPECT_EQ(sent_property_order(claims.schema), required_keys(claims.schema));
+  EXPECT_EQ(required_keys(claims.schema).front(), "S01");
+  const Json reply = Json::parse(R"({"S02": ["Two is two."], "S12": []})");
+  EXPECT_EQ(read_llm_sentence_claims(reply, prompt, 2), std::vector<std::string>{"Two is two."});
+  EXPECT_EQ(read_llm_sentence_claims(reply, prompt, 12), std::vector<std::string>{});
+  EXPECT_FALSE(read_llm_sentence_claims(Json::parse(R"({"S2": ["x"]})"), prompt, 2).has_value());
 }
 
 TEST(LlmJudgeTest, ReadsVerdictsByClaimNumberAndLeavesGapsMissing) {
@@ -145,7 +181,44 @@ TEST(LlmJudgeTest, PremisesAreGroupedIntoCallsThatFitTheWindow) {
   EXPECT_TRUE(group_premises(60, {}, 0, 100, 2048).empty());
   EXPECT_TRUE(fits_window(60, 164, 0, 100, 2048));   // 224 bytes: 74 + 1 = 75
   EXPECT_FALSE(fits_window(60, 165, 0, 100, 2048));  // 225 bytes: 75 + 1 = 76
-  EXPECT_EQ(premise_label(0), "P1");
+  EXPECT_EQ(premise_label(0, 3), "P1");
+  EXPECT_EQ(premise_label(0, 12), "P01");
+  EXPECT_EQ(premise_label(11, 12), "P12");
+  EXPECT_EQ(padded_number(7, 120), "007");
+  EXPECT_EQ(padded_number(12, 9), "12");
+}
+
+TEST(LlmJudgeTest, ATableOfTenOrMoreClaimsOrPassagesIsSentInTheOrderOfItsKeys) {
+  std::vector<std::string> claims, premises;
+  for (int i = 1; i <= 11; ++i) claims.push_back("claim " + std::to_string(i));
+  for (int j = 1; j <= 10; ++j) premises.push_back("Passage " + std::to_string(j) + ".");
+  llm::ChatRequest table = llm_verdict_table_request(claims, premises);
+  const std::string& user = table.messages[1].content;
+  EXPECT_NE(user.find("PASSAGES:\n[P01]\nPassage 1.\n\n"), std::string::npos) << user;
+  EXPECT_NE(user.find("[P10]\nPassage 10.\n\nCLAIMS:\n01. claim 1\n"), std::string::npos);
+  EXPECT_NE(user.find("\n11. claim 11\n"), std::string::npos);
+  const std::vector<std::string> required = required_keys(table.schema);
+  ASSERT_EQ(required.size(), 11u + 11u * 10u + 11u);
+  EXPECT_EQ(required[0], "Evidence 01");
+  EXPECT_EQ(required[1], "Evidence 02");
+  EXPECT_EQ(required[11], "P01: claim 01");
+  EXPECT_EQ(required[12], "P01: claim 02");
+  EXPECT_EQ(required[22], "P02: claim 01");
+  EXPECT_EQ(required.back(), "reason 11");
+  // The grammar's order (the sorted properties) is the order asked: every evidence
+  // first, then passage by passage, claim by claim, then the reasons.
+  EXPECT_EQ(sent_property_order(table.schema), required);
+  // The reply is read with the same numbering.
+  Json reply = Json::object();
+  reply["P10: claim 11"] = "Contradiction";
+  reply["reason 11"] = "not so";
+  reply["P01: claim 02"] = "Entailment";
+  reply["P1: claim 2"] = "Neutral";  // not a key of this table
+  const auto cells = read_llm_verdict_table(reply, 11, 10);
+  EXPECT_EQ(cells[10][9].verdict, Verdict::kContradiction);
+  EXPECT_EQ(cells[10][9].reason, "not so");
+  EXPECT_EQ(cells[1][0].verdict, Verdict::kEntailment);
+  EXPECT_EQ(cells[1][1].verdict, Verdict::kMissing);
 }
 
 TEST(LlmJudgeTest, NeedsAChatClient) {

@@ -65,7 +65,14 @@ TEST(VerdictChecksTest, EvidenceIsReadPerClaimAndAReplyWithoutItHasNone) {
       Json::parse(R"({"P1: claim 1": "Entailment", "reason 1": ""})"), 1);
   EXPECT_FALSE(old[0].has_value());
   EXPECT_FALSE(read_table_evidence(Json::array(), 1)[0].has_value());
-  EXPECT_EQ(evidence_key(0), "Evidence 1");
+  EXPECT_EQ(evidence_key(0, 3), "Evidence 1");
+  EXPECT_EQ(evidence_key(0, 10), "Evidence 01");
+  // Ten claims or more: the keys are padded, and read with the same numbering.
+  const auto padded = read_table_evidence(
+      Json::parse(R"({"Evidence 01": "first", "Evidence 10": "tenth", "Evidence 2": "no"})"), 10);
+  EXPECT_EQ(padded[0], "first");
+  EXPECT_EQ(padded[9], "tenth");
+  EXPECT_FALSE(padded[1].has_value());
 }
 
 TEST(VerdictChecksTest, AnEntailmentWhoseQuoteIsInNoPassageBecomesNeutral) {
