@@ -108,7 +108,9 @@ class Judge {
   // The named entities (people, places, organisations, dates, numbers) of `text`.
   virtual StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) = 0;
   // The entities of the reference and of the contexts. The default asks entities() for
-  // the reference and for each context; the LLM judge asks one call for both lists.
+  // the reference and for each context; the LLM judge asks for the reference's only and
+  // leaves the contexts' list empty (context_entity_recall then matches the reference's
+  // entities against the contexts' words).
   virtual StatusOr<EntityLists> reference_and_context_entities(
       std::string_view reference, const std::vector<std::string>& contexts, CallLog* calls);
   // The verdict of the aspect critic `name` with `definition` on the sample (question,

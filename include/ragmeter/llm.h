@@ -48,6 +48,12 @@ struct ChatRequest {
   // checked against it when it is an object.
   nlohmann::json schema;
   std::string schema_name = "reply";
+  // True when the prompt itself names the reply's keys and shows its form (the LLM
+  // judge's prompts do: a KEYS line and a "Reply:" example). Then, when a server rejects
+  // the json_schema format, the prompt asks for JSON only without appending the schema:
+  // the schema repeats the prompt at a quarter of a verdict table's tokens, and the
+  // reply is still checked against it. Part of the cache key when true.
+  bool reply_form_in_prompt = false;
   int top_logprobs = 0;               // > 0 asks for logprobs with that many alternatives
   // Extra body fields for servers that need them (merged last; part of the cache key).
   nlohmann::json extra = nlohmann::json::object();

@@ -107,12 +107,10 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
     plan.completion_tokens += kQuestionTokens;
     if (with_embedder) plan.calls["embeddings"] += 1;  // the question and 3 generated, at once
   }
-  if (entities && !reference.empty()) {  // both entity lists in one call
-    std::size_t bytes = system + prompts::k_entity_lists.size() + reference.size();
-    for (const std::string& chunk : chunks) bytes += chunk.size() + 6;
+  if (entities && !reference.empty()) {  // the reference's entities (contexts: whole words)
     plan.calls["entities"] += 1;
-    plan.prompt_tokens += tokens(bytes);
-    plan.completion_tokens += kEntityTokens * 2;
+    plan.prompt_tokens += tokens(system + prompts::k_entities.size() + reference.size());
+    plan.completion_tokens += kEntityTokens;
   }
   if (similarity && with_embedder && !response.empty() && !reference.empty()) {
     plan.calls["embeddings"] += 1;

@@ -33,9 +33,14 @@ llm::ChatRequest json_schema_request(std::string system, std::string user, Json 
 
 llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task, Json schema,
                                     std::string schema_name, int max_tokens) {
-  return json_schema_request(std::string(prompts::k_system),
-                             std::move(sample_part) + "\n" + std::string(task), std::move(schema),
-                             std::move(schema_name), max_tokens);
+  llm::ChatRequest request =
+      json_schema_request(std::string(prompts::k_system),
+                          std::move(sample_part) + "\n" + std::string(task), std::move(schema),
+                          std::move(schema_name), max_tokens);
+  // Every task prompt ends with a "Reply:" example, and the table and claims prompts list
+  // their KEYS (tests/unit/llm_judge_test.cc checks it of each).
+  request.reply_form_in_prompt = true;
+  return request;
 }
 
 std::string judge_section(std::string_view name, std::string_view text) {
@@ -150,8 +155,13 @@ llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
                     {"verdict", {{"type", "string"}, {"enum", {"Entailment", "Neutral", "Contradiction"}}}},
                     {"reason", {{"type", "string"}}}}},
                   {"required", {"claim", "verdict"}}};
+  // Exactly one entry per claim: without the bounds a grammar-constrained small model
+  // wrote one entry for five claims, and again when the other four were asked once more.
   Json schema = {{"type", "object"},
-                 {"properties", {{"verdicts", {{"type", "array"}, {"items", verdict}}}}},
+                 {"properties",
+                  {{"verdicts",
+                    {{"type", "array"}, {"items", verdict}, {"minItems", claims.size()},
+                     {"maxItems", claims.size()}}}}},
                  {"required", {"verdicts"}}};
   return make_judge_request(judge_section("PREMISE", premise) + "CLAIMS:\n" + listed + "\n",
                             prompts::k_verdicts, std::move(schema), "verdicts");

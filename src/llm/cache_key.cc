@@ -94,6 +94,8 @@ std::string chat_cache_key(const EndpointOptions& endpoint, const ChatRequest& r
   canonical["schema_name"] = request.schema_name;
   canonical["top_logprobs"] = request.top_logprobs;
   canonical["extra"] = request.extra;
+  // Only when set, so that the keys of every other request are as before.
+  if (request.reply_form_in_prompt) canonical["reply_form_in_prompt"] = true;
   return sha256_hex(canonical_dump(canonical));
 }
 

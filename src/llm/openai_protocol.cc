@@ -87,10 +87,11 @@ bool mentions_response_format(std::string_view body) {
   return false;
 }
 
-// For a format the server rejected: the prompt itself asks for the JSON.
+// For a format the server rejected: the prompt itself asks for the JSON, with the schema
+// unless the prompt already shows the reply's form.
 std::string json_only_hint(const ChatRequest& request) {
   std::string hint = "Reply with only a JSON value, no other text.";
-  if (!request.schema.is_null()) {
+  if (!request.schema.is_null() && !request.reply_form_in_prompt) {
     hint += " It must match this JSON Schema: " + request.schema.dump();
   }
   return hint;

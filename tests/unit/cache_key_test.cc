@@ -53,6 +53,14 @@ TEST(CacheKeyTest, GoldenChatKeyIsStableAcrossRuns) {
   EXPECT_EQ(chat_cache_key(golden_endpoint(), golden_request()), kGoldenChatKey);
 }
 
+TEST(CacheKeyTest, APromptThatShowsItsReplyFormIsAnotherKeyAndOnlyThen) {
+  ChatRequest request = golden_request();
+  request.reply_form_in_prompt = false;
+  EXPECT_EQ(chat_cache_key(golden_endpoint(), request), kGoldenChatKey);  // the default
+  request.reply_form_in_prompt = true;  // what a server that rejects json_schema is sent changes
+  EXPECT_NE(chat_cache_key(golden_endpoint(), request), kGoldenChatKey);
+}
+
 TEST(CacheKeyTest, KeyIsLowercaseHexSha256) {
   std::string key = chat_cache_key(golden_endpoint(), golden_request());
   ASSERT_EQ(key.size(), 64u);

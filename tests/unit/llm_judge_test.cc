@@ -31,9 +31,21 @@ TEST(LlmJudgeTest, RequestsShareTheStaticPrefixAndPutTheTaskLast) {
   EXPECT_LT(user.find("PREMISE:\nThe premise."), user.find("Task:"));
   EXPECT_NE(user.find("1. c one\n2. c two\n"), std::string::npos);
   EXPECT_EQ(verdicts.format, llm::ReplyFormat::kJsonSchema);
+  // One entry per claim, no fewer: a grammar-constrained model otherwise stops after one.
+  EXPECT_EQ(verdicts.schema["properties"]["verdicts"]["minItems"], 2);
+  EXPECT_EQ(verdicts.schema["properties"]["verdicts"]["maxItems"], 2);
   EXPECT_EQ(verdicts.temperature, 0.0);
   EXPECT_EQ(claims.messages[1].content.find("QUESTION:\nQ?"), 0u);
   EXPECT_LT(claims.messages[1].content.find("KEYS:"), claims.messages[1].content.find("Task:"));
+  // Each shows the reply's form itself, so a server that rejects json_schema is not sent
+  // the schema in the prompt as well (llm.h, reply_form_in_prompt).
+  llm::ChatRequest table = llm_verdict_table_request({"c one"}, {"First."});
+  for (const llm::ChatRequest* request : {&claims, &verdicts, &table}) {
+    EXPECT_TRUE(request->reply_form_in_prompt);
+    EXPECT_NE(request->messages[1].content.find("\nReply: {"), std::string::npos);
+  }
+  EXPECT_NE(claims.messages[1].content.find("KEYS: \"S2\""), std::string::npos);
+  EXPECT_NE(table.messages[1].content.find("KEYS: \"Evidence 1\""), std::string::npos);
 }
 
 TEST(LlmJudgeTest, AClaimsRequestLabelsEverySentenceAndAsksOnlyTheGivenKeys) {

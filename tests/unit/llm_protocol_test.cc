@@ -127,6 +127,21 @@ TEST(LlmProtocolBody, DowngradedFormatPutsTheSchemaInTheLastUserMessage) {
   EXPECT_EQ(text_body["messages"][1]["content"], prompt);
 }
 
+TEST(LlmProtocolBody, APromptThatShowsItsReplyIsNotSentTheSchemaAgain) {
+  ChatRequest request = verdict_request();
+  request.reply_form_in_prompt = true;
+  for (FormatStep step : {FormatStep::kJsonObjectWithSchema, FormatStep::kJsonObject, FormatStep::kText}) {
+    json body = chat_request_body(openai_endpoint(), request, step);
+    EXPECT_EQ(body["messages"][1]["content"],
+              "Is it supported?\n\nReply with only a JSON value, no other text.");
+  }
+  // The server still gets the schema where the format carries one.
+  EXPECT_EQ(chat_request_body(openai_endpoint(), request, FormatStep::kJsonObjectWithSchema)["response_format"],
+            json({{"type", "json_object"}, {"schema", request.schema}}));
+  EXPECT_EQ(chat_request_body(openai_endpoint(), request, FormatStep::kJsonSchema)["messages"][1]["content"],
+            "Is it supported?");
+}
+
 TEST(LlmProtocolBody, JsonObjectWithSchemaStepAttachesTheSchema) {
   ChatRequest request = verdict_request();
   json body = chat_request_body(openai_endpoint(), request, FormatStep::kJsonObjectWithSchema);
