@@ -17,6 +17,7 @@
 #include "judge/llm_claims.h"
 #include "ragmeter/ledger_metrics.h"
 #include "ragmeter/llm_judge.h"
+#include "tests/unit/fake_chat_client.h"
 
 namespace ragmeter {
 namespace {
@@ -27,7 +28,7 @@ using Json = nlohmann::json;
 // "<sentence> (extraction N)" where N counts claims calls ("x", "xx", ...), plus the
 // fragment "Theodore Scott" for a sentence that names him. Verdict tables: "Entailment"
 // for passage P1, "Neutral" elsewhere, and P1 whole as every claim's evidence. Claims replies wait `delay` so that concurrent rows overlap.
-class FakeJudgeClient : public llm::Client {
+class FakeJudgeClient : public FakeChatOnlyClient {
  public:
   explicit FakeJudgeClient(std::chrono::milliseconds delay = std::chrono::milliseconds(0))
       : delay_(delay) {}
@@ -72,13 +73,6 @@ class FakeJudgeClient : public llm::Client {
       return response;
     });
   }
-  std::future<StatusOr<llm::EmbeddingResponse>> embed(llm::EmbeddingRequest) override {
-    std::promise<StatusOr<llm::EmbeddingResponse>> none;
-    none.set_value(unavailable("the fake has no embeddings"));
-    return none.get_future();
-  }
-  llm::UsageTotals totals() const override { return {}; }
-  std::vector<llm::CallTrace> traces() const override { return {}; }
 
   std::atomic<int> claims_calls{0};
   std::atomic<int> verdict_calls{0};

@@ -9,13 +9,14 @@
 #include "ragmeter/evaluate.h"
 #include "ragmeter/llm_judge.h"
 #include "ragmeter/metric.h"
+#include "tests/unit/fake_chat_client.h"
 
 namespace ragmeter {
 namespace {
 
 using Json = nlohmann::json;
 
-class FakeEntitiesClient : public llm::Client {
+class FakeEntitiesClient : public FakeChatOnlyClient {
  public:
   std::future<StatusOr<llm::ChatResponse>> chat(llm::ChatRequest request) override {
     {
@@ -31,13 +32,6 @@ class FakeEntitiesClient : public llm::Client {
     done.set_value(std::move(response));
     return done.get_future();
   }
-  std::future<StatusOr<llm::EmbeddingResponse>> embed(llm::EmbeddingRequest) override {
-    std::promise<StatusOr<llm::EmbeddingResponse>> none;
-    none.set_value(unavailable("the fake has no embeddings"));
-    return none.get_future();
-  }
-  llm::UsageTotals totals() const override { return {}; }
-  std::vector<llm::CallTrace> traces() const override { return {}; }
 
   std::mutex mutex;
   std::vector<llm::ChatRequest> requests;
