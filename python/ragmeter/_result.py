@@ -9,6 +9,7 @@ import os
 from typing import Any, Dict, List, Optional, Union
 
 from . import _core
+from ._optional import import_pandas
 
 __all__ = ["Result"]
 
@@ -76,7 +77,7 @@ class Result:
         the columns ``<metric>`` (score, NaN unless ok), ``<metric>_status`` ("ok",
         "skipped", "failed") and ``<metric>_reason``; and ``row_error`` when some row
         was rejected."""
-        import pandas as pd
+        pd = import_pandas("Result.to_pandas()")
 
         columns = self._run.columns()
         data: Dict[str, Any] = dict(columns["fields"])

@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Type, U
 
 from . import _core
 from ._data import to_source
+from ._optional import import_pandas
 from ._progress import Progress, ProgressArg
 from .errors import InvalidArgumentError, Interrupted
 
@@ -75,7 +76,7 @@ class RunResult:
 
     def to_pandas(self):
         """A pandas DataFrame, a row per input row, the columns of ``rows``."""
-        import pandas as pd
+        pd = import_pandas("RunResult.to_pandas()")
 
         return pd.DataFrame(self.rows)
 

@@ -45,4 +45,7 @@ def test_readme_python_quick_start_runs():
     result = namespace["result"]
     assert result.metrics == ["faithfulness", "token_f1", "bleu"]
     assert result["faithfulness"] == result.summary["metrics"]["faithfulness"]["mean"]
+    # What the README says of it: the offline judge finds every claim in the passage.
+    assert result["faithfulness"] == 1.0
+    assert result["token_f1"] == 0.4  # "shakespeare" of 2 reference and 3 response tokens
     assert "MY_KEY" in repr(namespace["judge"])

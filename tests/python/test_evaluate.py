@@ -156,6 +156,13 @@ def test_a_bad_row_is_a_per_row_status_not_an_exception(cli, tmp_path, example_r
     assert cli_reason.replace(str(data), "<memory>") == frame["token_f1_reason"][1]
 
 
+def test_to_pandas_without_pandas_names_the_optional_dependency(example_rows, monkeypatch):
+    result = ragmeter.evaluate(example_rows[:1], metrics="token_f1", progress=False)
+    monkeypatch.setitem(sys.modules, "pandas", None)  # what Python does when it is not installed
+    with pytest.raises(ImportError, match=r"Result.to_pandas\(\) needs pandas.*ragmeter\[pandas\]"):
+        result.to_pandas()
+
+
 def test_strict_stops_at_the_first_bad_row(example_rows):
     rows = [example_rows[0], {"retrieved_contexts": 1}]
     with pytest.raises(ragmeter.InvalidArgumentError, match="field 'retrieved_contexts'"):
