@@ -303,7 +303,8 @@ class PySummaryBuilder {
   // (summary JSON text, terminal table) of everything added, the summary's run block
   // naming `dataset` (a file path, or empty) and its usage the cluster's `usage`
   // (requests, cache_hits, failed_calls, prompt_tokens, completion_tokens,
-  // cached_tokens, cost_usd; the driver's judge sent nothing).
+  // cached_tokens, cost_usd; the driver's judge sent nothing; by_call: the workers'
+  // per-kind counts summed, as JSON text).
   nb::tuple finish(const std::string& dataset, nb::dict usage) {
     RunInfo info = [&] {
       nb::gil_scoped_release unlocked;  // hashes the dataset file
@@ -319,7 +320,26 @@ class PySummaryBuilder {
     info.usage.completion_tokens = count("completion_tokens");
     info.usage.cached_tokens = count("cached_tokens");
     info.usage.cost_usd = usage.contains("cost_usd") ? nb::cast<double>(usage["cost_usd"]) : 0.0;
-    info.usage_by_call = nullptr;  // per worker only; not merged
+    // The workers' per-kind counts, summed by the driver (JSON text; absent: the judge
+    // keeps none, as the offline judge). Written in a one-process run's order: the chat
+    // kinds by name, then embeddings; each kind's fields in CallBook::report's order.
+    info.usage_by_call = nullptr;
+    if (usage.contains("by_call")) {
+      const nlohmann::json merged = nlohmann::json::parse(nb::cast<std::string>(usage["by_call"]));
+      nlohmann::ordered_json by_call = nlohmann::ordered_json::object();
+      auto add = [&](const std::string& kind, const nlohmann::json& tally) {
+        nlohmann::ordered_json& out = by_call[kind];
+        for (const char* field : {"calls", "cache_hits", "failed", "prompt_tokens", "completion_tokens"}) {
+          out[field] = tally.value(field, std::int64_t{0});
+        }
+        if (tally.value("store_hits", std::int64_t{0}) > 0) out["store_hits"] = tally["store_hits"];
+      };
+      for (const auto& [kind, tally] : merged.items()) {
+        if (kind != "embeddings") add(kind, tally);
+      }
+      if (merged.contains("embeddings")) add("embeddings", merged["embeddings"]);
+      info.usage_by_call = std::move(by_call);
+    }
     EvalSummary summary = [&] {
       nb::gil_scoped_release unlocked;
       return std::move(builder_).finish();
@@ -473,6 +493,10 @@ void bind_cluster(nb::module_& m) {
           "with cache_get/cache_put its replies, verdicts and claims are kept through them.")
       .def("description", [](const ClusterJudge& j) { return j.configured().description(); })
       .def("usage", [](const ClusterJudge& j) { return usage_dict(j.configured().usage()); })
+      .def("usage_by_call",
+           [](const ClusterJudge& j) { return j.configured().usage_by_call().dump(); },
+           "Judge::usage_by_call() as JSON text: per kind of call, its counts so far; "
+           "\"null\" for a judge that keeps none.")
       .def("close", &ClusterJudge::close,
            "Stops the judge's clients (calls still running end as failed).");
 

@@ -50,6 +50,7 @@ _STATUS = ("ok", "skipped", "failed")
 _CORPUS = "__ragmeter_corpus__"  # internal columns: the summary reads them, users never see them
 _HITS = "__ragmeter_cache_hits__"
 _FAILED_CALLS = "__ragmeter_failed_calls__"
+_BY_CALL = "__ragmeter_by_call__"  # a batch's per-kind judge counts (JSON text), on its first row
 
 def _import_ray():
     try:
@@ -136,6 +137,7 @@ class _Scorer:
         config = self._config
         metrics = config["metrics"]
         before = self._judge.usage()
+        before_by_call = json.loads(self._judge.usage_by_call())
         if len(batch) == 0:  # an empty block (after a filter): no rows to score, same columns
             columns = {kind: {m: [] for m in metrics} for kind in ("scores", "status", "reasons")}
             columns.update(corpus={}, row_error=[], evidence=[])
@@ -167,7 +169,33 @@ class _Scorer:
         zeros = [0] * max(len(out) - 1, 0)
         out = out.append_column(_HITS, pa.array([hits] + zeros, pa.int64())[: len(out)])
         out = out.append_column(_FAILED_CALLS, pa.array([failed] + zeros, pa.int64())[: len(out)])
+        by_call = _by_call_delta(before_by_call, json.loads(self._judge.usage_by_call()))
+        out = out.append_column(
+            _BY_CALL, pa.array([by_call] + [None] * len(zeros), pa.string())[: len(out)])
         return out
+
+
+def _by_call_delta(before, after):
+    """The per-kind counts a batch added (JSON text), or None for a judge that keeps none."""
+    if after is None:
+        return None
+    delta = {}
+    for kind, tally in after.items():
+        was = (before or {}).get(kind, {})
+        delta[kind] = {field: n - was.get(field, 0) for field, n in tally.items()}
+    return json.dumps(delta)
+
+
+def _add_by_call(total, batch_by_call):
+    """Sums a batch's per-kind counts (JSON text or None) into `total` (a dict or None)."""
+    if batch_by_call is None:
+        return total
+    total = {} if total is None else total
+    for kind, tally in json.loads(batch_by_call).items():
+        into = total.setdefault(kind, {})
+        for field, n in tally.items():
+            into[field] = into.get(field, 0) + n
+    return total
 
 
 class RayResult:
@@ -389,7 +417,8 @@ def evaluate(
     else:
         os.makedirs(out, exist_ok=True)
     hits = failed_calls = 0
-    internal = [_HITS, _FAILED_CALLS]
+    by_call = None
+    internal = [_HITS, _FAILED_CALLS, _BY_CALL]
     for part, batch in enumerate(scored.iter_batches(batch_format="pyarrow", batch_size=None)):
         names = set(batch.column_names)
         errors = batch.column("row_error").to_pylist()
@@ -407,6 +436,8 @@ def evaluate(
         builder.add([e is not None for e in errors], **columns)
         hits += sum(batch.column(_HITS).to_pylist())
         failed_calls += sum(batch.column(_FAILED_CALLS).to_pylist())
+        for batch_by_call in batch.column(_BY_CALL).to_pylist():
+            by_call = _add_by_call(by_call, batch_by_call)
         if out is not None:
             import pyarrow.parquet as pq
 
@@ -419,6 +450,8 @@ def evaluate(
     usage: Dict[str, Any] = {"cache_hits": hits, "failed_calls": failed_calls}
     if coordinator is not None:
         usage.update(ray.get(coordinator.totals.remote()))
+    if by_call is not None:
+        usage["by_call"] = json.dumps(by_call)
     dataset_path = source_name if os.path.isfile(source_name) else ""
     summary_json, table = builder.finish(dataset=dataset_path, usage=usage)
     driver_judge.close()

@@ -127,12 +127,19 @@ def test_judged_metrics_equal_one_process(ray_cluster, fake_judge, tmp_path):
     assert_same_rows(result, single, JUDGED_METRICS.split(","))
     assert result.summary["metrics"] == single.summary["metrics"]
     assert result.usage["requests"] == 80 and fake.stats()["chat"] == 160
+    # The per-kind split is the workers' counts summed: the same as one process's.
+    assert result.usage["by_call"] == single.summary["usage"]["by_call"]
+    assert sum(k["calls"] for k in result.usage["by_call"].values()) == 80
     # A rerun pays nothing: every call is in the shared cache.
     again = ragmeter.ray.evaluate(rows, metrics=JUDGED_METRICS, workers=2, batch_size=8,
                                   judge=fake_llm_judge(fake.url),
                                   cache=str(tmp_path / "judge.sqlite"))
     assert fake.stats()["chat"] == 160
     assert again.usage["requests"] == 0
+    # Every call of the rerun, of every kind, was answered by the cache or the store.
+    assert again.usage["by_call"].keys() == single.summary["usage"]["by_call"].keys()
+    assert all(t["calls"] > 0 and t["calls"] == t["cache_hits"] + t.get("store_hits", 0)
+               for t in again.usage["by_call"].values())
     assert again.summary["metrics"] == single.summary["metrics"]
 
 
