@@ -27,6 +27,8 @@
 #   RAGMETER_LLM_EMBEDDING      1 (default) also serve /v1/embeddings (mean pooling), 0 not
 #   RAGMETER_LLM_LOGPROBS       1 keep logits of all tokens so logprobs work, 0 (default) faster
 #   RAGMETER_LLM_START_TIMEOUT  seconds to wait for the server to answer (default 180)
+#   RAGMETER_LLM_BUSY_WAIT      seconds `start` waits for a running server that does not answer
+#                               (busy with a long prompt) before replacing it (default 600)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -65,11 +67,20 @@ cmd_start() {
   if pid="$(running_pid)" && [ -f "$env_file" ]; then
     # shellcheck disable=SC1090
     url="$(. "$env_file"; echo "$RAGMETER_JUDGE_URL")"
-    if http_ok "$url/models"; then
-      echo "llm_server: already running (pid $pid)" >&2
-      cat "$env_file"
-      return 0
-    fi
+    # A server busy with a long prompt answers nothing else until it is done (llama-cpp-python
+    # serves one request at a time): wait for it rather than stop a server others are using.
+    local waited=0 busy_wait="${RAGMETER_LLM_BUSY_WAIT:-600}"
+    while kill -0 "$pid" 2>/dev/null; do
+      if http_ok "$url/models"; then
+        echo "llm_server: already running (pid $pid)" >&2
+        cat "$env_file"
+        return 0
+      fi
+      [ "$waited" -ge "$busy_wait" ] && break
+      [ "$waited" = 0 ] && echo "llm_server: pid $pid is running but not answering; waiting up to ${busy_wait} s (busy?)" >&2
+      sleep 5
+      waited=$((waited + 7))
+    done
   fi
   cmd_stop >/dev/null 2>&1 || true
 
