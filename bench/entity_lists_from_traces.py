@@ -5,27 +5,14 @@ reference's and the contexts' entities; llm-v6 asks the reference's only, docs/d
 For each reference entity (case-folded, spaces normalised): found as whole words in the
 contexts' text, found in the model's context list, and found in the list only.
 
-Usage: python bench/entity_lists_from_traces.py traces.jsonl
+Usage: ~/.cache/ragmeter/llm-venv/bin/python bench/entity_lists_from_traces.py traces.jsonl
+(the llm venv: bench/trace_tokens.py, whose reply reader it uses, imports llama_cpp)
 """
 import json
 import re
 import sys
 
-
-def reply_content(raw):
-    """The reply's text: a JSON body, or the content deltas of a server-sent-event stream."""
-    if isinstance(raw, dict):
-        return raw["choices"][0]["message"]["content"]
-    try:
-        return json.loads(raw)["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, TypeError):
-        pass
-    out = ""
-    for line in raw.splitlines():
-        if line.startswith("data: ") and line[6:].strip() != "[DONE]":
-            for choice in json.loads(line[6:]).get("choices", []):
-                out += choice.get("delta", {}).get("content") or ""
-    return out
+from trace_tokens import reply_text  # bench/: the reply of a streamed or plain trace
 
 
 def norm(text):
@@ -42,7 +29,7 @@ def main(path):
         if "CONTEXTS:" not in user:
             continue  # an llm-v6 call: the reference only
         contexts = " " + norm(user[user.index("CONTEXTS:"):user.index("Task:")]) + " "
-        reply = json.loads(reply_content(trace["raw_reply"]))
+        reply = json.loads(reply_text(trace["raw_reply"]))
         listed = {norm(e) for e in reply.get("context_entities", [])}
         for entity in {norm(e) for e in reply.get("reference_entities", []) if re.search(r"\w", e)}:
             total += 1

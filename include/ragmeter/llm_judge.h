@@ -183,19 +183,19 @@ llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt);
 std::optional<std::vector<std::string>> read_llm_sentence_claims(const nlohmann::json& reply,
                                                                  const ClaimsPrompt& prompt,
                                                                  std::size_t label);
-// The verdicts request: numbered claims (1-based) against one premise.
+// The verdicts request: numbered claims (1-based) against one premise; the reply's
+// "verdicts" list has exactly one entry per claim (minItems = maxItems = claims).
 llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
                                       std::string_view premise);
-// Reads a verdicts reply into cells (one per claim, missing where the reply says
-// nothing about a claim).
 // The verdict table request of the compact plan: claims numbered from 1, premises
 // labelled "P1", "P2", ... (numbers zero-padded to the table's largest, "P01: claim 07",
-// so that the schema's keys, serialised sorted, are in this order), and a reply object with "Evidence i" per claim first (the
-// passage sentence the claim rests on, copied, or "none"), then one required key per
-// asked cell, "Pj: claim i" -> "Entailment" | "Neutral" | "Contradiction", passage by
-// passage, then "reason i" per claim. `pairs` are the (claim, premise) cells to ask, 0-based; empty:
-// every claim against every premise. Only the cells a ledger needs are asked, so a claim
-// is never asked against the text it came from.
+// so that the schema's keys, serialised sorted, are in this order), and a reply object
+// with "Evidence i" per claim first (the passage sentence the claim rests on, copied, or
+// "none"), then one required key per asked cell, "Pj: claim i" -> "Entailment" |
+// "Neutral" | "Contradiction", passage by passage, then "reason i" per claim. `pairs` are
+// the (claim, premise) cells to ask, 0-based; empty: every claim against every premise.
+// Only the cells a ledger needs are asked, so a claim is never asked against the text it
+// came from.
 llm::ChatRequest llm_verdict_table_request(
     const std::vector<std::string>& claims, const std::vector<std::string>& premises,
     const std::vector<std::pair<std::size_t, std::size_t>>& pairs = {});
@@ -208,6 +208,8 @@ std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::jso
                                                              std::size_t claims,
                                                              std::size_t premises);
 
+// Reads a verdicts reply into cells (one per claim, missing where the reply says
+// nothing about a claim).
 std::vector<VerdictCell> read_llm_verdicts(const nlohmann::json& reply, std::size_t claims);
 
 }  // namespace ragmeter

@@ -37,8 +37,9 @@ llm::ChatRequest make_judge_request(std::string sample_part, std::string_view ta
       json_schema_request(std::string(prompts::k_system),
                           std::move(sample_part) + "\n" + std::string(task), std::move(schema),
                           std::move(schema_name), max_tokens);
-  // Every task prompt ends with a "Reply:" example, and the table and claims prompts list
-  // their KEYS (tests/unit/llm_judge_test.cc checks it of each).
+  // Every task prompt (src/judge/prompts) ends with a "Reply:" example, and the table and
+  // claims prompts list their KEYS (tests/unit/llm_judge_test.cc checks the claims, verdicts
+  // and table requests).
   request.reply_form_in_prompt = true;
   return request;
 }
