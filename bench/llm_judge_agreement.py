@@ -17,7 +17,8 @@ or with --split dev the DEV halves (for tuning a judge's prompts and checks; the
 are read once the tuning is done), the first n items of each in a fixed order (file order
 for HaluEval, instance_id order for RAGChecker), never picked.
   HaluEval QA: per item the right and the hallucinated answer, the item's passage as the one
-    retrieved context; faithfulness. Pairwise accuracy (right above hallucinated, a tie half)
+    retrieved context (with --halueval-passages K, among K-1 passages of other items on its
+    topic, at position item mod K); faithfulness. Pairwise accuracy (right above hallucinated, a tie half)
     with a 95% bootstrap interval over items, and AUROC (right = positive).
   RAGChecker human labels: per item both systems' responses against `gt_answer`;
     factual_correctness and answer_correctness. delta = score(model2) - score(model1) against
@@ -69,12 +70,27 @@ def halueval_items(n, split="test"):
     return chosen[:n]
 
 
-def halueval_rows(items):
+def halueval_contexts(index, item, passages, everything, near):
+    """The retrieved contexts of HaluEval item `index`: its passage alone, or with
+    --halueval-passages K its passage among the K-1 passages of other items closest to its
+    question (offline_judge_quality.distractors), at position index % K, so that the
+    passage holding the answer is not always the first."""
+    if passages <= 1:
+        return [item["knowledge"]]
+    contexts = [everything[k]["knowledge"] for k in near[index][:passages - 1]]
+    contexts.insert(index % passages, item["knowledge"])
+    return contexts
+
+
+def halueval_rows(items, passages=1):
+    everything = [json.loads(line) for line in open(ojq.HALUEVAL, encoding="utf-8")]
+    near = ojq.distractors(everything, max(passages - 1, 0)) if passages > 1 else None
     rows = []
     for index, item in items:
+        contexts = halueval_contexts(index, item, passages, everything, near)
         for kind in ("right", "hallucinated"):
             rows.append({"id": f"h{index}:{kind}", "user_input": item["question"],
-                         "response": item[f"{kind}_answer"], "retrieved_contexts": [item["knowledge"]]})
+                         "response": item[f"{kind}_answer"], "retrieved_contexts": contexts})
     return rows
 
 
@@ -178,7 +194,8 @@ def plan_parts(a):
     short keeps the larger sample of the cheaper set."""
     parts = []
     for set_name, items, size, make_rows in (
-            ("halueval", halueval_items(a.halueval, a.split), a.halueval_part, halueval_rows),
+            ("halueval", halueval_items(a.halueval, a.split), a.halueval_part,
+             lambda chunk: halueval_rows(chunk, a.halueval_passages)),
             ("ragchecker", ragchecker_items(a.ragchecker, a.split), a.ragchecker_part, ragchecker_rows)):
         for k in range(0, len(items), size):
             chunk = items[k:k + size]
@@ -480,6 +497,9 @@ def main():
     c.add_argument("--outdir", required=True)
     c.add_argument("--halueval", type=int, default=12, help="HaluEval items (pairs of rows)")
     c.add_argument("--ragchecker", type=int, default=12, help="RAGChecker items (pairs of rows)")
+    c.add_argument("--halueval-passages", type=int, default=1,
+                   help="retrieved contexts per HaluEval row: the item's passage among K-1 passages of "
+                        "other items on its topic, at position item %% K (default 1: its passage alone)")
     c.add_argument("--judge-cache", help="ragmeter's judge cache file, read and written (default: none, "
                    "--cache-mode off); for tuning runs only: two builds with the same claims prompt then "
                    "pay for each claims call once, and the requests and tokens counted are the cache misses")

@@ -76,7 +76,7 @@ class ReplyStore;  // judge_hooks.h
 
 class SentenceEmbedder;
 
-inline constexpr std::string_view kLlmPromptVersion = "llm-v6";
+inline constexpr std::string_view kLlmPromptVersion = "llm-v7";
 
 struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> chat;      // required

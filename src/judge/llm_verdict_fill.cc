@@ -265,7 +265,11 @@ void LlmJudge::table_call(const std::vector<std::string>& claims,
   std::vector<std::vector<VerdictCell>> table;
   if (reply.ok()) {
     table = read_llm_verdict_table(*reply, claims.size(), premises.size());
-    check_quoted_evidence(read_table_evidence(*reply, claims.size()), premises, &table);
+    const auto evidence = read_table_evidence(*reply, claims.size());
+    check_quoted_evidence(evidence, premises, &table);
+    std::vector<std::string> labels;
+    for (std::size_t j = 0; j < premises.size(); ++j) labels.push_back(premise_label(j, premises.size()));
+    locate_entailment_by_evidence(evidence, premises, pairs, labels, &table);
   }
   for (const auto& [i, j] : pairs) {
     {

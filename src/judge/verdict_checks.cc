@@ -97,6 +97,35 @@ void check_quoted_evidence(const std::vector<std::optional<std::string>>& eviden
   }
 }
 
+void locate_entailment_by_evidence(const std::vector<std::optional<std::string>>& evidence,
+                                   const std::vector<std::string>& premises,
+                                   const std::vector<std::pair<std::size_t, std::size_t>>& asked,
+                                   const std::vector<std::string>& labels,
+                                   std::vector<std::vector<VerdictCell>>* cells) {
+  for (std::size_t i = 0; i < cells->size() && i < evidence.size(); ++i) {
+    if (!evidence[i]) continue;
+    std::vector<std::size_t> said;    // asked premises the judge said Entailment for
+    std::vector<std::size_t> quoted;  // asked premises holding the evidence
+    for (const auto& [claim, premise] : asked) {
+      if (claim != i || premise >= premises.size()) continue;
+      if ((*cells)[i][premise].supports()) said.push_back(premise);
+      if (quote_found(*evidence[i], premises[premise])) quoted.push_back(premise);
+    }
+    if (said.empty()) continue;
+    std::string named;
+    for (std::size_t j : said) named += (named.empty() ? "" : ", ") + labels[j];
+    for (std::size_t k : quoted) {
+      VerdictCell& cell = (*cells)[i][k];
+      if (cell.supports() || !cell.judged()) continue;
+      const std::string was = verdict_name(cell.verdict);
+      cell.verdict = Verdict::kEntailment;
+      cell.confidence.reset();
+      cell.reason = "the judge said " + was + " here and Entailment for " + named +
+                    ", quoting this passage: \"" + short_quote(*evidence[i]) + "\"";
+    }
+  }
+}
+
 VerdictCell vet_entailment(VerdictCell cell, const OfflineClaim& claim,
                            const OfflinePremise& premise) {
   if (cell.verdict != Verdict::kEntailment) return cell;

@@ -1,7 +1,9 @@
 // Checks in code of the model's verdicts in the compact plan's table (docs/design.md,
 // "A small model's Entailment is checked"): the sentence the model quoted as evidence
 // must be in a passage, and a claim's numbers and names must be in the premise it is
-// said to follow from. Both only ever take an Entailment away, never grant one.
+// said to follow from. These never grant support to a claim the judge found unsupported
+// against every passage; the one that adds a cell (locate_entailment_by_evidence) moves
+// the judge's Entailment to the passage its evidence was copied from.
 // Internal to src/judge/.
 #pragma once
 
@@ -9,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +46,23 @@ bool quote_found(std::string_view quote, std::string_view text);
 void check_quoted_evidence(const std::vector<std::optional<std::string>>& evidence,
                            const std::vector<std::string>& premises,
                            std::vector<std::vector<VerdictCell>>* cells);
+
+// For each claim i that the judge said Entailment for against at least one of the
+// premises it was asked about (`asked`: (claim, premise) cells of the call) and whose
+// evidence is found (quote_found) in asked premise k: cells[i][k] becomes Entailment when
+// it was Neutral or Contradiction, its reason naming the passage the judge had said.
+// A small model's per-passage verdicts follow the passages' order more than their text
+// (Qwen2.5 1.5B answers "P1 Entailment, P2 Contradiction" whichever passage holds the
+// answer), while the sentence it quotes is most often the right one (docs/design.md,
+// "The evidence locates the Entailment"). The Entailments it said elsewhere stay, for
+// vet_entailment to keep or take away; so does everything of a claim without evidence,
+// or whose evidence is in no asked premise (check_quoted_evidence). `cells` is indexed
+// [claim][premise]; labels[k] names premise k in reasons ("P2").
+void locate_entailment_by_evidence(const std::vector<std::optional<std::string>>& evidence,
+                                   const std::vector<std::string>& premises,
+                                   const std::vector<std::pair<std::size_t, std::size_t>>& asked,
+                                   const std::vector<std::string>& labels,
+                                   std::vector<std::vector<VerdictCell>>* cells);
 
 // `cell` when it is not an Entailment or when `premise` holds every number and name of
 // `claim`; else the verdict missing_number_or_name gives, its reason saying that it

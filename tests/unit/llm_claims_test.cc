@@ -201,6 +201,32 @@ TEST(ClaimsByTextTest, TheJudgesEntailmentsAreCheckedInCode) {
   EXPECT_EQ(quoted->response_vs_chunks.at(2, 0).verdict, Verdict::kEntailment);  // Illinois
 }
 
+TEST(ClaimsByTextTest, TheJudgesEntailmentGoesToThePassageItsEvidenceIsFrom) {
+  // The fake says Entailment for P1 only (as the 1.5B model does, whichever passage holds
+  // the answer) and quotes P2, which holds it: P2 supports every claim, and P1's
+  // Entailments are taken away (its text has none of the claims' names).
+  Sample sample = pharmacann_row(kAnswer);
+  const std::string holder = sample.retrieved_contexts->front();
+  sample.retrieved_contexts = std::vector<std::string>{"An unrelated chunk about Ohio.", holder};
+  auto client = std::make_shared<FakeJudgeClient>();
+  client->evidence = holder;
+  auto ledger = judge_over(client)->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().message();
+  ASSERT_EQ(ledger->response_claims.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_FALSE(ledger->response_vs_chunks.at(i, 0).supports()) << i;
+    EXPECT_EQ(ledger->response_vs_chunks.at(i, 1).verdict, Verdict::kEntailment) << i;
+    EXPECT_EQ(ledger->response_vs_chunks.at(i, 1).reason,
+              "the judge said Neutral here and Entailment for P1, quoting this passage: \"" +
+                  holder + "\"")
+        << i;
+  }
+  EXPECT_EQ(ledger_faithfulness(*ledger).score, 1.0);
+  // The reference is the same text: the same cells, so the second chunk alone is useful.
+  EXPECT_EQ(ledger_context_recall(*ledger).score, 1.0);
+  EXPECT_EQ(ledger_context_precision(*ledger).score, 0.5);
+}
+
 TEST(ClaimsByTextTest, FragmentClaimsAreReplacedByTheSentenceTheyCameFrom) {
   const std::string sentence = "PharmaCann was founded in 2014 by Theodore Scott in Illinois.";
   EXPECT_EQ(standalone_claims({"PharmaCann was founded in 2014.", "Theodore Scott", "Illinois", "..."},

@@ -102,6 +102,56 @@ TEST(VerdictChecksTest, AnEntailmentWhoseQuoteIsInNoPassageBecomesNeutral) {
   EXPECT_EQ(cells[3][1].verdict, Verdict::kEntailment);
 }
 
+VerdictCell said(Verdict verdict) {
+  VerdictCell cell;
+  cell.verdict = verdict;
+  cell.reason = "the model's reason";
+  return cell;
+}
+
+TEST(VerdictChecksTest, TheEvidenceLocatesTheJudgesEntailment) {
+  // Seen on the 20 side-by-side rows (docs/performance.md): the 1.5B model answered
+  // "P1 Entailment, P2 Contradiction" and quoted the sentence of P2 that holds the answer.
+  const std::vector<std::string> premises = {
+      "Emma Rose Kenney (born September 14, 1999) is an American actress.",
+      "Betzy Kjelsberg was a Norwegian politician for the Liberal Party. Kjelsberg was born in "
+      "Svelvik, Vestfold.",
+      "Der Mond is an opera in one act by Carl Orff.", "Ali Azmat is a Pakistani singer."};
+  const std::vector<std::string> labels = {"P1", "P2", "P3", "P4"};
+  std::vector<std::pair<std::size_t, std::size_t>> asked;
+  for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t j = 0; j < 4; ++j) asked.emplace_back(i, j);
+  }
+  std::vector<std::vector<VerdictCell>> cells(4);
+  // 0: the Vestfold row. 1: the same, the quote's premise Neutral. 2: the judge said
+  // Entailment nowhere: its quote grants nothing. 3: the quote is in P1, where the judge
+  // said Entailment already: nothing moves.
+  cells[0] = {entailment(), said(Verdict::kContradiction), said(Verdict::kNeutral),
+              said(Verdict::kNeutral)};
+  cells[1] = {entailment(), said(Verdict::kNeutral), said(Verdict::kNeutral), said(Verdict::kNeutral)};
+  cells[2] = {said(Verdict::kNeutral), said(Verdict::kContradiction), said(Verdict::kNeutral),
+              said(Verdict::kNeutral)};
+  cells[3] = cells[0];
+  const std::vector<VerdictCell> claim3_before = cells[3];
+  const std::vector<std::optional<std::string>> evidence = {
+      "Kjelsberg was born in Svelvik, Vestfold.", "Vestfold",
+      "Kjelsberg was born in Svelvik, Vestfold.", "Emma Rose Kenney is an American actress"};
+  locate_entailment_by_evidence(evidence, premises, asked, labels, &cells);
+  EXPECT_EQ(cells[0][1].verdict, Verdict::kEntailment);
+  EXPECT_EQ(cells[0][1].reason,
+            "the judge said Contradiction here and Entailment for P1, quoting this passage: "
+            "\"Kjelsberg was born in Svelvik, Vestfold.\"");
+  EXPECT_EQ(cells[0][0].verdict, Verdict::kEntailment);  // left for vet_entailment
+  EXPECT_EQ(cells[0][2], said(Verdict::kNeutral));        // the quote is not there
+  EXPECT_EQ(cells[1][1].verdict, Verdict::kEntailment);  // a one-word quote is found too
+  for (std::size_t j = 0; j < 4; ++j) EXPECT_FALSE(cells[2][j].supports()) << j;
+  EXPECT_EQ(cells[3], claim3_before);
+  // Only cells the call asked about are touched: P2 of claim 0 not asked, nothing moves.
+  std::vector<std::vector<VerdictCell>> one = {{entailment(), said(Verdict::kNeutral)}};
+  locate_entailment_by_evidence({evidence[0]}, {premises[0], premises[1]}, {{0, 0}}, labels, &one);
+  EXPECT_EQ(one[0][1], said(Verdict::kNeutral));
+}
+
 struct VetCase {
   const char* claim;
   const char* premise;
