@@ -14,6 +14,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import tempfile
 
@@ -60,6 +61,19 @@ def hang_guard(request):
         finally:
             faulthandler.cancel_dump_traceback_later()
     HANG_LOG.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own Ctrl-C handler for the test: a shell that starts a command in the
+    background without job control (`nohup scripts/test.sh &`) has SIGINT ignored, and an
+    interpreter started so never raises KeyboardInterrupt, so a test that sends SIGINT to
+    itself would fail for the way it was started, not for ragmeter."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def read_jsonl(path):

@@ -37,7 +37,7 @@ def assert_prefix_of_full_run(partial, rows):
         assert partial.summary["metrics"][metric] == full.summary["metrics"][metric]
 
 
-def test_sigint_while_cpp_scores_raises_interrupted_with_the_finished_rows(many_rows):
+def test_sigint_while_cpp_scores_raises_interrupted_with_the_finished_rows(many_rows, ctrl_c_raises):
     timers = []
 
     def progress(done, total):

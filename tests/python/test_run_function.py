@@ -250,7 +250,7 @@ def test_a_rerun_is_served_from_the_record_and_asks_only_what_had_no_answer(tmp_
     assert len(calls) == 8  # another identity is another system
 
 
-def test_ctrl_c_keeps_the_finished_answers_and_a_rerun_asks_only_the_rest(tmp_path):
+def test_ctrl_c_keeps_the_finished_answers_and_a_rerun_asks_only_the_rest(tmp_path, ctrl_c_raises):
     calls = []
     timers = []
 
