@@ -268,7 +268,9 @@ void LlmJudge::table_call(const std::vector<std::string>& claims,
     const auto evidence = read_table_evidence(*reply, claims.size());
     check_quoted_evidence(evidence, premises, &table);
     std::vector<std::string> labels;
-    for (std::size_t j = 0; j < premises.size(); ++j) labels.push_back(premise_label(j, premises.size()));
+    for (std::size_t j = 0; j < premises.size(); ++j) {
+      labels.push_back(premise_label(j, premises.size()));
+    }
     locate_entailment_by_evidence(evidence, premises, pairs, labels, &table);
   }
   for (const auto& [i, j] : pairs) {

@@ -128,7 +128,8 @@ TEST(VerdictChecksTest, TheEvidenceLocatesTheJudgesEntailment) {
   // said Entailment already: nothing moves.
   cells[0] = {entailment(), said(Verdict::kContradiction), said(Verdict::kNeutral),
               said(Verdict::kNeutral)};
-  cells[1] = {entailment(), said(Verdict::kNeutral), said(Verdict::kNeutral), said(Verdict::kNeutral)};
+  cells[1] = {entailment(), said(Verdict::kNeutral), said(Verdict::kNeutral),
+              said(Verdict::kNeutral)};
   cells[2] = {said(Verdict::kNeutral), said(Verdict::kContradiction), said(Verdict::kNeutral),
               said(Verdict::kNeutral)};
   cells[3] = cells[0];
