@@ -35,6 +35,7 @@ Run in a python with numpy and scipy (the ragas venv has both).
 """
 
 import argparse
+import functools
 import gzip
 import json
 import math
@@ -82,9 +83,16 @@ def halueval_contexts(index, item, passages, everything, near):
     return contexts
 
 
-def halueval_rows(items, passages=1):
+@functools.lru_cache(maxsize=None)
+def halueval_with_distractors(passages):
+    """Every HaluEval item and, with passages > 1, each item's distractors: read and ranked
+    once per run, not once per part."""
     everything = [json.loads(line) for line in open(ojq.HALUEVAL, encoding="utf-8")]
-    near = ojq.distractors(everything, max(passages - 1, 0)) if passages > 1 else None
+    return everything, (ojq.distractors(everything, passages - 1) if passages > 1 else None)
+
+
+def halueval_rows(items, passages=1):
+    everything, near = halueval_with_distractors(passages)
     rows = []
     for index, item in items:
         contexts = halueval_contexts(index, item, passages, everything, near)
