@@ -24,8 +24,13 @@
 #   RAGMETER_LLM_PORT           fixed port instead of a free one
 #   RAGMETER_LLM_CTX            context size in tokens (default 4096)
 #   RAGMETER_LLM_THREADS        CPU threads (default: number of cores)
+#   RAGMETER_LLM_BATCH          prompt batch size, also the longest embedding input (default 512)
 #   RAGMETER_LLM_EMBEDDING      1 (default) also serve /v1/embeddings (mean pooling), 0 not
 #   RAGMETER_LLM_LOGPROBS       1 keep logits of all tokens so logprobs work, 0 (default) faster
+#   RAGMETER_LLM_PROMPT_CACHE_MB  the server's prompt cache in MB of model state (default 128;
+#                               0: off): earlier prompts kept in RAM, so a request reuses the
+#                               longest prefix it shares with any of them, not only with the
+#                               request just before (docs/performance.md, "Fixed text first")
 #   RAGMETER_LLM_START_TIMEOUT  seconds to wait for the server to answer (default 180)
 #   RAGMETER_LLM_BUSY_WAIT      seconds `start` waits for a running server that does not answer
 #                               (busy with a long prompt) before replacing it (default 600)
@@ -98,13 +103,22 @@ cmd_start() {
   fi
   local threads="${RAGMETER_LLM_THREADS:-$(nproc)}"
   local ctx="${RAGMETER_LLM_CTX:-4096}"
+  local prompt_cache_mb="${RAGMETER_LLM_PROMPT_CACHE_MB:-128}"
+  [ "$prompt_cache_mb" -gt 0 ] 2>/dev/null || prompt_cache_mb=0
+  # n_batch also caps an embedding input (llama-cpp-python truncates it there), so it stays
+  # 512 although every cached state carries an n_batch x vocabulary logits copy (311 MB
+  # for this model) that the cache's size does not count (docs/performance.md).
+  local batch="${RAGMETER_LLM_BATCH:-512}"
   local args=(
     --model "$model_path" --model_alias "$alias"
     --host 127.0.0.1 --port "$port"
-    --n_ctx "$ctx" --n_batch 512 --n_threads "$threads" --n_threads_batch "$threads"
+    --n_ctx "$ctx" --n_batch "$batch" --n_threads "$threads" --n_threads_batch "$threads"
     --interrupt_requests false
   )
   if [ "${RAGMETER_LLM_LOGPROBS:-0}" = "1" ]; then args+=(--logits_all true); else args+=(--logits_all false); fi
+  if [ "$prompt_cache_mb" -gt 0 ]; then
+    args+=(--cache true --cache_type ram --cache_size "$((prompt_cache_mb * 1024 * 1024))")
+  fi
   if [ "${RAGMETER_LLM_EMBEDDING:-1}" = "1" ]; then
     # Decoder models carry no pooling type: without one, /v1/embeddings would return one
     # vector per token. Mean pooling gives one vector per input (OpenAI shape).

@@ -38,8 +38,9 @@
 // verdict call holding only the new chunks and the claims; the claims call is a cache hit.
 //
 // Prompts live in src/judge/prompts/*.txt, embedded at build time; every request is the
-// same system message (the static part, byte-identical across calls, so servers can
-// reuse its prefix), then a user message with the sample's texts followed by the task.
+// same system message, then a user message with the task's fixed text followed by the
+// sample's texts: the static part first, byte-identical across calls of a kind, so a
+// server's prompt cache reuses it (docs/design.md, "Fixed text first").
 // kLlmPromptVersion names the prompt set and is written into the ledger's provenance;
 // the reply cache needs no version, as it keys on the prompt text itself, but stored
 // verdicts carry it too: they are the model's verdicts after the checks in code
@@ -76,7 +77,7 @@ class ReplyStore;  // judge_hooks.h
 
 class SentenceEmbedder;
 
-inline constexpr std::string_view kLlmPromptVersion = "llm-v7";
+inline constexpr std::string_view kLlmPromptVersion = "llm-v9";
 
 struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> chat;      // required

@@ -35,7 +35,7 @@ llm::ChatRequest make_judge_request(std::string sample_part, std::string_view ta
                                     std::string schema_name, int max_tokens) {
   llm::ChatRequest request =
       json_schema_request(std::string(prompts::k_system),
-                          std::move(sample_part) + "\n" + std::string(task), std::move(schema),
+                          std::string(task) + "\n\n" + std::move(sample_part), std::move(schema),
                           std::move(schema_name), max_tokens);
   // Every task prompt (src/judge/prompts) ends with a "Reply:" example, and the table and
   // claims prompts list their KEYS (tests/unit/llm_judge_test.cc checks the claims, verdicts

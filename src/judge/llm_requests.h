@@ -21,8 +21,10 @@ nlohmann::json string_array_schema();
 llm::ChatRequest json_schema_request(std::string system, std::string user, nlohmann::json schema,
                                      std::string schema_name, int max_tokens);
 
-// A judge request: the shared system message, then one user message holding
-// `sample_part` followed by `task`; a JSON-schema reply at temperature 0.
+// A judge request: the shared system message, then one user message holding `task`
+// followed by `sample_part`; a JSON-schema reply at temperature 0. The fixed text comes
+// first so that a server's prefix cache reuses it from one request of a kind to the next
+// (docs/design.md, "Fixed text first").
 llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task,
                                     nlohmann::json schema, std::string schema_name,
                                     int max_tokens = 2048);

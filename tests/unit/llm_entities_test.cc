@@ -67,7 +67,8 @@ TEST(LlmEntitiesTest, OnlyTheReferenceIsReadAndTheContextsAreMatchedAsWholeWords
 
   ASSERT_EQ(client->requests.size(), 1u);  // one call, however many contexts
   const std::string& user = client->requests[0].messages.back().content;
-  EXPECT_EQ(user.find("TEXT:\nThe tower in Paris was built"), 0u) << user;
+  EXPECT_EQ(user.find("Task:"), 0u) << user;  // the fixed text first (design.md)
+  EXPECT_NE(user.find("\n\nTEXT:\nThe tower in Paris was built"), std::string::npos) << user;
   EXPECT_EQ(user.find("It stands in"), std::string::npos);  // no context is sent
   EXPECT_EQ(user.find("18890"), std::string::npos);
   EXPECT_EQ(client->requests[0].schema["required"], Json::parse(R"(["entities"])"));

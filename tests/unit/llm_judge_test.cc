@@ -18,7 +18,7 @@ ClaimsPrompt two_texts() {
   return prompt;
 }
 
-TEST(LlmJudgeTest, RequestsShareTheStaticPrefixAndPutTheTaskLast) {
+TEST(LlmJudgeTest, RequestsShareTheStaticPrefixAndPutTheTaskFirst) {
   llm::ChatRequest claims = llm_claims_request(two_texts());
   llm::ChatRequest verdicts = llm_verdicts_request({"c one", "c two"}, "The premise.");
   ASSERT_EQ(claims.messages.size(), 2u);
@@ -26,17 +26,22 @@ TEST(LlmJudgeTest, RequestsShareTheStaticPrefixAndPutTheTaskLast) {
   // The system message is byte-identical across tasks (servers reuse the prefix).
   EXPECT_EQ(claims.messages[0].role, "system");
   EXPECT_EQ(claims.messages[0].content, verdicts.messages[0].content);
-  // The sample comes before the task.
+  // The task comes first, the sample after it: a server's prefix cache reuses the task text
+  // from one request of a kind to the next (design.md, "Fixed text first").
   const std::string& user = verdicts.messages[1].content;
-  EXPECT_LT(user.find("PREMISE:\nThe premise."), user.find("Task:"));
+  EXPECT_EQ(user.find("Task:"), 0u);
+  EXPECT_LT(user.find("\nReply: {"), user.find("PREMISE:\nThe premise."));
   EXPECT_NE(user.find("1. c one\n2. c two\n"), std::string::npos);
   EXPECT_EQ(verdicts.format, llm::ReplyFormat::kJsonSchema);
   // One entry per claim, no fewer: a grammar-constrained model otherwise stops after one.
   EXPECT_EQ(verdicts.schema["properties"]["verdicts"]["minItems"], 2);
   EXPECT_EQ(verdicts.schema["properties"]["verdicts"]["maxItems"], 2);
   EXPECT_EQ(verdicts.temperature, 0.0);
-  EXPECT_EQ(claims.messages[1].content.find("QUESTION:\nQ?"), 0u);
-  EXPECT_LT(claims.messages[1].content.find("KEYS:"), claims.messages[1].content.find("Task:"));
+  EXPECT_EQ(claims.messages[1].content.find("Task:"), 0u);
+  EXPECT_LT(claims.messages[1].content.find("\nReply: {"),
+            claims.messages[1].content.find("QUESTION:\nQ?"));
+  EXPECT_LT(claims.messages[1].content.find("QUESTION:\nQ?"),
+            claims.messages[1].content.find("KEYS:"));
   // Each shows the reply's form itself, so a server that rejects json_schema is not sent
   // the schema in the prompt as well (llm.h, reply_form_in_prompt).
   llm::ChatRequest table = llm_verdict_table_request({"c one"}, {"First."});
@@ -139,12 +144,17 @@ TEST(LlmJudgeTest, VerdictsWithoutNumbersAreReadByPosition) {
 TEST(LlmJudgeTest, AVerdictTableAsksOneRequiredKeyPerCellPassageByPassage) {
   llm::ChatRequest table = llm_verdict_table_request({"c one", "c two"}, {"First.", "Second."});
   const std::string& user = table.messages[1].content;
-  EXPECT_EQ(user.find("PASSAGES:\n[P1]\nFirst.\n\n[P2]\nSecond.\n\nCLAIMS:\n1. c one\n2. c two\n"), 0u);
+  // The task text first (the same in every table: a prefix the server reuses), then the
+  // passages, the claims and the keys of this table.
+  EXPECT_EQ(user.find("Task:"), 0u);
+  EXPECT_NE(
+      user.find("\n\nPASSAGES:\n[P1]\nFirst.\n\n[P2]\nSecond.\n\nCLAIMS:\n1. c one\n2. c two\n"),
+      std::string::npos);
   // Every claim's evidence first, then the verdicts, then the reasons.
   EXPECT_NE(user.find("KEYS: \"Evidence 1\", \"Evidence 2\", \"P1: claim 1\", \"P1: claim 2\", "
                       "\"P2: claim 1\", \"P2: claim 2\", \"reason 1\", \"reason 2\"\n"),
             std::string::npos);
-  EXPECT_LT(user.find("KEYS:"), user.find("Task:"));
+  EXPECT_LT(user.find("CLAIMS:"), user.find("KEYS:"));
   EXPECT_EQ(table.messages[0].content, llm_claims_request(ClaimsPrompt{}).messages[0].content);
   EXPECT_EQ(table.schema["required"].size(), 8u);
   EXPECT_EQ(table.schema["properties"]["Evidence 2"]["type"], "string");
