@@ -69,8 +69,10 @@ def test_a_rerun_pays_only_for_the_new_chunks(run, tmp_path, fake_server):
         table = json.load(reply)[-1]["body"]["messages"][1]["content"]
     # The claim against both chunks and the reference; not against the response, whose
     # words hold it verbatim (Entailment without a call).
-    assert table.startswith("PASSAGES:\n[P1]\nParis has a tower.\n\n[P2]\nThe tower opened in 1889."
-                            "\n\n[P3]\nThe tower stands in Paris. It opened in 1889.\n\nCLAIMS:\n")
+    # The task's fixed text first (the same in every table), then the passages.
+    assert table.startswith("Task: ")
+    assert ("\n\nPASSAGES:\n[P1]\nParis has a tower.\n\n[P2]\nThe tower opened in 1889."
+            "\n\n[P3]\nThe tower stands in Paris. It opened in 1889.\n\nCLAIMS:\n") in table
     assert "[P4]" not in table
 
     p = run("eval", data, *judge, "--summary", tmp_path / "s2.json")
@@ -131,8 +133,9 @@ def test_a_premise_longer_than_the_window_is_split_not_truncated(run, tmp_path, 
     premises = []
     for body in bodies[-split_calls:]:
         user = body["messages"][1]["content"]
-        if user.startswith("PREMISE:\n") and "Sentence number" in user:
-            premises.append(user[len("PREMISE:\n"):user.index("\n\nCLAIMS:")])
+        if "\n\nPREMISE:\n" in user and "Sentence number" in user:  # after the task's text
+            start = user.index("\n\nPREMISE:\n") + len("\n\nPREMISE:\n")
+            premises.append(user[start:user.index("\n\nCLAIMS:", start)])
     assert len(premises) >= 2
     assert " ".join(premises) == chunk
 
