@@ -263,7 +263,6 @@ void LlmJudge::table_call(const std::vector<std::string>& claims,
   const std::string key = llm::chat_cache_key(book_.endpoint(), request);
   auto reply = book_.chat(*options_.chat, std::move(request), "verdicts", nullptr);
   std::vector<std::vector<VerdictCell>> table;
-  std::map<Pair, std::string> second_look_call;  // cells asked again: that call's key
   if (reply.ok()) {
     table = read_llm_verdict_table(*reply, claims.size(), premises.size());
     const auto evidence = read_table_evidence(*reply, claims.size());
@@ -273,28 +272,11 @@ void LlmJudge::table_call(const std::vector<std::string>& claims,
       labels.push_back(premise_label(j, premises.size()));
     }
     locate_entailment_by_evidence(evidence, premises, pairs, labels, &table);
-    // A claim the table left unsupported is asked once more against the passage its quote
-    // came from, alone (verdict_checks.h, cells_for_a_second_look).
-    for (const auto& [i, k] : cells_for_a_second_look(evidence, premises, pairs, table)) {
-      CallLog log;
-      std::vector<VerdictCell> look =
-          judge_within_window(book_, *options_.chat, {claims[i]}, premises[k],
-                              options_.context_tokens, options_.max_tokens, &log);
-      if (look.empty() || !look[0].judged()) continue;  // the table's verdict stands
-      VerdictCell cell = std::move(look[0]);
-      const std::string said = std::string("the table said ") +
-                               verdict_name(table[i][k].verdict) + " for " + labels[k] +
-                               ", the passage the judge quoted; asked about it alone";
-      cell.reason = cell.reason.empty() ? said : said + ": " + cell.reason;
-      table[i][k] = std::move(cell);
-      if (!log.empty()) second_look_call[{i, k}] = log.front();
-    }
   }
   for (const auto& [i, j] : pairs) {
     {
       StoredVerdict& verdict = (*cells)[i][j];
-      auto look = second_look_call.find({i, j});
-      verdict.call = look == second_look_call.end() ? key : look->second;
+      verdict.call = key;
       if (reply.ok()) {
         verdict.cell = std::move(table[i][j]);
       } else {

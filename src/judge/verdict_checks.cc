@@ -126,26 +126,6 @@ void locate_entailment_by_evidence(const std::vector<std::optional<std::string>>
   }
 }
 
-std::vector<std::pair<std::size_t, std::size_t>> cells_for_a_second_look(
-    const std::vector<std::optional<std::string>>& evidence,
-    const std::vector<std::string>& premises,
-    const std::vector<std::pair<std::size_t, std::size_t>>& asked,
-    const std::vector<std::vector<VerdictCell>>& cells) {
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  for (std::size_t i = 0; i < cells.size() && i < evidence.size(); ++i) {
-    if (!evidence[i]) continue;
-    bool supported = false;
-    std::optional<std::size_t> quoted;  // the first asked premise holding the evidence
-    for (const auto& [claim, premise] : asked) {
-      if (claim != i || premise >= premises.size() || premise >= cells[i].size()) continue;
-      if (cells[i][premise].supports()) supported = true;
-      if (!quoted && quote_found(*evidence[i], premises[premise])) quoted = premise;
-    }
-    if (!supported && quoted) out.emplace_back(i, *quoted);
-  }
-  return out;
-}
-
 VerdictCell vet_entailment(VerdictCell cell, const OfflineClaim& claim,
                            const OfflinePremise& premise) {
   if (cell.verdict != Verdict::kEntailment) return cell;

@@ -3,8 +3,7 @@
 // must be in a passage, and a claim's numbers and names must be in the premise it is
 // said to follow from. These never grant support to a claim the judge found unsupported
 // against every passage; the one that adds a cell (locate_entailment_by_evidence) moves
-// the judge's Entailment to the passage its evidence was copied from, and
-// cells_for_a_second_look chooses where the judge is asked again.
+// the judge's Entailment to the passage its evidence was copied from.
 // Internal to src/judge/.
 #pragma once
 
@@ -64,18 +63,6 @@ void locate_entailment_by_evidence(const std::vector<std::optional<std::string>>
                                    const std::vector<std::pair<std::size_t, std::size_t>>& asked,
                                    const std::vector<std::string>& labels,
                                    std::vector<std::vector<VerdictCell>>* cells);
-
-// The cells worth a second look (prompts llm-v9): for each claim i that the judge said
-// Entailment for against none of the premises it was asked about, and whose evidence is
-// found (quote_found) in an asked premise, (i, k) for the first such premise k. The 1.5B
-// model often quotes the sentence that states the claim and still answers "P1
-// Contradiction, the rest Neutral" (docs/design.md, "A second look at the quoted
-// passage"): the quote says which passage to ask about alone; the model still decides.
-std::vector<std::pair<std::size_t, std::size_t>> cells_for_a_second_look(
-    const std::vector<std::optional<std::string>>& evidence,
-    const std::vector<std::string>& premises,
-    const std::vector<std::pair<std::size_t, std::size_t>>& asked,
-    const std::vector<std::vector<VerdictCell>>& cells);
 
 // `cell` when it is not an Entailment or when `premise` holds every number and name of
 // `claim`; else the verdict missing_number_or_name gives, its reason saying that it

@@ -153,36 +153,6 @@ TEST(VerdictChecksTest, TheEvidenceLocatesTheJudgesEntailment) {
   EXPECT_EQ(one[0][1], said(Verdict::kNeutral));
 }
 
-TEST(VerdictChecksTest, AClaimSupportedNowhereWhoseQuoteIsFoundGetsASecondLook) {
-  // Seen on the dev half with four passages (docs/judges.md): the right answer's quote is
-  // the sentence of P3 that states it, and the table says "P1 Contradiction", the rest
-  // Neutral.
-  const std::vector<std::string> premises = {
-      "Early Orbison is an album recorded by Roy Orbison, released in 1964.",
-      "Dangerous is a song by Big Data.",
-      "Her self-titled debut studio album was released on 2 June 2017.",
-      "The Battle is a song by George Jones."};
-  std::vector<std::pair<std::size_t, std::size_t>> asked;
-  for (std::size_t i = 0; i < 5; ++i) {
-    for (std::size_t j = 0; j < 4; ++j) asked.emplace_back(i, j);
-  }
-  const std::vector<VerdictCell> unsupported = {said(Verdict::kContradiction),
-                                                said(Verdict::kNeutral), said(Verdict::kNeutral),
-                                                said(Verdict::kNeutral)};
-  // 0: the seen case. 1: supported somewhere already. 2: no evidence. 3: a quote the model
-  // wrote itself. 4: the quote is in two passages: the first is asked.
-  std::vector<std::vector<VerdictCell>> cells(5, unsupported);
-  cells[1][1] = entailment();
-  const std::string quote = "Her self-titled debut studio album was released on 2 June 2017.";
-  const std::vector<std::optional<std::string>> evidence = {
-      quote, quote, std::nullopt, "Dua Lipa's album was released in 2018 by a label.",
-      "a song by"};
-  EXPECT_EQ(cells_for_a_second_look(evidence, premises, asked, cells),
-            (std::vector<std::pair<std::size_t, std::size_t>>{{0, 2}, {4, 1}}));
-  // Only the cells the call asked about: claim 0 not asked against P3, nothing to look at.
-  EXPECT_TRUE(cells_for_a_second_look({quote}, premises, {{0, 0}, {0, 1}}, {unsupported}).empty());
-}
-
 struct VetCase {
   const char* claim;
   const char* premise;
