@@ -104,11 +104,13 @@ cmd_start() {
   local threads="${RAGMETER_LLM_THREADS:-$(nproc)}"
   local ctx="${RAGMETER_LLM_CTX:-4096}"
   local prompt_cache_mb="${RAGMETER_LLM_PROMPT_CACHE_MB:-128}"
-  [ "$prompt_cache_mb" -gt 0 ] 2>/dev/null || prompt_cache_mb=0
+  [[ "$prompt_cache_mb" =~ ^[0-9]+$ ]] ||
+    die "RAGMETER_LLM_PROMPT_CACHE_MB must be a whole number of MB (0: off), not '$prompt_cache_mb'"
   # n_batch also caps an embedding input (llama-cpp-python truncates it there), so it stays
   # 512 although every cached state carries an n_batch x vocabulary logits copy (311 MB
   # for this model) that the cache's size does not count (docs/performance.md).
   local batch="${RAGMETER_LLM_BATCH:-512}"
+  [[ "$batch" =~ ^[1-9][0-9]*$ ]] || die "RAGMETER_LLM_BATCH must be a positive whole number, not '$batch'"
   local args=(
     --model "$model_path" --model_alias "$alias"
     --host 127.0.0.1 --port "$port"
