@@ -353,7 +353,8 @@ def run_part(a, partdir, offset, n, proxy, server_pid):
                     "--concurrency", str(a.workers), "--timeout", str(a.timeout),
                     "--cache-mode", "off", "--threads", "1",
                     "--out", os.path.join(partdir, "ragmeter_out.jsonl"),
-                    "--summary", os.path.join(partdir, "ragmeter_summary.json")]
+                    "--summary", os.path.join(partdir, "ragmeter_summary.json"),
+                    "--traces", os.path.join(partdir, "ragmeter_traces.jsonl")]
             env = dict(os.environ, OPENAI_API_KEY="sk-local-dummy")
             run_phase("ragmeter", argv, proxy, server_pid, partdir, env)
         else:
@@ -448,11 +449,28 @@ def aggregate_tool(parts, tool):
             own = agg.setdefault("own_usage", {"requests": 0, "prompt_tokens": 0, "completion_tokens": 0})
             for k in own:
                 own[k] += u.get(k) or 0
+            # ragmeter streams its replies and llama-cpp-python sends no usage in a stream, so
+            # the proxy sees only the embeddings' tokens. Exact counts: bench/trace_tokens.py
+            # over the part's --traces, written beside them as ragmeter_trace_tokens.json;
+            # else the summary's (streamed calls estimated).
+            exact = load_json(os.path.join(d, "ragmeter_trace_tokens.json"))
+            if exact:
+                tokens = (exact["prompt_tokens"] + exact.get("embedding_tokens", 0),
+                          exact["completion_tokens"], "traces (exact)")
+            else:
+                tokens = (u.get("prompt_tokens") or 0, u.get("completion_tokens") or 0,
+                          "summary (streamed calls estimated)")
+            agg.setdefault("token_parts", []).append(tokens)
         elif meta:
             u = meta.get("ragas_token_usage_parser") or {}
             own = agg.setdefault("own_usage", {"input_tokens": 0, "output_tokens": 0})
             for k in own:
                 own[k] += u.get(k) or 0
+    if agg.get("token_parts"):
+        agg["proxy_prompt_tokens"] = agg["prompt_tokens"]
+        agg["prompt_tokens"] = sum(t[0] for t in agg["token_parts"])
+        agg["completion_tokens"] = sum(t[1] for t in agg["token_parts"])
+        agg["token_source"] = sorted({t[2] for t in agg.pop("token_parts")})
     agg["load_average_1min_mean"] = round(load_sum / load_n, 2) if load_n else None
     agg["wall_seconds"] = round(agg["wall_seconds"], 1)
     agg["wall_seconds_scoring"] = round(agg["wall_seconds_scoring"], 1)
@@ -615,6 +633,8 @@ def cmd_report(a):
         out.append(f"| non-200 replies | {(r or {}).get('non_200') or 0} | {(m or {}).get('non_200') or 0} | | |")
         out.append(f"| load average (1 min, mean) | {(r or {}).get('load_average_1min_mean', '-')} | "
                    f"{(m or {}).get('load_average_1min_mean', '-')} | | |")
+        if m and m.get("token_source"):
+            out.append(f"| ragmeter's tokens from | the proxy | {', '.join(m['token_source'])} | | |")
     out.append("")
     out.append("| metric | ragas mean | ragas NaN | ragas exceptions | ragmeter mean | ragmeter failed/skipped | both scored | ragas mean (both) | ragmeter mean (both) | Pearson | Spearman | mean abs diff |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")

@@ -71,4 +71,17 @@ extra=()
   --llm-url "$RAGMETER_JUDGE_URL" --model "$RAGMETER_JUDGE_MODEL" --embed-model "$RAGMETER_EMBED_MODEL" \
   --ragmeter "$build/ragmeter" --ragas-python "$venv/bin/python" \
   --server-pid-file "$RAGMETER_LLM_RUN_DIR/server.pid" "${extra[@]}"
+# 5. ragmeter's exact tokens: it streams, and llama-cpp-python's streams carry no usage, so
+# count its --traces with the model's tokenizer (bench/trace_tokens.py), then report again
+cache_root="${RAGMETER_CACHE:-$HOME/.cache/ragmeter}"
+model_file="$cache_root/llm-models/$RAGMETER_JUDGE_MODEL.gguf"
+if [ -f "$model_file" ]; then
+  for traces in "$outdir"/part-*/ragmeter_traces.jsonl; do
+    [ -f "$traces" ] || continue
+    counts="$(dirname "$traces")/ragmeter_trace_tokens.json"
+    [ -f "$counts" ] || "$cache_root/llm-venv/bin/python" "$here/trace_tokens.py" --model "$model_file" "$traces" > "$counts" 2>/dev/null \
+      || { echo "trace_tokens failed for $traces" >&2; rm -f "$counts"; }
+  done
+  "$python" "$here/ragas_side_by_side.py" report --outdir "$outdir" --quiet
+fi
 echo "results in $outdir (report.md, report.json)" >&2
