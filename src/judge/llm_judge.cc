@@ -106,20 +106,20 @@ StatusOr<std::vector<double>> LlmJudge::similarities(std::string_view a,
 }
 
 StatusOr<GeneratedQuestions> LlmJudge::questions_for(const Sample& sample, CallLog* calls) {
-  Json schema = {{"type", "object"},
-                 {"properties",
-                  {{"questions", string_array_schema()}, {"noncommittal", {{"type", "boolean"}}}}},
-                 {"required", {"questions", "noncommittal"}}};
   RAGMETER_ASSIGN_OR_RETURN(
-      Json reply, book_.chat(*options_.chat,
-                             make_judge_request(judge_section("RESPONSE", sample.response.value_or("")),
-                                                prompts::k_questions, std::move(schema), "questions",
-                                                options_.max_tokens),
-                             "questions", calls));
-  GeneratedQuestions out;
-  out.questions = json_strings(reply["questions"]);
-  out.noncommittal = reply["noncommittal"].is_boolean() && reply["noncommittal"].get<bool>();
+      Json reply,
+      book_.chat(*options_.chat,
+                 llm_questions_request(sample.response.value_or(""), options_.max_tokens),
+                 "questions", calls));
+  GeneratedQuestions out = read_llm_questions(reply);
   out.method = "llm " + options_.model + ": questions the response answers";
+  // A check in code, as the verdicts have: a response that declines in so many words ("the
+  // context does not say") is noncommittal whatever the model said; the 1.5B model called
+  // such responses committal (docs/judges.md, prompts llm-v9).
+  if (!out.noncommittal && is_noncommittal(sample.response.value_or(""))) {
+    out.noncommittal = true;
+    out.method += "; noncommittal by the decline phrases of the offline judge (the judge said no)";
+  }
   return out;
 }
 

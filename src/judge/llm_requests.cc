@@ -49,6 +49,27 @@ std::string judge_section(std::string_view name, std::string_view text) {
          "\n\n";
 }
 
+llm::ChatRequest llm_questions_request(std::string_view response, int max_tokens) {
+  const std::string flag(kNoncommittalKey);
+  Json schema = {{"type", "object"},
+                 {"properties",
+                  {{"questions", string_array_schema()}, {flag, {{"type", "boolean"}}}}},
+                 {"required", {"questions", flag}}};
+  return make_judge_request(judge_section("RESPONSE", response), prompts::k_questions,
+                            std::move(schema), "questions", max_tokens);
+}
+
+GeneratedQuestions read_llm_questions(const Json& reply) {
+  GeneratedQuestions out;
+  if (!reply.is_object()) return out;
+  if (auto questions = reply.find("questions"); questions != reply.end()) {
+    out.questions = json_strings(*questions);
+  }
+  auto flag = reply.find(std::string(kNoncommittalKey));
+  out.noncommittal = flag != reply.end() && flag->is_boolean() && flag->get<bool>();
+  return out;
+}
+
 std::string judge_sample_sections(const Sample& sample) {
   std::string out;
   if (sample.user_input && !sample.user_input->empty()) {

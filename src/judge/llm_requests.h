@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ragmeter/judge.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/sample.h"
 
@@ -35,6 +36,17 @@ std::string judge_section(std::string_view name, std::string_view text);
 // The sample's texts for critics and rubrics: the question, the contexts (numbered),
 // the response and the reference, each only when present.
 std::string judge_sample_sections(const Sample& sample);
+
+// answer_relevancy's call: three questions the response answers, then whether it is
+// noncommittal. The flag's key sorts after "questions" (a grammar-constrained server writes
+// keys in sorted order), so the model has written the questions before it judges the
+// response: asked first, the 1.5B model called bare names ("Vestfold") noncommittal
+// (docs/judges.md, prompts llm-v9).
+inline constexpr std::string_view kNoncommittalKey = "response_is_noncommittal";
+llm::ChatRequest llm_questions_request(std::string_view response, int max_tokens);
+
+// The questions and the flag of that call's reply (a missing or non-boolean flag: false).
+GeneratedQuestions read_llm_questions(const nlohmann::json& reply);
 
 // The non-empty strings of a JSON array (anything else: none).
 std::vector<std::string> json_strings(const nlohmann::json& value);

@@ -17,7 +17,7 @@ REPLY = json.dumps({
     **{f"Evidence {c}": "Paris has a tower." for c in (1, 2)},  # quoted from the chunk
     **{f"P{p}: claim {c}": "Entailment" for p in (1, 2, 3) for c in (1, 2)},
     "reason 1": "", "reason 2": "", "reason": "", "verdict": 1, "score": 4,
-    "questions": ["Where is the tower?"], "noncommittal": False,
+    "questions": ["Where is the tower?"], "response_is_noncommittal": False,
     "reference_entities": ["Paris"], "context_entities": ["Paris"], "entities": ["Paris"],
     "sentences": ["Paris has a tower."]})
 ROW = {**JUDGE_ROW, "reference_contexts": ["The tower is in Paris."]}

@@ -2,6 +2,7 @@
 // against the real local server is tests/llm/test_eval_llm_judge.py).
 #include <gtest/gtest.h>
 
+#include "judge/llm_requests.h"
 #include "judge/verdict_table.h"
 #include "ragmeter/llm_judge.h"
 
@@ -241,6 +242,39 @@ TEST(LlmJudgeTest, ATableOfTenOrMoreClaimsOrPassagesIsSentInTheOrderOfItsKeys) {
   EXPECT_EQ(cells[10][9].reason, "not so");
   EXPECT_EQ(cells[1][0].verdict, Verdict::kEntailment);
   EXPECT_EQ(cells[1][1].verdict, Verdict::kMissing);
+}
+
+// answer_relevancy's call: the model writes its questions before it says whether the response
+// is noncommittal. A grammar-constrained server writes an object's keys in sorted order (the
+// schema's properties are a sorted map), so the flag's key must sort after "questions", and
+// the prompt's example reply shows that order too.
+TEST(LlmJudgeTest, TheQuestionsCallAsksForTheQuestionsBeforeTheNoncommittalFlag) {
+  llm::ChatRequest request = llm_questions_request("Vestfold", 512);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : request.schema["properties"].items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"questions", std::string(kNoncommittalKey)}));
+  EXPECT_EQ(request.schema["required"].size(), 2u);
+  const std::string& user = request.messages[1].content;
+  EXPECT_EQ(user.find("Task:"), 0u);
+  const std::size_t example = user.find("\nReply: {");
+  ASSERT_NE(example, std::string::npos);
+  EXPECT_LT(user.find("\"questions\"", example), user.find(std::string(kNoncommittalKey), example));
+  EXPECT_LT(example, user.find("RESPONSE:\nVestfold"));
+  EXPECT_EQ(request.max_tokens, 512);
+}
+
+TEST(LlmJudgeTest, ReadsTheQuestionsAndTheNoncommittalFlagByItsOwnKey) {
+  const std::string flag(kNoncommittalKey);
+  GeneratedQuestions yes = read_llm_questions(Json{{"questions", {"Where?", ""}}, {flag, true}});
+  EXPECT_EQ(yes.questions, std::vector<std::string>{"Where?"});
+  EXPECT_TRUE(yes.noncommittal);
+  // The key of prompts before llm-v9 is not read: its reply came from another prompt.
+  EXPECT_FALSE(
+      read_llm_questions(Json{{"questions", {"Where?"}}, {"noncommittal", true}}).noncommittal);
+  EXPECT_FALSE(read_llm_questions(Json{{"questions", {"Where?"}}, {flag, "true"}}).noncommittal);
+  GeneratedQuestions none = read_llm_questions(Json::array({1, 2}));
+  EXPECT_TRUE(none.questions.empty());
+  EXPECT_FALSE(none.noncommittal);
 }
 
 TEST(LlmJudgeTest, NeedsAChatClient) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../fakes/fake_llm_server_process.h"
+#include "tests/unit/fake_llm_judge.h"
 #include "ragmeter/evaluate.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/llm.h"
@@ -93,35 +94,21 @@ TEST(OfflineWithdrawnTest, TheDefaultMetricListLeavesThemOutUnlessForced) {
   EXPECT_TRUE(offline_withdrawn_reason(*find_metric("faithfulness")).empty());
 }
 
-std::string fake_server_path() {
-  if (const char* path = std::getenv("RAGMETER_FAKE_LLM_SERVER")) return path;
-  return std::string(RAGMETER_BINARY_DIR) + "/fakes/fake_llm_server";
-}
-
 // An LLM judge over the FAKE server, whose every reply is the questions call's answer:
 // three copies of the sample's question. answer_relevancy (withdrawn from the offline
 // judge) is then the mean similarity of the question to itself: 1 with the offline
 // vectors the judge uses without an embedder.
 TEST(OfflineWithdrawnTest, AnLlmJudgeScoresAnswerRelevancy) {
-  if (!std::filesystem::exists(fake_server_path())) {
-    GTEST_SKIP() << "fake server not built at " << fake_server_path();
+  using test_judges::fake_llm_server_path;
+  if (!std::filesystem::exists(fake_llm_server_path())) {
+    GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
   }
   const std::string question = *full_sample().user_input;
-  nlohmann::json reply = {{"questions", {question, question, question}}, {"noncommittal", false}};
+  nlohmann::json reply = {{"questions", {question, question, question}},
+                          {"response_is_noncommittal", false}};
   fakes::FakeLlmServerProcess fake;
-  ASSERT_TRUE(fake.start(fake_server_path(), {"--content", reply.dump()}));
-  llm::ClientOptions client_options;
-  client_options.endpoint.base_url = fake.base_url();
-  client_options.endpoint.model = "fake-model";
-  client_options.endpoint.api_key_env = "";
-  client_options.cache.mode = llm::CacheMode::kOff;
-  auto client = llm::make_client(client_options);
-  ASSERT_TRUE(client.ok()) << client.status().to_string();
-  LlmJudgeOptions judge_options;
-  judge_options.chat = std::move(client).value();
-  judge_options.model = "fake-model";
-  judge_options.endpoint_options = client_options.endpoint;
-  auto judge = make_llm_judge(std::move(judge_options));
+  ASSERT_TRUE(fake.start(fake_llm_server_path(), {"--content", reply.dump()}));
+  auto judge = test_judges::llm_judge_over(fake.base_url());
   ASSERT_TRUE(judge.ok()) << judge.status().to_string();
   EXPECT_FALSE((*judge)->is_offline());
 
