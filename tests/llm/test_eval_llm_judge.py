@@ -92,3 +92,32 @@ def test_every_metric_ends_explicitly_and_the_rerun_is_served_from_the_cache(ser
     assert chat_requests(server["LOG_FILE"]) == before  # nothing reached the server
     assert summary2["usage"]["requests"] == 0 and summary2["usage"]["cache_hits"] > 0
     assert [r["scores"] for r in again] == [r["scores"] for r in results]
+
+
+def test_answer_relevancy_scores_a_bare_answer_and_zeroes_a_refusal(server, tmp_path):
+    """answer_relevancy with the real model (prompts llm-v9): a committed answer that is only a
+    name is scored, not called noncommittal (llm-v8's key order made the model call bare names
+    noncommittal: docs/judges.md), and a refusal in so many words scores 0 as noncommittal."""
+    # "Vestfold" is one of the six bare names llm-v8 called noncommittal on the side-by-side
+    # rows (docs/performance.md); the questions call reads the response alone.
+    rows = [{"id": "named", "user_input": "In which county was the town of Svelvik?",
+             "response": "Vestfold"},
+            {"id": "refusal", "user_input": "Who founded PharmaCann?",
+             "response": "I don't know."}]
+    data = tmp_path / "relevancy.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "relevancy_out.jsonl"
+    proc = subprocess.run(
+        [str(BUILD_DIR / "ragmeter"), "eval", str(data), "--metrics", "answer_relevancy",
+         "--judge-url", server["RAGMETER_JUDGE_URL"], "--judge-model", server["RAGMETER_JUDGE_MODEL"],
+         "--cache-mode", "off", "--out", str(out)],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    named, refusal = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert named["status"]["answer_relevancy"] == "ok", named["reasons"]
+    assert named["evidence"]["answer_relevancy"]["noncommittal"] is False
+    assert named["evidence"]["answer_relevancy"]["questions"]
+    assert 0.0 < named["scores"]["answer_relevancy"] <= 1.0
+    assert refusal["status"]["answer_relevancy"] == "ok", refusal["reasons"]
+    assert refusal["evidence"]["answer_relevancy"]["noncommittal"] is True
+    assert refusal["scores"]["answer_relevancy"] == 0.0
