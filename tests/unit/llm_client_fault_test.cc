@@ -27,6 +27,7 @@
 #include "ragmeter/judge_hooks.h"
 #include "ragmeter/llm.h"
 #include "tests/unit/test_paths.h"
+#include "tests/unit/fake_llm_judge.h"
 
 namespace ragmeter::llm {
 namespace {
@@ -37,10 +38,7 @@ using Clock = std::chrono::steady_clock;
 constexpr const char* kKeyVariable = "RAGMETER_FAKE_TEST_KEY";
 constexpr const char* kFakeKey = "sk-fake-7f3a9c1e5b2d4680";
 
-std::string fake_server_path() {
-  if (const char* path = std::getenv("RAGMETER_FAKE_LLM_SERVER")) return path;
-  return std::string(RAGMETER_BINARY_DIR) + "/fakes/fake_llm_server";
-}
+using test_judges::fake_llm_server_path;
 
 // The fake server process and its control endpoints.
 class FakeLlmServer {
@@ -90,7 +88,7 @@ json kind_step(const std::string& kind) { return {{"kind", kind}}; }
 class LlmClientFaultTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    std::string path = fake_server_path();
+    std::string path = fake_llm_server_path();
     if (!std::filesystem::exists(path)) return;
     server_ = new FakeLlmServer();
     if (!server_->start(path)) {
@@ -105,7 +103,7 @@ class LlmClientFaultTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    if (server_ == nullptr) GTEST_SKIP() << "fake server not built at " << fake_server_path();
+    if (server_ == nullptr) GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
     setenv(kKeyVariable, kFakeKey, 1);
   }
 

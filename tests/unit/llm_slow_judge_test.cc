@@ -23,24 +23,22 @@
 #include "llm/http_transport.h"
 #include "ragmeter/llm.h"
 #include "tests/unit/test_paths.h"
+#include "tests/unit/fake_llm_judge.h"
 
 namespace ragmeter::llm {
 namespace {
 
 using nlohmann::json;
 
-std::string fake_server_path() {
-  if (const char* path = std::getenv("RAGMETER_FAKE_LLM_SERVER")) return path;
-  return std::string(RAGMETER_BINARY_DIR) + "/fakes/fake_llm_server";
-}
+using test_judges::fake_llm_server_path;
 
 // The fake in slot mode, and its control endpoints.
 class SlotFake {
  public:
   bool start(int slots, double ms_per_1k_prompt_tokens, double ms_per_token,
              bool announce = false) {
-    if (!std::filesystem::exists(fake_server_path())) return false;
-    if (!process_.start(fake_server_path(),
+    if (!std::filesystem::exists(fake_llm_server_path())) return false;
+    if (!process_.start(fake_llm_server_path(),
                         {"--slots", std::to_string(slots), "--ms-per-1k-prompt-tokens",
                          std::to_string(ms_per_1k_prompt_tokens), "--ms-per-token",
                          std::to_string(ms_per_token), "--announce-slots", announce ? "1" : "0"})) {
@@ -99,7 +97,7 @@ ChatRequest sized_request(int index, int tokens) {
 TEST(LlmSlowJudgeTest, OneSlotAtConcurrency16FinishesEveryCallWithoutTimeouts) {
   SlotFake fake;
   // 100 ms per 1,000 prompt tokens, 4 ms per token: 70 to 170 ms per call served alone.
-  if (!fake.start(1, 100, 4)) GTEST_SKIP() << "fake server not built at " << fake_server_path();
+  if (!fake.start(1, 100, 4)) GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
   // Served one at a time, the 16th call waits about 1.8 s behind our own earlier ones: far
   // past the 1 s timeout, which must not count that wait.
   auto client = make_client(slow_judge_options(fake.base_url(), 1.0, 3));
@@ -142,7 +140,7 @@ TEST(LlmSlowJudgeTest, OneSlotAtConcurrency16FinishesEveryCallWithoutTimeouts) {
 TEST(LlmSlowJudgeTest, BurstOfSlownessLowersConcurrencyAndItComesBack) {
   SlotFake fake;
   // Four slots; a 1,000-token prompt takes 20 ms, then 5 tokens of 5 ms.
-  if (!fake.start(4, 20, 5)) GTEST_SKIP() << "fake server not built at " << fake_server_path();
+  if (!fake.start(4, 20, 5)) GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
   auto client = make_client(slow_judge_options(fake.base_url(), 1.0, 30));
   ASSERT_TRUE(client.ok()) << client.status().to_string();
   constexpr int kCalls = 300;
@@ -191,7 +189,7 @@ TEST(LlmSlowJudgeTest, BurstOfSlownessLowersConcurrencyAndItComesBack) {
 TEST(LlmSlowJudgeTest, SlotsTheServerAnnouncesSetTheStartingLimit) {
   SlotFake fake;
   if (!fake.start(2, 20, 2, /*announce=*/true)) {
-    GTEST_SKIP() << "fake server not built at " << fake_server_path();
+    GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
   }
   auto client = make_client(slow_judge_options(fake.base_url(), 1.0, 3));
   ASSERT_TRUE(client.ok()) << client.status().to_string();
@@ -209,7 +207,7 @@ TEST(LlmSlowJudgeTest, SlotsTheServerAnnouncesSetTheStartingLimit) {
 // lost request alive for as long as they came.
 TEST(LlmSlowJudgeTest, ALostRequestEndsAtItsDeadlineWhileTheServerAnswersOthers) {
   SlotFake fake;
-  if (!fake.start(1, 10, 20)) GTEST_SKIP() << "fake server not built at " << fake_server_path();
+  if (!fake.start(1, 10, 20)) GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
   // The first request is lost (never answered); the others stream 10 tokens of 20 ms.
   fake.script({{"steps", {{{"kind", "hang"}}}},
                {"default", {{"kind", "reply"}, {"completion_tokens", 10}}}});
@@ -251,7 +249,7 @@ TEST(LlmSlowJudgeTest, ALostRequestEndsAtItsDeadlineWhileTheServerAnswersOthers)
 TEST(LlmSlowJudgeTest, WaitingBehindOurOwnRequestsDoesNotCountAgainstTheDeadline) {
   SlotFake fake;
   // 100 ms per 1,000 prompt tokens (50 ms for 500), then 5 tokens of 20 ms.
-  if (!fake.start(1, 100, 20)) GTEST_SKIP() << "fake server not built at " << fake_server_path();
+  if (!fake.start(1, 100, 20)) GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
   ClientOptions options = slow_judge_options(fake.base_url(), 1.0, 3);
   options.retry.deadline_seconds = 1.5;
   auto client = make_client(options);

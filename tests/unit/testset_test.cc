@@ -11,16 +11,14 @@
 #include "ragmeter/hashed_embedding.h"
 #include "ragmeter/testset.h"
 #include "tests/unit/test_paths.h"
+#include "tests/unit/fake_llm_judge.h"
 
 namespace ragmeter {
 namespace {
 
 using Json = nlohmann::json;
 
-std::string fake_server_path() {
-  if (const char* path = std::getenv("RAGMETER_FAKE_LLM_SERVER")) return path;
-  return std::string(RAGMETER_BINARY_DIR) + "/fakes/fake_llm_server";
-}
+using test_judges::fake_llm_server_path;
 
 DocumentChunk chunk(std::string id, std::string text) {
   DocumentChunk c;
@@ -84,7 +82,7 @@ class TestsetTest : public ::testing::Test {
  protected:
   // Starts the fake server with `steps` (one reply per request, in order).
   void start(const Json& steps) {
-    const std::string path = fake_server_path();
+    const std::string path = fake_llm_server_path();
     if (!std::filesystem::exists(path)) GTEST_SKIP() << "fake server not built at " << path;
     script_ = std::filesystem::temp_directory_path() /
               ("ragmeter-testset-script-" + std::to_string(::getpid()) + ".json");
