@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ragmeter/llm.h"
 #include "ragmeter/status.h"
@@ -48,6 +49,14 @@ class PermitSource {
   virtual void report(const TokenUsage& usage, double cost_usd) = 0;
 };
 
+// One value to store: its content address, kind ("chat", "embeddings", "verdict",
+// "claims") and value.
+struct StoreEntry {
+  std::string key;
+  std::string kind;
+  std::string value;
+};
+
 // A store of judge replies by content address (the interface of the judge cache), kept
 // outside the client. get/put are called from any thread of the client and of the
 // judge; implementations must be thread-safe.
@@ -60,6 +69,13 @@ class ReplyStore {
   // lost, whatever happens to the caller afterwards). kind: "chat", "embeddings",
   // "verdict".
   virtual Status put(const std::string& key, const std::string& kind, const std::string& value) = 0;
+  // Stores `entries` durably before returning OK, all or none: the judge keeps what one
+  // call told it (the verdict cells of a table, the claims of the sentences it asked) with
+  // one put_all, so a caller killed meanwhile leaves the call's results whole or absent,
+  // never a part that a rerun would complete with a smaller call (docs/design.md, "A
+  // call's results are stored together"). The default puts the entries one by one, which
+  // is not all-or-nothing: a store that can be must override it.
+  virtual Status put_all(const std::vector<StoreEntry>& entries);
 };
 
 // What a client shares with others; a null member is not shared.

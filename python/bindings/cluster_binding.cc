@@ -16,6 +16,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
@@ -97,14 +98,18 @@ class PyPermitSource final : public llm::PermitSource {
   nb::object acquire_, report_;
 };
 
-// Replies through Python callables get(key) -> str | None and put(key, kind, value).
+// Replies through Python callables get(key) -> str | None, put(key, kind, value) and
+// put_all([(key, kind, value), ...]) (None: the entries are put one by one).
 class PyReplyStore final : public llm::ReplyStore {
  public:
-  PyReplyStore(nb::object get, nb::object put) : get_(std::move(get)), put_(std::move(put)) {}
+  PyReplyStore(nb::object get, nb::object put, nb::object put_all)
+      : get_(std::move(get)), put_(std::move(put)), put_all_(std::move(put_all)),
+        has_put_all_(!put_all_.is_none()) {}
   ~PyReplyStore() override {
     nb::gil_scoped_acquire gil;
     get_.reset();
     put_.reset();
+    put_all_.reset();
   }
 
   StatusOr<std::optional<std::string>> get(const std::string& key) override {
@@ -132,20 +137,41 @@ class PyReplyStore final : public llm::ReplyStore {
     }
   }
 
+  Status put_all(const std::vector<llm::StoreEntry>& entries) override {
+    if (entries.empty()) return ok_status();
+    if (!has_put_all_) return llm::ReplyStore::put_all(entries);
+    nb::gil_scoped_acquire gil;
+    try {
+      nb::list items;
+      for (const llm::StoreEntry& entry : entries) {
+        items.append(nb::make_tuple(entry.key, entry.kind,
+                                    nb::bytes(entry.value.data(), entry.value.size())));
+      }
+      put_all_(items);
+      return ok_status();
+    } catch (nb::python_error& e) {
+      return unavailable("the shared judge cache did not store " + std::to_string(entries.size()) +
+                         " entries: " + python_error_text(e));
+    }
+  }
+
  private:
-  nb::object get_, put_;
+  nb::object get_, put_, put_all_;
+  const bool has_put_all_;
 };
 
 // The judge the glue's dict describes (as ragmeter.evaluate's), made by make_judge
 // with the shared permits and store the callables give (none for a None).
 ConfiguredJudge make_cluster_judge(const nb::dict& fields, nb::object acquire, nb::object report,
-                                   nb::object cache_get, nb::object cache_put) {
+                                   nb::object cache_get, nb::object cache_put,
+                                   nb::object cache_put_all) {
   JudgeOptions options = judge_options_from(fields);
   if (!acquire.is_none()) {
     options.hooks.permits = std::make_shared<PyPermitSource>(std::move(acquire), std::move(report));
   }
   if (!cache_get.is_none()) {
-    options.hooks.store = std::make_shared<PyReplyStore>(std::move(cache_get), std::move(cache_put));
+    options.hooks.store = std::make_shared<PyReplyStore>(std::move(cache_get), std::move(cache_put),
+                                                         std::move(cache_put_all));
   }
   StatusOr<ConfiguredJudge> made = [&] {
     nb::gil_scoped_release unlocked;  // the local model may take a moment to load
@@ -467,7 +493,22 @@ void bind_cluster(nb::module_& m) {
             }
             ok_or_raise(status);
           },
-          "key"_a, "kind"_a, "value"_a);
+          "key"_a, "kind"_a, "value"_a)
+      .def(
+          "put_all",
+          [](llm::ReplyStore& self, const std::vector<std::tuple<std::string, std::string, nb::bytes>>& items) {
+            std::vector<llm::StoreEntry> entries;
+            for (const auto& [key, kind, value] : items) {
+              entries.push_back({key, kind, std::string(value.c_str(), value.size())});
+            }
+            Status status;
+            {
+              nb::gil_scoped_release unlocked;
+              status = self.put_all(entries);
+            }
+            ok_or_raise(status);
+          },
+          "entries"_a, "Stores [(key, kind, value), ...] in one transaction: all or none.");
   m.def(
       "open_reply_store",
       [](const std::string& path, const std::string& mode) {
@@ -482,15 +523,18 @@ void bind_cluster(nb::module_& m) {
       .def(
           "__init__",
           [](ClusterJudge* self, nb::dict judge, nb::object acquire, nb::object report,
-             nb::object cache_get, nb::object cache_put) {
+             nb::object cache_get, nb::object cache_put, nb::object cache_put_all) {
             new (self) ClusterJudge(make_cluster_judge(judge, std::move(acquire), std::move(report),
-                                                       std::move(cache_get), std::move(cache_put)));
+                                                       std::move(cache_get), std::move(cache_put),
+                                                       std::move(cache_put_all)));
           },
           "judge"_a, nb::kw_only(), "acquire"_a = nb::none(), "report"_a = nb::none(),
-          "cache_get"_a = nb::none(), "cache_put"_a = nb::none(),
+          "cache_get"_a = nb::none(), "cache_put"_a = nb::none(), "cache_put_all"_a = nb::none(),
           "The judge `judge` describes (JudgeOptions fields by name, as evaluate's), made "
           "by the library's factory; with acquire/report its requests ask for permits, "
-          "with cache_get/cache_put its replies, verdicts and claims are kept through them.")
+          "with cache_get/cache_put its replies, verdicts and claims are kept through them, "
+          "and with cache_put_all([(key, kind, value), ...]) what one call told it is "
+          "stored together, all or none (judge_hooks.h, ReplyStore::put_all).")
       .def("description", [](const ClusterJudge& j) { return j.configured().description(); })
       .def("usage", [](const ClusterJudge& j) { return usage_dict(j.configured().usage()); })
       .def("usage_by_call",

@@ -95,6 +95,10 @@ class _CacheShard:
     def put(self, key: str, kind: str, value: str) -> None:
         self._store.put(key, kind, value)
 
+    def put_all(self, entries) -> None:
+        """[(key, kind, value), ...] in one transaction: all or none."""
+        self._store.put_all(entries)
+
 
 def _shard_of(key: str, shards: int) -> int:
     return zlib.crc32(key.encode()) % shards
@@ -126,7 +130,16 @@ class _Scorer:
             def cache_put(key, kind, value):
                 ray.get(cache_shards[_shard_of(key, len(cache_shards))].put.remote(key, kind, value))
 
-            hooks.update(cache_get=cache_get, cache_put=cache_put)
+            def cache_put_all(entries):
+                # All or none within a shard; with several shards a worker killed between
+                # their puts can leave a part (docs/design.md, "A call's results are stored
+                # together").
+                by_shard: Dict[int, list] = {}
+                for entry in entries:
+                    by_shard.setdefault(_shard_of(entry[0], len(cache_shards)), []).append(entry)
+                ray.get([cache_shards[shard].put_all.remote(part) for shard, part in by_shard.items()])
+
+            hooks.update(cache_get=cache_get, cache_put=cache_put, cache_put_all=cache_put_all)
         # Made once per worker by the library's factory, as ragmeter.evaluate makes its
         # judge (the local sentence model, when it is used, is loaded once here).
         self._judge = _core.ClusterJudge(config["judge"], **hooks)

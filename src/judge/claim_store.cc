@@ -31,11 +31,25 @@ std::string ClaimStore::key(std::string_view question, std::string_view before,
 }
 
 void ClaimStore::finish(const std::string& key, StatusOr<StoredClaims> claims, bool keep) {
-  if (keep && claims.ok() && cache_ && cache_->mode() == llm::CacheMode::kReadWrite) {
-    (void)cache_->put(key, "claims", dump({{"claims", claims->claims}, {"call", claims->call}}));
+  std::vector<Finished> one;
+  one.push_back({key, std::move(claims), keep});
+  finish_all(std::move(one));
+}
+
+void ClaimStore::finish_all(std::vector<Finished> extractions) {
+  if (cache_ && cache_->mode() == llm::CacheMode::kReadWrite) {
+    std::vector<llm::StoreEntry> entries;
+    for (const Finished& done : extractions) {
+      if (!done.keep || !done.claims.ok()) continue;
+      entries.push_back(
+          {done.key, "claims", dump({{"claims", done.claims->claims}, {"call", done.claims->call}})});
+    }
+    (void)cache_->put_all(entries);  // a write error is ignored: asked again next run
   }
-  const bool kept = keep && claims.ok();
-  memory_.finish(key, std::move(claims), kept);
+  for (Finished& done : extractions) {
+    const bool kept = done.keep && done.claims.ok();
+    memory_.finish(done.key, std::move(done.claims), kept);
+  }
 }
 
 std::optional<StoredClaims> ClaimStore::load(const std::string& key) const {

@@ -51,6 +51,15 @@ class ClaimStore {
   // (read-write mode only; a write error is ignored). A failure (or a reply that said
   // nothing of the sentence) is not kept: the next asker extracts again.
   void finish(const std::string& key, StatusOr<StoredClaims> claims, bool keep);
+  // One extraction to publish: finish(key, claims, keep).
+  struct Finished {
+    std::string key;
+    StatusOr<StoredClaims> claims;
+    bool keep = false;
+  };
+  // finish() of each, the kept ones written with one put_all: the claims one call gave
+  // are stored together or not at all (verdict_store.h says why).
+  void finish_all(std::vector<Finished> extractions);
   // Publishes claims the caller started and found in the cache file (load): kept in
   // memory, not written again.
   void remember(const std::string& key, StoredClaims claims) {

@@ -214,11 +214,11 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
     const std::string call = llm::chat_cache_key(options.book->endpoint(), request);
     asked_any = true;
     auto reply = options.book->chat(*options.client, std::move(request), "claims", calls);
+    std::vector<ClaimStore::Finished> finished;  // stored together (claim_store.h)
     for (std::size_t label : prompt.asked) {
       const std::string& key = keys[label - 1];
-      started.done(key);
       if (!reply.ok()) {
-        store.finish(key, reply.status(), false);
+        finished.push_back({key, reply.status(), false});
         continue;
       }
       const auto [p, s] = first_seen[label - 1];
@@ -229,8 +229,10 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
       claims.claims = got ? standalone_claims(*got, sentence, question, passages[p].befores[s])
                           : std::vector<std::string>{answer_premise(sentence, question)};
       known[key] = claims;
-      store.finish(key, std::move(claims), got.has_value());
+      finished.push_back({key, std::move(claims), got.has_value()});
     }
+    for (const ClaimStore::Finished& done : finished) started.done(done.key);
+    store.finish_all(std::move(finished));
     if (!reply.ok() && failure.ok()) failure = reply.status();
   }
   RAGMETER_RETURN_IF_ERROR(failure);

@@ -93,10 +93,13 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
     }
   }
   if (!missing.empty()) ask_missing(claims, premises, missing, &found);
-  for (const auto& [pair, key] : started) {  // every started key is finished, judged or not
+  // Every started key is finished, judged or not; the judged ones are stored together.
+  std::vector<std::pair<std::string, StoredVerdict>> finished;
+  for (const auto& [pair, key] : started) {
     auto it = found.find(pair);
-    store_.finish(key, it == found.end() ? StoredVerdict{} : it->second);
+    finished.emplace_back(key, it == found.end() ? StoredVerdict{} : it->second);
   }
+  store_.finish_all(std::move(finished));
   for (auto& [pair, pending] : waiting) found[pair] = pending.get();
   if (missing.empty() && known) {
     book_.record_store_hit("verdicts");  // a call the store made unnecessary

@@ -41,16 +41,35 @@ std::optional<StoredVerdict> VerdictStore::find(const std::string& claim,
   return out;
 }
 
+namespace {
+std::string stored_value(const StoredVerdict& verdict) {
+  const nlohmann::json value = {{"verdict", verdict_name(verdict.cell.verdict)},
+                                {"reason", verdict.cell.reason},
+                                {"call", verdict.call}};
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+}  // namespace
+
 void VerdictStore::finish(const std::string& key, StoredVerdict verdict, bool from_file) {
   const bool judged = verdict.cell.judged();
   if (judged && !from_file && enabled() && cache_->mode() == llm::CacheMode::kReadWrite) {
-    const nlohmann::json value = {{"verdict", verdict_name(verdict.cell.verdict)},
-                                  {"reason", verdict.cell.reason},
-                                  {"call", verdict.call}};
-    (void)cache_->put(key, "verdict",
-                      value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    (void)cache_->put(key, "verdict", stored_value(verdict));
   }
   memory_.finish(key, std::move(verdict), judged);
+}
+
+void VerdictStore::finish_all(std::vector<std::pair<std::string, StoredVerdict>> verdicts) {
+  if (enabled() && cache_->mode() == llm::CacheMode::kReadWrite) {
+    std::vector<llm::StoreEntry> entries;
+    for (const auto& [key, verdict] : verdicts) {
+      if (verdict.cell.judged()) entries.push_back({key, "verdict", stored_value(verdict)});
+    }
+    (void)cache_->put_all(entries);  // a write error is ignored, as in finish()
+  }
+  for (auto& [key, verdict] : verdicts) {
+    const bool judged = verdict.cell.judged();
+    memory_.finish(key, std::move(verdict), judged);
+  }
 }
 
 }  // namespace ragmeter

@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "judge/once_map.h"
 #include "llm/response_cache.h"
@@ -46,6 +48,11 @@ class VerdictStore {
   // still used in this run, and asked again in the next); an unjudged one is neither, so
   // it is asked again. `from_file`: it came from find(), so it is not written again.
   void finish(const std::string& key, StoredVerdict verdict, bool from_file = false);
+  // finish() of each (key, verdict) the caller started, the judged ones written with one
+  // put_all: the cells of the calls a row made are stored together or not at all, so a
+  // process killed while storing them leaves no part that a rerun would complete with a
+  // smaller table (whose verdicts could differ).
+  void finish_all(std::vector<std::pair<std::string, StoredVerdict>> verdicts);
 
   bool enabled() const { return cache_ != nullptr && cache_->mode() != llm::CacheMode::kOff; }
 

@@ -19,6 +19,9 @@ class CacheFileStore final : public ReplyStore {
   Status put(const std::string& key, const std::string& kind, const std::string& value) override {
     return cache_->put(key, kind, value);
   }
+  Status put_all(const std::vector<StoreEntry>& entries) override {
+    return cache_->put_all(entries);
+  }
 
  private:
   std::unique_ptr<ResponseCache> cache_;
@@ -31,6 +34,13 @@ std::string money(double value) {
 }
 
 }  // namespace
+
+Status ReplyStore::put_all(const std::vector<StoreEntry>& entries) {
+  for (const StoreEntry& entry : entries) {
+    RAGMETER_RETURN_IF_ERROR(put(entry.key, entry.kind, entry.value));
+  }
+  return ok_status();
+}
 
 StatusOr<std::shared_ptr<ReplyStore>> open_reply_store(const CacheOptions& options) {
   RAGMETER_ASSIGN_OR_RETURN(std::unique_ptr<ResponseCache> cache, open_response_cache(options));

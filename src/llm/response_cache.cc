@@ -59,6 +59,7 @@ class NullCache : public ResponseCache {
   Status put(const std::string&, const std::string&, const std::string&) override {
     return ok_status();
   }
+  Status put_all(const std::vector<StoreEntry>&) override { return ok_status(); }
   CacheMode mode() const override { return CacheMode::kOff; }
 };
 
@@ -74,6 +75,10 @@ class StoreCache : public ResponseCache {
   Status put(const std::string& key, const std::string& kind, const std::string& value) override {
     if (mode_ != CacheMode::kReadWrite) return ok_status();
     return store_->put(key, kind, value);
+  }
+  Status put_all(const std::vector<StoreEntry>& entries) override {
+    if (mode_ != CacheMode::kReadWrite || entries.empty()) return ok_status();
+    return store_->put_all(entries);
   }
   CacheMode mode() const override { return mode_; }
 
@@ -104,23 +109,46 @@ class SqliteCache : public ResponseCache {
   Status put(const std::string& key, const std::string& kind, const std::string& value) override {
     if (mode_ != CacheMode::kReadWrite) return ok_status();
     std::lock_guard<std::mutex> lock(mutex_);
+    // Outside an explicit transaction the statement is its own transaction: committed
+    // whole, or (after a kill) not at all.
+    return insert(key, kind, value);
+  }
+
+  Status put_all(const std::vector<StoreEntry>& entries) override {
+    if (mode_ != CacheMode::kReadWrite || entries.empty()) return ok_status();
+    std::lock_guard<std::mutex> lock(mutex_);
+    // IMMEDIATE takes the write lock at once (waiting up to the busy timeout), so the
+    // inserts cannot fail half-way for a lock another process holds.
+    RAGMETER_RETURN_IF_ERROR(exec(connection_->db, path_, "BEGIN IMMEDIATE"));
+    for (const StoreEntry& entry : entries) {
+      Status inserted = insert(entry.key, entry.kind, entry.value);
+      if (!inserted.ok()) {
+        (void)exec(connection_->db, path_, "ROLLBACK");
+        return inserted;
+      }
+    }
+    Status committed = exec(connection_->db, path_, "COMMIT");
+    if (!committed.ok()) (void)exec(connection_->db, path_, "ROLLBACK");
+    return committed;
+  }
+
+  CacheMode mode() const override { return mode_; }
+
+ private:
+  // One INSERT OR REPLACE; the caller holds mutex_.
+  Status insert(const std::string& key, const std::string& kind, const std::string& value) {
     sqlite3_stmt* statement = connection_->put_statement;
     sqlite3_reset(statement);
     sqlite3_bind_text(statement, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 2, kind.data(), static_cast<int>(kind.size()), SQLITE_TRANSIENT);
     sqlite3_bind_text(statement, 3, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
     sqlite3_bind_int64(statement, 4, static_cast<sqlite3_int64>(std::time(nullptr)));
-    // Outside an explicit transaction the statement is its own transaction: committed
-    // whole, or (after a kill) not at all.
     int rc = sqlite3_step(statement);
     sqlite3_reset(statement);
     if (rc != SQLITE_DONE) return sqlite_error(connection_->db, path_, "write");
     return ok_status();
   }
 
-  CacheMode mode() const override { return mode_; }
-
- private:
   const std::string path_;
   const CacheMode mode_;
   std::mutex mutex_;  // guards connection_ and its statements

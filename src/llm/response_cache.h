@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ragmeter/judge_hooks.h"
 #include "ragmeter/llm.h"
@@ -24,6 +25,9 @@ class ResponseCache {
   // in one committed transaction; a no-op returning OK unless kReadWrite. Unavailable
   // when the write fails (disk full, locked past the busy timeout).
   virtual Status put(const std::string& key, const std::string& kind, const std::string& value) = 0;
+  // Stores every entry, all or none (one committed transaction in the file; one put_all of
+  // the ReplyStore behind a store cache); a no-op returning OK unless kReadWrite.
+  virtual Status put_all(const std::vector<StoreEntry>& entries) = 0;
   virtual CacheMode mode() const = 0;
 };
 

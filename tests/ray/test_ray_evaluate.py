@@ -231,3 +231,18 @@ def test_the_rate_limit_holds_across_workers(ray_cluster, fake_judge):
     for t0, n0 in seen:
         window = [n for t, n in seen if t0 <= t <= t0 + 5.0]
         assert window[-1] - n0 <= 4.0 * 5.0 + 4 + 1, (t0, window[-1] - n0)
+
+
+def test_a_cache_shard_stores_what_one_call_told_in_one_transaction(tmp_path):
+    """The cache actor's put_all (what a worker's judge stores per call: a table's verdict
+    cells, a claims call's sentences) lands whole in the judge cache file, readable by a
+    second opening of it; a read-only shard stores nothing."""
+    path = str(tmp_path / "judge.sqlite")
+    shard = ragmeter.ray._CacheShard(path, "rw")
+    entries = [(f"cell-{i}", "verdict", f'{{"verdict": "Entailment", "n": {i}}}'.encode())
+               for i in range(20)]
+    shard.put_all(entries)
+    reader = ragmeter.ray._CacheShard(path, "ro")
+    assert [reader.get(key) for key, _, _ in entries] == [value for _, _, value in entries]
+    reader.put_all([("other", "claims", b"x")])
+    assert reader.get("other") is None and shard.get("other") is None

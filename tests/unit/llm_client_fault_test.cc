@@ -28,6 +28,7 @@
 #include "ragmeter/llm.h"
 #include "tests/unit/test_paths.h"
 #include "tests/unit/fake_llm_judge.h"
+#include "tests/unit/memory_reply_store.h"
 
 namespace ragmeter::llm {
 namespace {
@@ -574,39 +575,9 @@ TEST_F(LlmClientFaultTest, SharedPermitRefusalFailsTheCallWithoutARequest) {
   EXPECT_EQ(server_->requests(), 1);
 }
 
-// A ReplyStore in memory, counting puts.
-class MemoryStore : public ReplyStore {
- public:
-  StatusOr<std::optional<std::string>> get(const std::string& key) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = values_.find(key);
-    if (it == values_.end()) return std::optional<std::string>();
-    return std::optional<std::string>(it->second);
-  }
-  Status put(const std::string& key, const std::string& kind, const std::string& value) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    values_[key] = value;
-    ++puts_[kind];
-    return ok_status();
-  }
-  std::size_t size() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return values_.size();
-  }
-  int puts(const std::string& kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return puts_[kind];
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<std::string, std::string> values_;
-  std::map<std::string, int> puts_;
-};
-
 TEST_F(LlmClientFaultTest, ReplyStoreSharedByTwoClientsPaysOnce) {
   server_->script(json::object());
-  auto store = std::make_shared<MemoryStore>();
+  auto store = std::make_shared<test_stores::MemoryReplyStore>();
   ClientOptions shared = options();
   shared.cache.mode = CacheMode::kReadWrite;
   shared.cache.path = "/nonexistent/never-opened.sqlite";  // the store replaces the file
@@ -636,7 +607,7 @@ TEST_F(LlmClientFaultTest, JudgesMadeWithSharedHooksShareClaimsVerdictsAndPermit
     reply[cell] = "Entailment";
   }
   server_->script({{"default", reply_step(reply.dump())}});
-  auto store = std::make_shared<MemoryStore>();
+  auto store = std::make_shared<test_stores::MemoryReplyStore>();
   auto permits = std::make_shared<ScriptedPermits>(std::vector<Permit>{});
   JudgeOptions options;
   options.url = server_->base_url();
@@ -660,8 +631,8 @@ TEST_F(LlmClientFaultTest, JudgesMadeWithSharedHooksShareClaimsVerdictsAndPermit
   const long sent = server_->requests();
   EXPECT_GE(sent, 2);  // a claims call and a verdict table at least
   EXPECT_EQ(permits->asked(), sent);
-  EXPECT_GE(store->puts("claims"), 1);
-  EXPECT_GE(store->puts("verdict"), 1);
+  EXPECT_GE(store->entries_of_kind("claims"), 1u);
+  EXPECT_GE(store->entries_of_kind("verdict"), 1u);
   auto again = second->judge->claim_ledger(sample, nullptr);
   ASSERT_TRUE(again.ok()) << again.status().to_string();
   EXPECT_EQ(server_->requests(), sent);  // nothing paid twice
