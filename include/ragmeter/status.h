@@ -35,9 +35,16 @@ const char* status_code_name(StatusCode code);
 // whatever text a server echoes back. Values shorter than 4 bytes are not registered
 // (they cannot be told apart from ordinary text). Thread-safe.
 void register_secret(std::string_view value);
-// `text` with every registered secret replaced by "[redacted]". Cheap when none is
-// registered. Thread-safe.
+// `text` with every registered secret replaced by "[redacted]" (redact_secret). Cheap
+// when none is registered. Thread-safe.
 std::string redact_secrets(std::string text);
+// `text` with `secret` replaced by "[redacted]": every occurrence of a secret of 16 bytes
+// or more; a shorter one only where it stands as a word of its own (the bytes either side
+// are not ASCII letters or digits, '-', '_' or non-ASCII), so that a short placeholder key
+// ("x", "EMPTY", common for local servers) is still taken out of "Bearer x" or "key 'x'"
+// but does not turn "max_tokens" into "ma[redacted]_tokens" in a stored reply. An empty
+// secret changes nothing.
+std::string redact_secret(std::string text, std::string_view secret);
 
 class [[nodiscard]] Status {
  public:

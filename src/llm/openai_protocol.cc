@@ -316,12 +316,7 @@ std::vector<std::pair<std::string, std::string>> request_headers(const EndpointO
 }
 
 std::string redact_key(std::string text, const EndpointOptions& endpoint) {
-  std::string key = api_key(endpoint);
-  if (key.empty()) return text;
-  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at)) {
-    text.replace(at, key.size(), "[redacted]");
-  }
-  return text;
+  return redact_secret(std::move(text), api_key(endpoint));
 }
 
 FormatStep first_format_step(const ChatRequest& request) { return step_of(request.format); }

@@ -35,8 +35,8 @@ std::vector<std::pair<std::string, std::string>> request_headers(const EndpointO
 // never log or store it.
 std::string api_key_value(const EndpointOptions& endpoint);
 
-// `text` with every occurrence of the endpoint's key replaced by "[redacted]", for
-// server replies that echo it back.
+// `text` with the endpoint's key replaced by "[redacted]" (redact_secret, status.h: a key
+// shorter than 16 bytes only where it stands as a word), for server replies that echo it.
 std::string redact_key(std::string text, const EndpointOptions& endpoint);
 
 // The forms of response_format a chat call tries in turn, weakest first in this

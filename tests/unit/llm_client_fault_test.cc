@@ -592,6 +592,39 @@ TEST_F(LlmClientFaultTest, ReplyStoreSharedByTwoClientsPaysOnce) {
   EXPECT_EQ(store->size(), 1u);
 }
 
+// A one-letter placeholder key (OPENAI_API_KEY=x, common for local servers) is redacted
+// where it stands alone, not inside words: the judge reads, and the cache keeps, the
+// reply the server gave (before, every "x" of it became "[redacted]": "ma[redacted]_tokens",
+// JSON keys the reply parser then missed). A key found inside "[redacted]" ("a") does not
+// loop either.
+TEST_F(LlmClientFaultTest, AShortPlaceholderKeyLeavesTheStoredReplyWhole) {
+  for (const char* key : {"x", "a"}) {
+    setenv(kKeyVariable, key, 1);
+    const std::string content = R"({"verdict": 1, "why": "max_tokens: six boxes and a cat"})";
+    server_->script({{"default", reply_step(content)}});
+    auto store = std::make_shared<test_stores::MemoryReplyStore>();
+    ClientOptions shared = options();
+    shared.cache.mode = CacheMode::kReadWrite;
+    shared.cache.path = "/nonexistent/never-opened.sqlite";  // the store replaces the file
+    auto first = make_client(shared, ClientHooks{nullptr, store});
+    auto second = make_client(shared, ClientHooks{nullptr, store});
+    ASSERT_TRUE(first.ok() && second.ok());
+    StatusOr<ChatResponse> live = wait((*first)->chat(verdict_request(key)));
+    ASSERT_TRUE(live.ok()) << live.status().to_string();
+    StatusOr<ChatResponse> again = wait((*second)->chat(verdict_request(key)));
+    ASSERT_TRUE(again.ok()) << again.status().to_string();
+    EXPECT_TRUE(again->from_cache);
+    // The reply the judge reads and the one it stored are redacted alike.
+    EXPECT_EQ(again->choices.at(0).content, live->choices.at(0).content);
+    if (std::string(key) == "x") {
+      EXPECT_EQ(live->choices.at(0).content, content);
+    } else {  // the lone "a" is a word of its own: taken out, the rest kept
+      EXPECT_EQ(live->choices.at(0).content,
+                R"({"verdict": 1, "why": "max_tokens: six boxes and [redacted] cat"})");
+    }
+  }
+}
+
 // Two judges made by the factory with the same hooks (two workers of a Ray run): the
 // second asks the server nothing for a sample the first judged, since replies, claims
 // (by text) and verdict cells all went to the shared store, and every request of both

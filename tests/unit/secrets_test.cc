@@ -27,5 +27,20 @@ TEST(SecretsTest, ValuesTooShortToBeKeysAreNotRedacted) {
   EXPECT_EQ(invalid_argument("abc abc").message(), "abc abc");
 }
 
+TEST(SecretsTest, AShortSecretIsRedactedWhereItStandsAloneOnly) {
+  EXPECT_EQ(redact_secret("Bearer x; key 'x'; max_tokens; six; x", "x"),
+            "Bearer [redacted]; key '[redacted]'; max_tokens; six; [redacted]");
+  EXPECT_EQ(redact_secret("EMPTY, EMPTYING, NON-EMPTY, \"EMPTY\"", "EMPTY"),
+            "[redacted], EMPTYING, NON-EMPTY, \"[redacted]\"");
+  // A secret inside the mark itself is not found again in it (this looped).
+  EXPECT_EQ(redact_secret("a b a", "a"), "[redacted] b [redacted]");
+  EXPECT_EQ(redact_secret("unchanged", ""), "unchanged");
+}
+
+TEST(SecretsTest, ALongSecretIsRedactedWhereverItIs) {
+  const std::string key = "sk-0123456789abcdef";  // 19 bytes
+  EXPECT_EQ(redact_secret("Bearer" + key + "tail " + key, key), "Bearer[redacted]tail [redacted]");
+}
+
 }  // namespace
 }  // namespace ragmeter
