@@ -127,6 +127,19 @@ class LlmClientFaultTest : public ::testing::Test {
     return client.ok() ? std::move(client).value() : nullptr;
   }
 
+  // Two clients (two processes of a run) keeping their replies in `store`, read-write.
+  std::pair<std::unique_ptr<Client>, std::unique_ptr<Client>> clients_sharing(
+      const std::shared_ptr<ReplyStore>& store) const {
+    ClientOptions shared = options();
+    shared.cache.mode = CacheMode::kReadWrite;
+    shared.cache.path = "/nonexistent/never-opened.sqlite";  // the store replaces the file
+    auto first = make_client(shared, ClientHooks{nullptr, store});
+    auto second = make_client(shared, ClientHooks{nullptr, store});
+    EXPECT_TRUE(first.ok() && second.ok());
+    if (!first.ok() || !second.ok()) return {};
+    return {std::move(first).value(), std::move(second).value()};
+  }
+
   static ChatRequest verdict_request(const std::string& question = "Is the claim supported?") {
     ChatRequest request;
     request.messages = {{"user", question}};
@@ -578,14 +591,10 @@ TEST_F(LlmClientFaultTest, SharedPermitRefusalFailsTheCallWithoutARequest) {
 TEST_F(LlmClientFaultTest, ReplyStoreSharedByTwoClientsPaysOnce) {
   server_->script(json::object());
   auto store = std::make_shared<test_stores::MemoryReplyStore>();
-  ClientOptions shared = options();
-  shared.cache.mode = CacheMode::kReadWrite;
-  shared.cache.path = "/nonexistent/never-opened.sqlite";  // the store replaces the file
-  auto first = make_client(shared, ClientHooks{nullptr, store});
-  auto second = make_client(shared, ClientHooks{nullptr, store});
-  ASSERT_TRUE(first.ok() && second.ok());
-  ASSERT_TRUE(wait((*first)->chat(verdict_request())).ok());
-  StatusOr<ChatResponse> again = wait((*second)->chat(verdict_request()));
+  auto [first, second] = clients_sharing(store);
+  ASSERT_TRUE(first && second);
+  ASSERT_TRUE(wait(first->chat(verdict_request())).ok());
+  StatusOr<ChatResponse> again = wait(second->chat(verdict_request()));
   ASSERT_TRUE(again.ok()) << again.status().to_string();
   EXPECT_TRUE(again->from_cache);
   EXPECT_EQ(server_->requests(), 1);
@@ -603,15 +612,11 @@ TEST_F(LlmClientFaultTest, AShortPlaceholderKeyLeavesTheStoredReplyWhole) {
     const std::string content = R"({"verdict": 1, "why": "max_tokens: six boxes and a cat"})";
     server_->script({{"default", reply_step(content)}});
     auto store = std::make_shared<test_stores::MemoryReplyStore>();
-    ClientOptions shared = options();
-    shared.cache.mode = CacheMode::kReadWrite;
-    shared.cache.path = "/nonexistent/never-opened.sqlite";  // the store replaces the file
-    auto first = make_client(shared, ClientHooks{nullptr, store});
-    auto second = make_client(shared, ClientHooks{nullptr, store});
-    ASSERT_TRUE(first.ok() && second.ok());
-    StatusOr<ChatResponse> live = wait((*first)->chat(verdict_request(key)));
+    auto [first, second] = clients_sharing(store);
+    ASSERT_TRUE(first && second);
+    StatusOr<ChatResponse> live = wait(first->chat(verdict_request(key)));
     ASSERT_TRUE(live.ok()) << live.status().to_string();
-    StatusOr<ChatResponse> again = wait((*second)->chat(verdict_request(key)));
+    StatusOr<ChatResponse> again = wait(second->chat(verdict_request(key)));
     ASSERT_TRUE(again.ok()) << again.status().to_string();
     EXPECT_TRUE(again->from_cache);
     // The reply the judge reads and the one it stored are redacted alike.
