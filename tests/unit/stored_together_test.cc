@@ -6,6 +6,10 @@
 // the FAKE server (fixed replies), not a model.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -157,7 +161,64 @@ TEST(ResponseCachePutAll, StoresEveryEntryInTheFile) {
   auto missing = (*reader)->get("new");
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing->has_value());
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
+}
+
+// A writer killed (SIGKILL) while it stores batches leaves each batch whole or absent in
+// the file: put_all is one transaction. (With one transaction per entry, the kill lands
+// inside a batch and leaves a part.)
+TEST(ResponseCachePutAll, AWriterKilledMidRunLeavesEachBatchWholeOrAbsent) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("put_all_kill_" + std::to_string(getpid()) + ".sqlite");
   std::filesystem::remove(path);
+  llm::CacheOptions options;
+  options.path = path.string();
+  options.mode = llm::CacheMode::kReadWrite;
+  constexpr int kBatch = 20, kBatches = 1000000;
+  auto key = [](int batch, int i) { return "b" + std::to_string(batch) + "-" + std::to_string(i); };
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto store = llm::open_reply_store(options);
+    if (!store.ok()) _exit(2);
+    for (int batch = 0; batch < kBatches; ++batch) {
+      std::vector<llm::StoreEntry> entries;
+      for (int i = 0; i < kBatch; ++i) entries.push_back({key(batch, i), "verdict", "v"});
+      if (!(*store)->put_all(entries).ok()) _exit(3);
+    }
+    _exit(0);
+  }
+  // Kill it once it has stored a few batches (or after 10 s, whatever it did).
+  options.mode = llm::CacheMode::kReadOnly;
+  for (int waited = 0; waited < 1000; ++waited) {
+    usleep(10000);
+    if (!std::filesystem::exists(path)) continue;
+    auto peek = llm::open_reply_store(options);
+    if (!peek.ok()) continue;
+    auto got = (*peek)->get(key(5, 0));
+    if (got.ok() && got->has_value()) break;
+  }
+  usleep(50000);
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the writer ended before the kill, status " << status;
+  auto reader = llm::open_reply_store(options);
+  ASSERT_TRUE(reader.ok()) << reader.status().to_string();
+  int whole = 0;
+  for (int batch = 0;; ++batch) {
+    int present = 0;
+    for (int i = 0; i < kBatch; ++i) {
+      auto got = (*reader)->get(key(batch, i));
+      ASSERT_TRUE(got.ok());
+      present += got->has_value() ? 1 : 0;
+    }
+    ASSERT_TRUE(present == 0 || present == kBatch) << "batch " << batch << ": " << present;
+    if (present == 0) break;
+    ++whole;
+  }
+  EXPECT_GE(whole, 6);  // it had stored batches 0 to 5 at least
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
 }
 
 }  // namespace
