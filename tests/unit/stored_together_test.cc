@@ -161,6 +161,8 @@ TEST(ResponseCachePutAll, StoresEveryEntryInTheFile) {
   auto missing = (*reader)->get("new");
   ASSERT_TRUE(missing.ok());
   EXPECT_FALSE(missing->has_value());
+  writer->reset();  // closed before the files go
+  reader->reset();
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
 }
 
@@ -218,6 +220,7 @@ TEST(ResponseCachePutAll, AWriterKilledMidRunLeavesEachBatchWholeOrAbsent) {
     ++whole;
   }
   EXPECT_GE(whole, 6);  // it had stored batches 0 to 5 at least
+  reader->reset();  // closed before the files go
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + suffix);
 }
 
