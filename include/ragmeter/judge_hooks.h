@@ -67,7 +67,7 @@ class ReplyStore {
   virtual StatusOr<std::optional<std::string>> get(const std::string& key) = 0;
   // Stores `value` under `key` durably before returning OK (a put that returned is never
   // lost, whatever happens to the caller afterwards). kind: "chat", "embeddings",
-  // "verdict".
+  // "verdict", "claims".
   virtual Status put(const std::string& key, const std::string& kind, const std::string& value) = 0;
   // Stores `entries` durably before returning OK, all or none: the judge keeps what one
   // call told it (the verdict cells of a table, the claims of the sentences it asked) with

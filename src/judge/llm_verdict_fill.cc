@@ -84,7 +84,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
       waiting.emplace(pair, std::move(*pending));
       known = true;
     } else if (auto stored = store_.find(claims[pair.first], premises[pair.second])) {
-      store_.finish(key, *stored, /*from_file=*/true);
+      store_.remember(key, *stored);
       found[pair] = std::move(*stored);
       known = true;
     } else {

@@ -50,11 +50,8 @@ std::string stored_value(const StoredVerdict& verdict) {
 }
 }  // namespace
 
-void VerdictStore::finish(const std::string& key, StoredVerdict verdict, bool from_file) {
-  const bool judged = verdict.cell.judged();
-  if (judged && !from_file && enabled() && cache_->mode() == llm::CacheMode::kReadWrite) {
-    (void)cache_->put(key, "verdict", stored_value(verdict));
-  }
+void VerdictStore::remember(const std::string& key, StoredVerdict verdict) {
+  const bool judged = verdict.cell.judged();  // an unjudged cell is asked again
   memory_.finish(key, std::move(verdict), judged);
 }
 
@@ -64,12 +61,9 @@ void VerdictStore::finish_all(std::vector<std::pair<std::string, StoredVerdict>>
     for (const auto& [key, verdict] : verdicts) {
       if (verdict.cell.judged()) entries.push_back({key, "verdict", stored_value(verdict)});
     }
-    (void)cache_->put_all(entries);  // a write error is ignored, as in finish()
+    (void)cache_->put_all(entries);  // a write error is ignored
   }
-  for (auto& [key, verdict] : verdicts) {
-    const bool judged = verdict.cell.judged();
-    memory_.finish(key, std::move(verdict), judged);
-  }
+  for (auto& [key, verdict] : verdicts) remember(key, std::move(verdict));
 }
 
 }  // namespace ragmeter

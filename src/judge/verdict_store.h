@@ -33,7 +33,7 @@ class VerdictStore {
   // The cell key of `claim` against `premise` (in memory and in the cache file).
   std::string key(const std::string& claim, const std::string& premise) const;
   // In memory: ready, being judged by another caller (wait), or nullopt: the caller
-  // judges it and must finish() it (see OnceMap).
+  // judges it and must publish it, by remember() or finish_all() (see OnceMap).
   // Element i answers keys[i]; all under one lock (OnceMap::find_or_start_all), so two
   // rows judging the same cells at the same time never split them into two calls.
   std::vector<std::optional<std::shared_future<StoredVerdict>>> find_or_start_all(
@@ -43,15 +43,16 @@ class VerdictStore {
   // The stored verdict of `claim` against `premise` in the cache file, if any. A read
   // error is a miss.
   std::optional<StoredVerdict> find(const std::string& claim, const std::string& premise) const;
-  // Publishes a verdict the caller started; a judged cell is kept for the run and stored
-  // in the cache file (read-write mode only; a write error is ignored: the verdict is
-  // still used in this run, and asked again in the next); an unjudged one is neither, so
-  // it is asked again. `from_file`: it came from find(), so it is not written again.
-  void finish(const std::string& key, StoredVerdict verdict, bool from_file = false);
-  // finish() of each (key, verdict) the caller started, the judged ones written with one
-  // put_all: the cells of the calls a row made are stored together or not at all, so a
-  // process killed while storing them leaves no part that a rerun would complete with a
-  // smaller table (whose verdicts could differ).
+  // Publishes a verdict the caller started and found in the cache file (find()): kept in
+  // memory for the run, not written again.
+  void remember(const std::string& key, StoredVerdict verdict);
+  // Publishes the verdicts the caller started and judged: a judged cell is kept for the
+  // run and stored in the cache file (read-write mode only; a write error is ignored: the
+  // verdict is still used in this run, and asked again in the next); an unjudged one is
+  // neither, so it is asked again. The judged ones are written with one put_all: the cells
+  // of the calls a row made are stored together or not at all, so a process killed while
+  // storing them leaves no part that a rerun would complete with a smaller table (whose
+  // verdicts could differ).
   void finish_all(std::vector<std::pair<std::string, StoredVerdict>> verdicts);
 
   bool enabled() const { return cache_ != nullptr && cache_->mode() != llm::CacheMode::kOff; }
