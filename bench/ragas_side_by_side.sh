@@ -82,6 +82,7 @@ if [ -f "$model_file" ]; then
     [ -f "$counts" ] || "$cache_root/llm-venv/bin/python" "$here/trace_tokens.py" --model "$model_file" "$traces" > "$counts" 2>/dev/null \
       || { echo "trace_tokens failed for $traces" >&2; rm -f "$counts"; }
   done
-  "$python" "$here/ragas_side_by_side.py" report --outdir "$outdir" --quiet
+  # report.md too: the first one (from the compare step) had only the estimated counts
+  "$python" "$here/ragas_side_by_side.py" report --outdir "$outdir"
 fi
 echo "results in $outdir (report.md, report.json)" >&2
