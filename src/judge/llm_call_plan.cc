@@ -91,7 +91,8 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
     if (reference_claims > 0 && !response.empty()) add(response);
     std::vector<std::size_t> premise_bytes;
     for (const std::string& premise : premises) premise_bytes.push_back(premise.size());
-    const std::size_t fixed = system + prompts::k_verdict_table.size() + 64;
+    const std::size_t fixed =
+        prompts::k_verdict_table_system.size() + prompts::k_verdict_table.size() + 64;
     for (const auto& group : group_premises(response_claims + reference_claims, premise_bytes,
                                             fixed, context_tokens, max_tokens)) {
       std::size_t bytes = fixed + response_claims + reference_claims;
@@ -137,7 +138,8 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
     if (!extract_claims(text, "").empty()) {
       plan.calls["verdicts"] += 1;
       plan.prompt_tokens +=
-          tokens(system + prompts::k_verdict_table.size() + text.size() + response.size());
+          tokens(prompts::k_verdict_table_system.size() + prompts::k_verdict_table.size() +
+                 text.size() + response.size());
       plan.completion_tokens +=
           kTokensPerVerdict * static_cast<std::int64_t>(extract_claims(text, "").size());
     }

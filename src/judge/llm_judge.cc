@@ -21,7 +21,8 @@ LlmJudge::LlmJudge(LlmJudgeOptions options, std::shared_ptr<llm::ResponseCache> 
       embed_book_(options_.embedder_endpoint_options),
       // The version too: stored cells are the model's verdicts after the checks in code.
       store_(cache, options_.endpoint_options,
-             std::string(kLlmPromptVersion) + "\n" + std::string(prompts::k_system) + "\n" +
+             std::string(kLlmPromptVersion) + "\n" + std::string(prompts::k_verdict_table_system) +
+                 "\n" +
                  std::string(prompts::k_verdict_table)),
       claims_(cache, options_.endpoint_options,
               std::string(prompts::k_system) + "\n" + std::string(prompts::k_claims)) {

@@ -32,9 +32,10 @@ llm::ChatRequest json_schema_request(std::string system, std::string user, Json 
 }
 
 llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task, Json schema,
-                                    std::string schema_name, int max_tokens) {
+                                    std::string schema_name, int max_tokens,
+                                    std::string_view system) {
   llm::ChatRequest request =
-      json_schema_request(std::string(prompts::k_system),
+      json_schema_request(std::string(system.empty() ? prompts::k_system : system),
                           std::string(task) + "\n\n" + std::move(sample_part), std::move(schema),
                           std::move(schema_name), max_tokens);
   // Every task prompt (src/judge/prompts) ends with a "Reply:" example, and the table and
@@ -252,7 +253,8 @@ llm::ChatRequest llm_verdict_table_request(const std::vector<std::string>& claim
   if (!keys.empty()) keys.resize(keys.size() - 2);
   Json schema = {{"type", "object"}, {"properties", properties}, {"required", required}};
   return make_judge_request("PASSAGES:\n" + passages + "CLAIMS:\n" + listed + "\nKEYS: " + keys + "\n",
-                            prompts::k_verdict_table, std::move(schema), "verdicts");
+                            prompts::k_verdict_table, std::move(schema), "verdicts", 2048,
+                            prompts::k_verdict_table_system);
 }
 
 std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::json& reply,

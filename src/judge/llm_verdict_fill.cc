@@ -153,7 +153,8 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
   for (std::size_t c : missing_claims) claim_bytes += claims[c].size() + 6;
   std::vector<std::size_t> premise_bytes;
   for (std::size_t p : missing_premises) premise_bytes.push_back(premises[p].size());
-  const std::size_t fixed = prompts::k_system.size() + prompts::k_verdict_table.size() + 64;
+  const std::size_t fixed =
+      prompts::k_verdict_table_system.size() + prompts::k_verdict_table.size() + 64;
   const int window = options_.context_tokens;
   const int max_tokens = options_.max_tokens;
   const auto groups = group_premises(claim_bytes, premise_bytes, fixed, window, max_tokens);
@@ -199,7 +200,8 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
   // cells[i][j]: claim i against premise j, with the call that judged it.
   std::vector<std::vector<StoredVerdict>> cells(claim_texts.size(),
                                                 std::vector<StoredVerdict>(premise_texts.size()));
-  const std::size_t fixed = prompts::k_system.size() + prompts::k_verdict_table.size() + 64;
+  const std::size_t fixed =
+      prompts::k_verdict_table_system.size() + prompts::k_verdict_table.size() + 64;
   if (premise_texts.size() == 1 &&
       !fits_window(claim_bytes, premise_bytes, fixed, options_.context_tokens, options_.max_tokens)) {
     CallLog log;
