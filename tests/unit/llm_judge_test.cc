@@ -160,7 +160,7 @@ TEST(LlmJudgeTest, AVerdictTableAsksOneRequiredKeyPerCellPassageByPassage) {
   // was measured with); the other calls get the short shared one, without them.
   const std::string verdict_rule = "supports a claim (Entailment) when it states the claim";
   EXPECT_NE(table.messages[0].content.find(verdict_rule), std::string::npos);
-  const std::string& shared = llm_claims_request(ClaimsPrompt{}).messages[0].content;
+  const std::string shared = llm_claims_request(ClaimsPrompt{}).messages[0].content;
   EXPECT_EQ(shared.find(verdict_rule), std::string::npos);
   EXPECT_NE(shared.find("one JSON object"), std::string::npos);
   EXPECT_EQ(table.schema["required"].size(), 8u);
