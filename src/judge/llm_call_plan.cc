@@ -91,8 +91,7 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
     if (reference_claims > 0 && !response.empty()) add(response);
     std::vector<std::size_t> premise_bytes;
     for (const std::string& premise : premises) premise_bytes.push_back(premise.size());
-    const std::size_t fixed =
-        prompts::k_verdict_table_system.size() + prompts::k_verdict_table.size() + 64;
+    const std::size_t fixed = verdict_table_fixed_bytes();
     for (const auto& group : group_premises(response_claims + reference_claims, premise_bytes,
                                             fixed, context_tokens, max_tokens)) {
       std::size_t bytes = fixed + response_claims + reference_claims;
@@ -138,8 +137,7 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
     if (!extract_claims(text, "").empty()) {
       plan.calls["verdicts"] += 1;
       plan.prompt_tokens +=
-          tokens(prompts::k_verdict_table_system.size() + prompts::k_verdict_table.size() +
-                 text.size() + response.size());
+          tokens(verdict_table_fixed_bytes() + text.size() + response.size());
       plan.completion_tokens +=
           kTokensPerVerdict * static_cast<std::int64_t>(extract_claims(text, "").size());
     }

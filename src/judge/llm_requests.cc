@@ -253,7 +253,7 @@ llm::ChatRequest llm_verdict_table_request(const std::vector<std::string>& claim
   if (!keys.empty()) keys.resize(keys.size() - 2);
   Json schema = {{"type", "object"}, {"properties", properties}, {"required", required}};
   return make_judge_request("PASSAGES:\n" + passages + "CLAIMS:\n" + listed + "\nKEYS: " + keys + "\n",
-                            prompts::k_verdict_table, std::move(schema), "verdicts", 2048,
+                            prompts::k_verdict_table, std::move(schema), "verdicts", kJudgeReplyTokens,
                             prompts::k_verdict_table_system);
 }
 

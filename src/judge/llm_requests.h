@@ -22,6 +22,9 @@ nlohmann::json string_array_schema();
 llm::ChatRequest json_schema_request(std::string system, std::string user, nlohmann::json schema,
                                      std::string schema_name, int max_tokens);
 
+// The longest reply a judge request asks for unless told otherwise.
+inline constexpr int kJudgeReplyTokens = 2048;
+
 // A judge request: a system message (the short shared one unless given), then one user
 // message holding `task` followed by `sample_part`; a JSON-schema reply at temperature 0.
 // The fixed text comes first so that a server's prefix cache reuses it from one request of
@@ -29,7 +32,8 @@ llm::ChatRequest json_schema_request(std::string system, std::string user, nlohm
 // prompts::k_verdict_table_system (docs/design.md, "A short system message").
 llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task,
                                     nlohmann::json schema, std::string schema_name,
-                                    int max_tokens = 2048, std::string_view system = {});
+                                    int max_tokens = kJudgeReplyTokens,
+                                    std::string_view system = {});
 
 // "NAME:\n" + text (or "(none)") + "\n\n".
 std::string judge_section(std::string_view name, std::string_view text);

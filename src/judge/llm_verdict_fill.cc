@@ -9,7 +9,6 @@
 #include "judge/verdict_checks.h"
 #include "judge/verdict_table.h"
 #include "ragmeter/offline_judge.h"
-#include "ragmeter_prompts.inc"
 
 namespace ragmeter {
 
@@ -153,8 +152,7 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
   for (std::size_t c : missing_claims) claim_bytes += claims[c].size() + 6;
   std::vector<std::size_t> premise_bytes;
   for (std::size_t p : missing_premises) premise_bytes.push_back(premises[p].size());
-  const std::size_t fixed =
-      prompts::k_verdict_table_system.size() + prompts::k_verdict_table.size() + 64;
+  const std::size_t fixed = verdict_table_fixed_bytes();
   const int window = options_.context_tokens;
   const int max_tokens = options_.max_tokens;
   const auto groups = group_premises(claim_bytes, premise_bytes, fixed, window, max_tokens);
@@ -200,8 +198,7 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
   // cells[i][j]: claim i against premise j, with the call that judged it.
   std::vector<std::vector<StoredVerdict>> cells(claim_texts.size(),
                                                 std::vector<StoredVerdict>(premise_texts.size()));
-  const std::size_t fixed =
-      prompts::k_verdict_table_system.size() + prompts::k_verdict_table.size() + 64;
+  const std::size_t fixed = verdict_table_fixed_bytes();
   if (premise_texts.size() == 1 &&
       !fits_window(claim_bytes, premise_bytes, fixed, options_.context_tokens, options_.max_tokens)) {
     CallLog log;

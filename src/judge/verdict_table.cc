@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "ragmeter_prompts.inc"
+
 namespace ragmeter {
 
 namespace {
@@ -10,6 +12,10 @@ namespace {
 constexpr std::size_t kClaimOverhead = 6;
 constexpr std::size_t kPremiseOverhead = 8;
 }  // namespace
+
+std::size_t verdict_table_fixed_bytes() {
+  return prompts::k_verdict_table_system.size() + prompts::k_verdict_table.size() + 64;
+}
 
 bool fits_window(std::size_t claim_bytes, std::size_t premise_bytes, std::size_t fixed_bytes,
                  int window, int max_tokens) {

@@ -31,6 +31,10 @@ std::vector<std::vector<std::size_t>> group_premises(std::size_t claim_bytes,
 bool fits_window(std::size_t claim_bytes, std::size_t premise_bytes, std::size_t fixed_bytes,
                  int window, int max_tokens);
 
+// The bytes every verdict table request carries whatever its claims and premises: its
+// system message, its task text and room for the section headers and keys' framing.
+std::size_t verdict_table_fixed_bytes();
+
 // `number` in decimal, zero-padded to the digits of `largest` ("03" when largest is 12),
 // so that keys numbered by it sort in number order. llama.cpp's grammar writes a reply's
 // keys in the order of the schema's properties, which nlohmann::json serialises sorted:
