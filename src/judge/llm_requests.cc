@@ -177,7 +177,10 @@ llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
                    {{"claim", {{"type", "integer"}}},
                     {"verdict", {{"type", "string"}, {"enum", {"Entailment", "Neutral", "Contradiction"}}}},
                     {"reason", {{"type", "string"}}}}},
-                  {"required", {"claim", "verdict"}}};
+                  {"required", {"claim", "reason", "verdict"}}};
+  // The reason is required so that a grammar writes it before the verdict (llama.cpp's
+  // grammar writes required keys first, in the schema's order: claim, reason, verdict); with
+  // it optional the verdict came first and the reason only justified it.
   // Exactly one entry per claim: without the bounds a grammar-constrained small model
   // wrote one entry for five claims, and again when the other four were asked once more.
   Json schema = {{"type", "object"},
@@ -278,6 +281,18 @@ std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::jso
   return cells;
 }
 
+namespace {
+// "<the premise names another wife>" -> "the premise names another wife": the task's example
+// shows the reason as "<what the premise states>", and a small model copies the brackets.
+std::string without_placeholder_brackets(std::string reason) {
+  if (reason.size() >= 2 && reason.front() == '<' && reason.back() == '>' &&
+      reason.find_first_of("<>", 1) == reason.size() - 1) {
+    reason = reason.substr(1, reason.size() - 2);
+  }
+  return reason;
+}
+}  // namespace
+
 std::vector<VerdictCell> read_llm_verdicts(const nlohmann::json& reply, std::size_t claims) {
   std::vector<VerdictCell> cells(claims);
   const Json& verdicts = reply.contains("verdicts") ? reply["verdicts"] : Json();
@@ -297,7 +312,7 @@ std::vector<VerdictCell> read_llm_verdicts(const nlohmann::json& reply, std::siz
     if (index >= claims || cells[index].judged()) continue;  // the first verdict counts
     cells[index].verdict = *verdict;
     if (*verdict != Verdict::kEntailment && entry.contains("reason") && entry["reason"].is_string()) {
-      cells[index].reason = entry["reason"].get<std::string>();
+      cells[index].reason = without_placeholder_brackets(entry["reason"].get<std::string>());
     }
   }
   return cells;

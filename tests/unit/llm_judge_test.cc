@@ -38,6 +38,14 @@ TEST(LlmJudgeTest, RequestsShareTheStaticPrefixAndPutTheTaskFirst) {
   EXPECT_EQ(verdicts.schema["properties"]["verdicts"]["minItems"], 2);
   EXPECT_EQ(verdicts.schema["properties"]["verdicts"]["maxItems"], 2);
   EXPECT_EQ(verdicts.temperature, 0.0);
+  // The reason is required, so a grammar writes it before the verdict (llama.cpp writes the
+  // required keys first, in the schema's order), and the prompt's example writes it there too.
+  const Json& entry = verdicts.schema["properties"]["verdicts"]["items"];
+  EXPECT_EQ(entry["required"], Json::parse(R"(["claim", "reason", "verdict"])"));
+  std::vector<std::string> order;
+  for (const auto& [key, value] : entry["properties"].items()) order.push_back(key);
+  EXPECT_EQ(order, (std::vector<std::string>{"claim", "reason", "verdict"}));
+  EXPECT_LT(user.find("\"reason\": "), user.find("\"verdict\": "));
   EXPECT_EQ(claims.messages[1].content.find("Task:"), 0u);
   EXPECT_LT(claims.messages[1].content.find("\nReply: {"),
             claims.messages[1].content.find("QUESTION:\nQ?"));
@@ -115,7 +123,7 @@ TEST(LlmJudgeTest, TenOrMoreSentencesAreLabelledSoThatTheirKeysSortInOrder) {
 
 TEST(LlmJudgeTest, ReadsVerdictsByClaimNumberAndLeavesGapsMissing) {
   Json reply = Json::parse(R"({"verdicts": [
-      {"claim": 2, "verdict": "Contradiction", "reason": "says 1845"},
+      {"claim": 2, "verdict": "Contradiction", "reason": "<says 1845>"},
       {"claim": 1, "verdict": "Entailment", "reason": "ignored for entailment"},
       {"claim": 9, "verdict": "Neutral"},
       {"claim": 1, "verdict": "Neutral"},
@@ -125,16 +133,17 @@ TEST(LlmJudgeTest, ReadsVerdictsByClaimNumberAndLeavesGapsMissing) {
   EXPECT_EQ(cells[0].verdict, Verdict::kEntailment);  // the first verdict for claim 1 counts
   EXPECT_EQ(cells[0].reason, "");
   EXPECT_EQ(cells[1].verdict, Verdict::kContradiction);
-  EXPECT_EQ(cells[1].reason, "says 1845");
+  EXPECT_EQ(cells[1].reason, "says 1845");  // the example's placeholder brackets dropped
   EXPECT_EQ(cells[2].verdict, Verdict::kMissing);  // "Maybe" is not a verdict
   EXPECT_EQ(cells[3].verdict, Verdict::kMissing);  // the reply said nothing
 }
 
 TEST(LlmJudgeTest, VerdictsWithoutNumbersAreReadByPosition) {
-  Json reply = Json::parse(R"({"verdicts": [{"verdict": "Neutral", "reason": "r"},
+  Json reply = Json::parse(R"({"verdicts": [{"verdict": "Neutral", "reason": "<a> or <b>"},
                                              {"verdict": "Entailment"}]})");
   std::vector<VerdictCell> cells = read_llm_verdicts(reply, 3);
   EXPECT_EQ(cells[0].verdict, Verdict::kNeutral);
+  EXPECT_EQ(cells[0].reason, "<a> or <b>");  // not one bracketed placeholder: kept as written
   EXPECT_EQ(cells[1].verdict, Verdict::kEntailment);
   EXPECT_EQ(cells[2].verdict, Verdict::kMissing);
   EXPECT_EQ(read_llm_verdicts(Json::parse(R"({"verdicts": "none"})"), 2)[0].verdict,
