@@ -172,15 +172,16 @@ llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
   for (std::size_t i = 0; i < claims.size(); ++i) {
     listed += std::to_string(i + 1) + ". " + claims[i] + "\n";
   }
+  // The reason is required so that a grammar writes it before the verdict: llama.cpp's
+  // grammar writes the required keys first, in the schema's order, which nlohmann::json
+  // sorts (claim, reason, verdict). With the reason optional the verdict came first and the
+  // reason only justified it (docs/design.md, "Reasons before verdicts, by the schema").
   Json verdict = {{"type", "object"},
                   {"properties",
                    {{"claim", {{"type", "integer"}}},
                     {"verdict", {{"type", "string"}, {"enum", {"Entailment", "Neutral", "Contradiction"}}}},
                     {"reason", {{"type", "string"}}}}},
                   {"required", {"claim", "reason", "verdict"}}};
-  // The reason is required so that a grammar writes it before the verdict (llama.cpp's
-  // grammar writes required keys first, in the schema's order: claim, reason, verdict); with
-  // it optional the verdict came first and the reason only justified it.
   // Exactly one entry per claim: without the bounds a grammar-constrained small model
   // wrote one entry for five claims, and again when the other four were asked once more.
   Json schema = {{"type", "object"},
