@@ -89,12 +89,19 @@ std::vector<std::string> standalone_claims(const std::vector<std::string>& claim
   for (const OfflineToken& token : offline_tokenize(before)) {
     if (!token.stopword && token.capitalized) known.insert(token.key);
   }
+  // And no name (a capitalised word after the claim's first) from elsewhere: seen, the
+  // prompt's example answered back with the answer's name in it ("The Wolfhounds was
+  // founded by Theodore Scott").
   auto from_the_sentence = [&](std::string_view claim) {
     std::size_t content = 0, found = 0;
-    for (const OfflineToken& token : offline_tokenize(claim)) {
+    const std::vector<OfflineToken> tokens = offline_tokenize(claim);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      const OfflineToken& token = tokens[i];
       if (token.stopword) continue;
       ++content;
-      found += known.count(token.key);
+      const bool is_known = known.count(token.key) > 0;
+      if (!is_known && token.capitalized && i > 0) return false;
+      found += is_known;
     }
     return 2 * found >= content;
   };
@@ -248,6 +255,17 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
   std::vector<std::vector<std::string>> out(texts.size());
   for (std::size_t t = 0; t < texts.size(); ++t) {
     if (texts[t].empty()) continue;
+    // A short answer the judge gave no claim for ("American": an empty list) is its
+    // question and itself, as the offline judge reads it; decided here, by the whole
+    // text, since a sentence's stored claims serve it wherever it opens a text.
+    if (const std::string premise = answer_premise(texts[t], question);
+        premise != texts[t] && !is_noncommittal(texts[t])) {
+      bool any = false;
+      for (std::size_t p : passages_of[text_slot[t]]) {
+        for (const std::string& key : passages[p].keys) any = any || !known[key].claims.empty();
+      }
+      if (!any) out[t].push_back(premise);
+    }
     for (std::size_t p : passages_of[text_slot[t]]) {
       for (const std::string& key : passages[p].keys) {
         const StoredClaims& stored = known[key];

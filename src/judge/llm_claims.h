@@ -32,8 +32,9 @@ struct ClaimsCallOptions {
 // together, each text is read alone, in pieces between sentences if need be (a sentence's
 // context is then its piece), one call per piece. A reply without a sentence's key gives
 // that sentence itself as its one claim (not stored). The claims of each sentence pass
-// standalone_claims. Repeated claims within a text are kept once. An empty text has no
-// claims. Fails when a needed call fails (nothing is stored for its sentences) or when
+// standalone_claims. A short answer (answer_premise, offline_judge.h: "American") the
+// judge gives no claim for, and that is not noncommittal, has the question and the answer
+// as its claim. Repeated claims within a text are kept once. An empty text has no claims. Fails when a needed call fails (nothing is stored for its sentences) or when
 // the window leaves no room for a text.
 StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
     const ClaimsCallOptions& options, std::string_view question,
@@ -47,7 +48,8 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
 // And the checks that claims come from their sentence and that no sentence is lost: a
 // claim fewer than half of whose content words (offline_tokenize's non-stopword keys:
 // stemmed, case folded) occur in the sentence, the question or among the names
-// (capitalised words) of `before` (its text's preceding sentences) is dropped; a sentence left
+// (capitalised words) of `before` (its text's preceding sentences) is dropped, and so is a
+// claim with a capitalised word after its first that occurs in none of them; a sentence left
 // with no claim that has two content words or more and is not noncommittal
 // (is_noncommittal) stands as its own one claim (answer_premise). A small model was seen
 // to answer a prompt's worked example ("PharmaCann was founded in 2014.") for sentences

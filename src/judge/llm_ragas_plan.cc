@@ -30,13 +30,10 @@ StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::s
   auto verdicts = [&](const std::vector<std::string>& claims, const std::string& premise) {
     return judge_within_window(book_, client, claims, premise, window, max_tokens, calls);
   };
-  // One statement-extraction call per text, as ragas makes (short answers: no call).
-  // The same claims as the compact plan's for the same text (text_claims), one call per
-  // text as ragas makes, unless stored.
+  // The same claims as the compact plan's for the same text (text_claims), one
+  // statement-extraction call per text as ragas makes, short answers too, unless stored.
   auto claims_of = [&](const std::string& text, bool) -> StatusOr<std::vector<std::string>> {
     if (text.empty()) return std::vector<std::string>{};
-    const std::string short_claim = answer_premise(text, question);
-    if (short_claim != text) return std::vector<std::string>{short_claim};
     RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> claims,
                               text_claims(question, {text}, calls));
     return std::move(claims.front());

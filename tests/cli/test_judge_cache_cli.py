@@ -141,7 +141,9 @@ def test_a_premise_longer_than_the_window_is_split_not_truncated(run, tmp_path, 
 
 
 def test_texts_longer_than_the_window_are_read_in_pieces_for_claims(run, tmp_path, fake_server):
-    long_answer = " ".join(f"Fact number {i} is that the tower is tall." for i in range(40))
+    # Each sentence names Paris, as the fake's claim does (a claim naming what its sentence
+    # does not is dropped: standalone_claims).
+    long_answer = " ".join(f"Fact number {i} is that the tower in Paris is tall." for i in range(40))
     row = {"user_input": "Where is the tower?", "response": long_answer,
            "reference": "The tower stands in Paris. It opened in 1889.",
            "retrieved_contexts": ["Paris has a tower."]}

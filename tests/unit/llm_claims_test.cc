@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -262,9 +263,98 @@ TEST(ClaimsByTextTest, ClaimsThatAreNotInTheTextAreDroppedAndTheSentenceStandsFo
   const std::string first = "The Nile is a major north-flowing river in northeastern Africa.";
   EXPECT_EQ(standalone_claims({"The Nile flows into the Mediterranean Sea and empties there."}, first, question, ""),
             (std::vector<std::string>{first}));
+  // The example's names answered back with a word of the question ("founded"), seen on
+  // HaluEval with the local judge: a name from nowhere drops the claim.
+  const char* bands = "Which band was founded first, Hole or The Wolfhounds?";
+  EXPECT_EQ(standalone_claims({"The Wolfhounds was founded by Theodore Scott"}, "The Wolfhounds",
+                              bands, ""),
+            (std::vector<std::string>{}));
+  EXPECT_EQ(standalone_claims({"The Wolfhounds was founded before Hole"}, "The Wolfhounds", bands, ""),
+            (std::vector<std::string>{"The Wolfhounds was founded before Hole"}));
   // A sentence with nothing to claim keeps none: a refusal, a greeting.
   EXPECT_TRUE(standalone_claims({}, "I don't know.", question, "").empty());
   EXPECT_TRUE(standalone_claims({}, "Hello!", question, "").empty());
+}
+
+// A FAKE claims client (not a model): each asked sentence gets the claims scripted for
+// it, an empty list for any other; `calls` counts claims calls; verdict calls fail.
+class ScriptedClaimsClient : public FakeChatOnlyClient {
+ public:
+  explicit ScriptedClaimsClient(std::map<std::string, Json> claims) : claims_(std::move(claims)) {}
+
+  std::future<StatusOr<llm::ChatResponse>> chat(llm::ChatRequest request) override {
+    if (request.schema_name != "claims") {  // no verdict is scripted
+      std::promise<StatusOr<llm::ChatResponse>> none;
+      none.set_value(unavailable("the fake judges no verdicts"));
+      return none.get_future();
+    }
+    ++calls;
+    const std::string& user = request.messages.back().content;
+    Json reply = Json::object();
+    for (const Json& key : request.schema["required"]) {
+      const std::string marker = "[" + key.get<std::string>() + "] ";
+      const std::size_t at = user.find(marker, user.find("QUESTION:")) + marker.size();
+      const std::string sentence = user.substr(at, std::min(user.find(" [S", at), user.find('\n', at)) - at);
+      auto it = claims_.find(sentence);
+      reply[key.get<std::string>()] = it == claims_.end() ? Json::array() : it->second;
+    }
+    std::promise<StatusOr<llm::ChatResponse>> done;
+    llm::ChatResponse response;
+    llm::ChatChoice choice;
+    choice.json = reply;
+    choice.content = reply.dump();
+    response.choices.push_back(std::move(choice));
+    done.set_value(std::move(response));
+    return done.get_future();
+  }
+
+  int calls = 0;
+
+ private:
+  std::map<std::string, Json> claims_;
+};
+
+// The response's claims under the ragas plan's faithfulness, and the claims calls made.
+std::vector<std::string> response_claims_of(std::map<std::string, Json> scripted,
+                                            const std::string& response, int* calls) {
+  auto client = std::make_shared<ScriptedClaimsClient>(std::move(scripted));
+  LlmJudgeOptions options;
+  options.chat = client;
+  options.model = "fake";
+  options.endpoint_options.model = "fake";
+  options.ragas_plan = true;
+  auto judge = make_llm_judge(std::move(options));
+  EXPECT_TRUE(judge.ok()) << judge.status().message();
+  Sample sample;
+  sample.user_input = "What nationality was James Henry Miller's wife?";
+  sample.response = response;
+  auto ledger = (*judge)->scoped_claim_ledger(sample, "faithfulness", nullptr);
+  EXPECT_TRUE(ledger.ok()) << ledger.status().to_string();
+  *calls = client->calls;
+  return ledger.ok() ? texts_of(ledger->response_claims) : std::vector<std::string>{};
+}
+
+TEST(ClaimsByTextTest, TheRagasPlanStatesAShortAnswerAsASentence) {
+  // ragas asks its statement call for every response, short ones too (prompts llm-v12).
+  // Seen on HaluEval with the local judge (docs/judges.md): the claim "<question>
+  // <answer>" carries the question's own premises ("Allie Goertz wrote a song about
+  // Milhouse"), which the passages need not state, and was judged a contradiction.
+  int calls = 0;
+  EXPECT_EQ(response_claims_of({{"American", {"James Henry Miller's wife was American."}}},
+                               "American", &calls),
+            (std::vector<std::string>{"James Henry Miller's wife was American."}));
+  EXPECT_EQ(calls, 1);
+  // The judge copies the fragment, or gives nothing: the question and the answer.
+  const std::vector<std::string> with_question = {
+      "What nationality was James Henry Miller's wife? American"};
+  EXPECT_EQ(response_claims_of({{"American", {"American"}}}, "American", &calls), with_question);
+  EXPECT_EQ(response_claims_of({}, "American", &calls), with_question);
+  // Only a whole text is a short answer: a greeting before a statement keeps no claim.
+  EXPECT_EQ(response_claims_of({{"Her nationality was American.", {"Her nationality was American."}}},
+                               "Hello! Her nationality was American.", &calls),
+            (std::vector<std::string>{"Her nationality was American."}));
+  // A noncommittal short answer has no claim.
+  EXPECT_TRUE(response_claims_of({}, "Unknown", &calls).empty());
 }
 
 TEST(ClaimsByTextTest, ASentenceKeyHoldsItsContextAndIgnoresWhiteSpace) {
