@@ -34,8 +34,9 @@ struct ClaimsCallOptions {
 // that sentence itself as its one claim (not stored). The claims of each sentence pass
 // standalone_claims. A short answer (answer_premise, offline_judge.h: "American") the
 // judge gives no claim for, and that is not noncommittal, has the question and the answer
-// as its claim. Repeated claims within a text are kept once. An empty text has no claims. Fails when a needed call fails (nothing is stored for its sentences) or when
-// the window leaves no room for a text.
+// as its claim. Repeated claims within a text are kept once. An empty text has no claims.
+// Fails when a needed call fails (nothing is stored for its sentences) or when the window
+// leaves no room for a text.
 StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
     const ClaimsCallOptions& options, std::string_view question,
     const std::vector<std::string>& texts, CallLog* calls);

@@ -52,7 +52,8 @@ StatusOr<ClaimLedger> LlmJudge::claim_ledger(const Sample& sample, CallLog* call
   const std::string response = sample.response.value_or("");
   const std::string reference(sample.reference().value_or(""));
   // A short answer ("Arthur's Magazine") gets the offline judge's claim, which carries
-  // the question (offline_judge.h): small models tend to copy the fragment instead.
+  // the question (offline_judge.h): small models tend to copy the fragment instead, and
+  // stating it costs a call a sample (docs/design.md, "Short answers").
   const std::string response_short = answer_premise(response, question);
   const std::string reference_short = answer_premise(reference, question);
   const bool response_is_short = !response.empty() && response_short != response;

@@ -30,8 +30,10 @@ StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::s
   auto verdicts = [&](const std::vector<std::string>& claims, const std::string& premise) {
     return judge_within_window(book_, client, claims, premise, window, max_tokens, calls);
   };
-  // The same claims as the compact plan's for the same text (text_claims), one
-  // statement-extraction call per text as ragas makes, short answers too, unless stored.
+  // One statement-extraction call per text as ragas makes, unless stored: the compact
+  // plan's claims for the same text (text_claims), except that a short answer is stated
+  // too, where the compact plan takes the question and the answer (docs/design.md,
+  // "Short answers").
   auto claims_of = [&](const std::string& text, bool) -> StatusOr<std::vector<std::string>> {
     if (text.empty()) return std::vector<std::string>{};
     RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> claims,
