@@ -269,8 +269,9 @@ TEST(ClaimsByTextTest, ClaimsThatAreNotInTheTextAreDroppedAndTheSentenceStandsFo
   EXPECT_EQ(standalone_claims({"The Wolfhounds was founded by Theodore Scott"}, "The Wolfhounds",
                               bands, ""),
             (std::vector<std::string>{}));
-  EXPECT_EQ(standalone_claims({"The Wolfhounds was founded before Hole"}, "The Wolfhounds", bands, ""),
-            (std::vector<std::string>{"The Wolfhounds was founded before Hole"}));
+  const std::string before_hole = "The Wolfhounds was founded before Hole";
+  EXPECT_EQ(standalone_claims({before_hole}, "The Wolfhounds", bands, ""),
+            (std::vector<std::string>{before_hole}));
   // A sentence with nothing to claim keeps none: a refusal, a greeting.
   EXPECT_TRUE(standalone_claims({}, "I don't know.", question, "").empty());
   EXPECT_TRUE(standalone_claims({}, "Hello!", question, "").empty());
@@ -294,7 +295,8 @@ class ScriptedClaimsClient : public FakeChatOnlyClient {
     for (const Json& key : request.schema["required"]) {
       const std::string marker = "[" + key.get<std::string>() + "] ";
       const std::size_t at = user.find(marker, user.find("QUESTION:")) + marker.size();
-      const std::string sentence = user.substr(at, std::min(user.find(" [S", at), user.find('\n', at)) - at);
+      const std::size_t end = std::min(user.find(" [S", at), user.find('\n', at));
+      const std::string sentence = user.substr(at, end - at);
       auto it = claims_.find(sentence);
       reply[key.get<std::string>()] = it == claims_.end() ? Json::array() : it->second;
     }
@@ -350,9 +352,9 @@ TEST(ClaimsByTextTest, TheRagasPlanStatesAShortAnswerAsASentence) {
   EXPECT_EQ(response_claims_of({{"American", {"American"}}}, "American", &calls), with_question);
   EXPECT_EQ(response_claims_of({}, "American", &calls), with_question);
   // Only a whole text is a short answer: a greeting before a statement keeps no claim.
-  EXPECT_EQ(response_claims_of({{"Her nationality was American.", {"Her nationality was American."}}},
-                               "Hello! Her nationality was American.", &calls),
-            (std::vector<std::string>{"Her nationality was American."}));
+  const std::string stated = "Her nationality was American.";
+  EXPECT_EQ(response_claims_of({{stated, {stated}}}, "Hello! " + stated, &calls),
+            (std::vector<std::string>{stated}));
   // A noncommittal short answer has no claim.
   EXPECT_TRUE(response_claims_of({}, "Unknown", &calls).empty());
 }
