@@ -65,10 +65,12 @@ LABELS = ["correctness_label", "overall_label"]
 
 # ----------------------------------------------------------------------------- rows
 
-def halueval_items(n, split="test"):
+def halueval_items(n, split="test", skip=0):
+    """Pairs skip+1 to skip+n of the split, in file order: --halueval-skip measures pairs not
+    read before without reading the first ones again."""
     items = [json.loads(line) for line in open(ojq.HALUEVAL, encoding="utf-8")]
     chosen = [(i, it) for i, it in enumerate(items) if ojq.split_of("halueval", it["question"]) == split]
-    return chosen[:n]
+    return chosen[skip:skip + n]
 
 
 def halueval_contexts(index, item, passages, everything, near):
@@ -201,13 +203,17 @@ def plan_parts(a):
     of its items costs ragas on the local model as much as many HaluEval pairs, so a run cut
     short keeps the larger sample of the cheaper set."""
     parts = []
-    for set_name, items, size, make_rows in (
-            ("halueval", halueval_items(a.halueval, a.split), a.halueval_part,
-             lambda chunk: halueval_rows(chunk, a.halueval_passages)),
-            ("ragchecker", ragchecker_items(a.ragchecker, a.split), a.ragchecker_part, ragchecker_rows)):
+    for set_name, items, size, make_rows, first in (
+            ("halueval", halueval_items(a.halueval, a.split, a.halueval_skip), a.halueval_part,
+             lambda chunk: halueval_rows(chunk, a.halueval_passages), a.halueval_skip),
+            ("ragchecker", ragchecker_items(a.ragchecker, a.split), a.ragchecker_part,
+             ragchecker_rows, 0)):
         for k in range(0, len(items), size):
             chunk = items[k:k + size]
-            parts.append({"name": f"{set_name}-{k // size + 1:02d}", "set": set_name,
+            # parts are numbered by their place in the split, so that the parts of runs with
+            # different --halueval-skip can be put in one directory and reported together
+            number = (first + k) // size + 1
+            parts.append({"name": f"{set_name}-{number:02d}", "set": set_name,
                           "items": [i for i, _ in chunk], "rows": make_rows(chunk)})
     return parts
 
@@ -515,6 +521,8 @@ def main():
                    help="which half of bench/offline_judge_quality.py's split: dev for tuning a judge, "
                         "test (the default) for the figures published")
     c.add_argument("--halueval-part", type=int, default=1, help="HaluEval items per part")
+    c.add_argument("--halueval-skip", type=int, default=0,
+                   help="skip the split's first N HaluEval items (pairs read in an earlier run)")
     c.add_argument("--ragchecker-part", type=int, default=1, help="RAGChecker items per part")
     c.add_argument("--tools", default=",".join(TOOLS), help="server tools to run, in order")
     c.add_argument("--resume", action="store_true")
