@@ -15,11 +15,17 @@ started by bench/llm_judge_agreement.sh (venv, server). Subcommands:
 Data: the TEST halves of the splits of bench/offline_judge_quality.py (imported, not copied),
 or with --split dev the DEV halves (for tuning a judge's prompts and checks; the test halves
 are read once the tuning is done), the first n items of each in a fixed order (file order
-for HaluEval, instance_id order for RAGChecker), never picked.
+for HaluEval, instance_id order for RAGChecker), never picked; --halueval-skip N takes
+HaluEval's items N+1 to N+n instead, so that items not read before can be added to a
+measurement (parts are named by their place in the split: the part directories of two runs
+can be put in one --outdir and reported together).
   HaluEval QA: per item the right and the hallucinated answer, the item's passage as the one
     retrieved context (with --halueval-passages K, among K-1 passages of other items on its
     topic, at position item mod K); faithfulness. Pairwise accuracy (right above hallucinated, a tie half)
-    with a 95% bootstrap interval over items, and AUROC (right = positive).
+    with a 95% bootstrap interval over items, and AUROC (right = positive); each tool's
+    pairwise accuracy minus ragas's on the pairs both scored, with a paired 95% bootstrap
+    interval (the pairs resampled together), since whether a tool agrees at least as well as
+    ragas is a question about the difference.
   RAGChecker human labels: per item both systems' responses against `gt_answer`;
     factual_correctness and answer_correctness. delta = score(model2) - score(model1) against
     correctness_label and overall_label, one point per annotation (two per item), Pearson and
@@ -338,6 +344,7 @@ def halueval_figures(items, scores, metric):
         "pairwise": float(np.mean(scored)) if scored else None,
         "pairwise_ci95": bootstrap(list(range(len(scored))), lambda rows: float(np.mean([scored[r] for r in rows]))) if scored else [None, None],
         "pairwise_unscored_as_tie": float(np.mean(every)) if every else None,
+        "outcomes": outcomes,  # per item: 1 right above, 0.5 tie, 0 below, None unscored
         "auroc": auroc(pos, neg),
         "right_mean": float(np.mean(pos)) if pos else None,
         "hallucinated_mean": float(np.mean(neg)) if neg else None,
@@ -370,6 +377,31 @@ def ragchecker_figures(items, annotations, scores, metric):
         entry["pairwise_ci95"] = bootstrap([groups[r] for r in pref],
                                            lambda rows: float(np.mean([outcome[r] for r in rows]))) if outcome else [None, None]
         out[label] = entry
+    return out
+
+
+def paired_against_ragas(tools):
+    """Each other tool's pairwise accuracy minus ragas's on the pairs both scored, with a
+    95% bootstrap interval over those pairs resampled together: whether a tool is at least
+    ragas's agreement is a question about this difference, not about two separate intervals."""
+    if "ragas" not in tools:
+        return {}
+    theirs = tools["ragas"]["metrics"]["faithfulness"]["outcomes"]
+    out = {}
+    for tool, t in tools.items():
+        if tool == "ragas":
+            continue
+        mine = t["metrics"]["faithfulness"]["outcomes"]
+        diffs = [m - r for m, r in zip(mine, theirs) if m is not None and r is not None]
+        out[tool] = {
+            "pairs": len(diffs),
+            "difference": float(np.mean(diffs)) if diffs else None,
+            "difference_ci95": bootstrap(list(range(len(diffs))),
+                                         lambda rows: float(np.mean([diffs[r] for r in rows])))
+            if diffs else [None, None],
+            "better_same_worse": [sum(d > 0 for d in diffs), sum(d == 0 for d in diffs),
+                                  sum(d < 0 for d in diffs)],
+        }
     return out
 
 
@@ -435,6 +467,8 @@ def cmd_report(a):
             t["scores"] = scores
             entry["tools"][tool] = t
         entry["item_ids"] = items
+        if set_name == "halueval":
+            entry["against_ragas"] = paired_against_ragas(entry["tools"])
         report["sets"][set_name] = entry
     sbs.write_json(os.path.join(d, "report.json"), report)
     text = render(report)
@@ -458,7 +492,7 @@ def render(report):
     out.append(f"model {s.get('model', '?')}, started {s.get('date', '?')}")
     h = report["sets"]["halueval"]
     half = s.get("split", "test")  # runs before --split existed read the test half
-    out.append(f"\nHaluEval {half} half, first {h['items']} items ({h['parts_done']} of {h['parts']} parts done by every tool): faithfulness, right vs hallucinated")
+    out.append(f"\nHaluEval {half} half, {h['items']} items ({h['parts_done']} of {h['parts']} parts done by every tool; the items are listed below): faithfulness, right vs hallucinated")
     out.append("\n| tool | pairwise accuracy [95%] | wins / ties / losses | unscored pairs (counted as ties) | AUROC | mean right / hallucinated | unscored rows | requests | prompt tokens | wall s |")
     out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for tool, t in h["tools"].items():
@@ -468,6 +502,11 @@ def render(report):
                        f"{f['wins']} / {f['ties']} / {f['losses']} | {f['unscored_pairs']} ({fmt(f['pairwise_unscored_as_tie'])}) | "
                        f"{fmt(f['auroc'])} | {fmt(f['right_mean'], 2)} / {fmt(f['hallucinated_mean'], 2)} | "
                        f"{f['unscored_rows']} | {c['requests']} ({c['non_200']}) | {c['prompt_tokens']:,} | {c['evaluate_seconds']:.0f} |")
+    if h.get("against_ragas"):
+        out.append("\npaired against ragas 0.4.3, on the pairs both scored: pairwise accuracy minus ragas's [95% bootstrap over pairs]; pairs where the tool did better / the same / worse")
+        for tool, p in h["against_ragas"].items():
+            out.append(f"- {TOOL_NAMES[tool]}: {fmt(p['difference'])} {ci(p['difference_ci95'])} over {p['pairs']} pairs; "
+                       f"{' / '.join(str(x) for x in p['better_same_worse'])}")
     if h["item_ids"]:
         tools = list(h["tools"])
         out.append("\nper pair: faithfulness of the right / the hallucinated answer (- = no score)")
