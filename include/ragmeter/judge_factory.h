@@ -103,6 +103,9 @@ struct JudgeUsage {
   std::int64_t timed_out_attempts = 0;  // abandoned for no sign of life, then retried
   double abandoned_server_seconds = 0.0;  // estimated; 0 is the goal
   std::int64_t estimated_usage_calls = 0;  // replies whose tokens were estimated
+  // Replies read with the key's value replaced by "[redacted]" (llm::UsageTotals): a
+  // short key that is also a word of the replies; 0 is the goal.
+  std::int64_t key_redacted_replies = 0;
 };
 
 // A judge made from JudgeOptions, with the clients behind it, so a run can report its

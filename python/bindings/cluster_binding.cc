@@ -189,6 +189,7 @@ nb::dict usage_dict(const JudgeUsage& t) {
   d["completion_tokens"] = t.completion_tokens;
   d["cached_tokens"] = t.cached_tokens;
   d["cost_usd"] = t.cost_usd;
+  d["key_redacted_replies"] = t.key_redacted_replies;
   return d;
 }
 
@@ -329,8 +330,8 @@ class PySummaryBuilder {
   // (summary JSON text, terminal table) of everything added, the summary's run block
   // naming `dataset` (a file path, or empty) and its usage the cluster's `usage`
   // (requests, cache_hits, failed_calls, prompt_tokens, completion_tokens,
-  // cached_tokens, cost_usd; the driver's judge sent nothing; by_call: the workers'
-  // per-kind counts summed, as JSON text).
+  // cached_tokens, cost_usd, key_redacted_replies; the driver's judge sent nothing;
+  // by_call: the workers' per-kind counts summed, as JSON text).
   nb::tuple finish(const std::string& dataset, nb::dict usage) {
     RunInfo info = [&] {
       nb::gil_scoped_release unlocked;  // hashes the dataset file
@@ -345,6 +346,7 @@ class PySummaryBuilder {
     info.usage.prompt_tokens = count("prompt_tokens");
     info.usage.completion_tokens = count("completion_tokens");
     info.usage.cached_tokens = count("cached_tokens");
+    info.usage.key_redacted_replies = count("key_redacted_replies");
     info.usage.cost_usd = usage.contains("cost_usd") ? nb::cast<double>(usage["cost_usd"]) : 0.0;
     // The workers' per-kind counts, summed by the driver (JSON text; absent: the judge
     // keeps none, as the offline judge). Written in a one-process run's order: the chat

@@ -50,6 +50,7 @@ _STATUS = ("ok", "skipped", "failed")
 _CORPUS = "__ragmeter_corpus__"  # internal columns: the summary reads them, users never see them
 _HITS = "__ragmeter_cache_hits__"
 _FAILED_CALLS = "__ragmeter_failed_calls__"
+_KEY_REDACTED = "__ragmeter_key_redacted_replies__"
 _BY_CALL = "__ragmeter_by_call__"  # a batch's per-kind judge counts (JSON text), on its first row
 
 def _import_ray():
@@ -177,11 +178,13 @@ class _Scorer:
         after = self._judge.usage()
         hits = after["cache_hits"] - before["cache_hits"]
         failed = after["failed_calls"] - before["failed_calls"]
+        redacted = after["key_redacted_replies"] - before["key_redacted_replies"]
         # The batch's judge counts ride on its first row (none for an empty batch, which
         # made no call).
         zeros = [0] * max(len(out) - 1, 0)
         out = out.append_column(_HITS, pa.array([hits] + zeros, pa.int64())[: len(out)])
         out = out.append_column(_FAILED_CALLS, pa.array([failed] + zeros, pa.int64())[: len(out)])
+        out = out.append_column(_KEY_REDACTED, pa.array([redacted] + zeros, pa.int64())[: len(out)])
         by_call = _by_call_delta(before_by_call, json.loads(self._judge.usage_by_call()))
         out = out.append_column(
             _BY_CALL, pa.array([by_call] + [None] * len(zeros), pa.string())[: len(out)])
@@ -429,9 +432,9 @@ def evaluate(
         scored = scored.materialize()
     else:
         os.makedirs(out, exist_ok=True)
-    hits = failed_calls = 0
+    hits = failed_calls = key_redacted = 0
     by_call = None
-    internal = [_HITS, _FAILED_CALLS, _BY_CALL]
+    internal = [_HITS, _FAILED_CALLS, _KEY_REDACTED, _BY_CALL]
     for part, batch in enumerate(scored.iter_batches(batch_format="pyarrow", batch_size=None)):
         names = set(batch.column_names)
         errors = batch.column("row_error").to_pylist()
@@ -449,6 +452,7 @@ def evaluate(
         builder.add([e is not None for e in errors], **columns)
         hits += sum(batch.column(_HITS).to_pylist())
         failed_calls += sum(batch.column(_FAILED_CALLS).to_pylist())
+        key_redacted += sum(batch.column(_KEY_REDACTED).to_pylist())
         for batch_by_call in batch.column(_BY_CALL).to_pylist():
             by_call = _add_by_call(by_call, batch_by_call)
         if out is not None:
@@ -460,7 +464,8 @@ def evaluate(
         present = set(scored.columns())
         results = scored.drop_columns([c for c in internal if c in present])
 
-    usage: Dict[str, Any] = {"cache_hits": hits, "failed_calls": failed_calls}
+    usage: Dict[str, Any] = {"cache_hits": hits, "failed_calls": failed_calls,
+                             "key_redacted_replies": key_redacted}
     if coordinator is not None:
         usage.update(ray.get(coordinator.totals.remote()))
     if by_call is not None:

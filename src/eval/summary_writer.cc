@@ -41,7 +41,8 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
   out["usage"] = {{"requests", usage.requests},           {"prompt_tokens", usage.prompt_tokens},
                   {"completion_tokens", usage.completion_tokens},
                   {"cached_tokens", usage.cached_tokens}, {"cost_usd", usage.cost_usd},
-                  {"cache_hits", usage.cache_hits},       {"failed_calls", usage.failed_calls}};
+                  {"cache_hits", usage.cache_hits},       {"failed_calls", usage.failed_calls},
+                  {"key_redacted_replies", usage.key_redacted_replies}};
   if (!info.usage_by_call.is_null()) out["usage"]["by_call"] = info.usage_by_call;
   if (summary.ragas) {
     out["ragas_score"] = {{"value", summary.ragas->value}, {"of", summary.ragas->of}};

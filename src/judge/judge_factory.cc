@@ -138,6 +138,7 @@ JudgeUsage ConfiguredJudge::usage() const {
     usage.timed_out_attempts += totals.timed_out_attempts;
     usage.abandoned_server_seconds += totals.abandoned_server_seconds;
     usage.estimated_usage_calls += totals.estimated_usage_calls;
+    usage.key_redacted_replies += totals.key_redacted_replies;
   }
   if (chat != nullptr) {
     const llm::UsageTotals totals = chat->totals();

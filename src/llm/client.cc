@@ -796,8 +796,14 @@ void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse r
   }
   call->last_ = std::move(response);
   // Everything downstream (replies, evidence, errors, traces, the cache) starts from this
-  // body: a server that echoes the key loses it here.
-  call->last_.body = redact_secrets(redact(std::move(call->last_.body)));
+  // body: a server that echoes the key loses it here. A short key is also taken out where
+  // a reply uses it as a plain word ("none", "test"): counted, so the run can say so.
+  std::string scrubbed = redact_secrets(redact(call->last_.body));
+  if (scrubbed != call->last_.body) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++totals_.key_redacted_replies;
+  }
+  call->last_.body = std::move(scrubbed);
   if (stopped) {
     Status why = halted();
     call->fail(why.ok() ? unavailable("the attempt was cancelled") : why);

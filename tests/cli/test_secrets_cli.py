@@ -61,3 +61,23 @@ def test_a_planted_key_never_reaches_out_traces_summary_stderr_or_cache(run, tmp
     assert "traces.jsonl" in texts and "out.jsonl" in texts
     for name, text in texts.items():
         assert KEY not in text, name
+
+
+@pytest.mark.parametrize("key,rewritten", [("Paris", True), (KEY, False)],
+                         ids=["short-key-that-is-a-word-of-the-replies", "long-key-not-in-them"])
+def test_replies_read_with_the_key_taken_out_are_counted_and_reported(run, tmp_path,
+                                                                      fake_server, key, rewritten):
+    # A short key is taken out of a reply wherever it stands as a word, so the judge reads
+    # "The tower is in [redacted]." for the fake's claim: the run must say so, even with -q.
+    p, texts = judged_run(run, tmp_path, fake_server, "--judge-key-env", "PLANTED_KEY",
+                          env={"PLANTED_KEY": key})
+    assert p.returncode == 0, p.stderr
+    usage = json.loads(texts["summary.json"])["usage"]
+    warned = "replies held the API key's value" in p.stderr
+    if rewritten:
+        assert usage["key_redacted_replies"] >= 1
+        assert warned
+        assert f"{usage['key_redacted_replies']} judge replies" in p.stderr
+    else:
+        assert usage["key_redacted_replies"] == 0
+        assert not warned

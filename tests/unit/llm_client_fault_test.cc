@@ -623,11 +623,32 @@ TEST_F(LlmClientFaultTest, AShortPlaceholderKeyLeavesTheStoredReplyWhole) {
     EXPECT_EQ(again->choices.at(0).content, live->choices.at(0).content);
     if (std::string(key) == "x") {
       EXPECT_EQ(live->choices.at(0).content, content);
-    } else {  // the lone "a" is a word of its own: taken out, the rest kept
+      EXPECT_EQ(first->totals().key_redacted_replies, 0);
+    } else {  // the lone "a" is a word of its own: taken out, the rest kept, and counted
       EXPECT_EQ(live->choices.at(0).content,
                 R"({"verdict": 1, "why": "max_tokens: six boxes and [redacted] cat"})");
+      EXPECT_EQ(first->totals().key_redacted_replies, 1);
     }
+    EXPECT_EQ(second->totals().key_redacted_replies, 0);  // its reply came from the cache
   }
+}
+
+// A server that echoes a long key: taken out of the reply, counted once per reply that held
+// it, and a reply without it is not counted.
+TEST_F(LlmClientFaultTest, RepliesThatHeldTheKeyAreCounted) {
+  const std::string key = "sk-test-0123456789abcdef";
+  setenv(kKeyVariable, key.c_str(), 1);
+  const json echoing = {{"verdict", 1}, {"why", "the key was " + key + " and " + key}};
+  server_->script({{"steps", {reply_step(echoing.dump())}},
+                   {"default", reply_step(R"({"verdict": 1, "why": "no key here"})")}});
+  auto client = client_for(options());
+  ASSERT_TRUE(client);
+  StatusOr<ChatResponse> echoed = wait(client->chat(verdict_request("first")));
+  ASSERT_TRUE(echoed.ok()) << echoed.status().to_string();
+  EXPECT_EQ(echoed->choices.at(0).content,
+            R"({"verdict":1,"why":"the key was [redacted] and [redacted]"})");
+  ASSERT_TRUE(wait(client->chat(verdict_request("second"))).ok());
+  EXPECT_EQ(client->totals().key_redacted_replies, 1);
 }
 
 // Two judges made by the factory with the same hooks (two workers of a Ray run): the

@@ -186,6 +186,14 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
       return kExitUsage;
     }
   }
+  if (info.usage.key_redacted_replies > 0) {  // even with -q: it concerns the scores
+    std::cerr << fmt::format(
+        "ragmeter: warning: {} judge replies held the API key's value and were read with it "
+        "replaced by \"[redacted]\", so scores from them may differ from what the server said. "
+        "A key shorter than 16 characters is taken out wherever it stands as a word: a server "
+        "that needs no key needs no key variable; otherwise use a longer key (docs/judges.md)\n",
+        info.usage.key_redacted_replies);
+  }
   if (!quiet) {
     std::cout << format_summary_table(summary);
     std::cout << "judge: " << info.judge << "\n";
