@@ -216,10 +216,11 @@ struct UsageTotals {
   // started each one (after the previous reply) to when it was abandoned. 0 is the goal.
   double abandoned_server_seconds = 0.0;
   std::int64_t estimated_usage_calls = 0;  // streamed replies without usage: tokens estimated
-  // Server replies that held the API key's value (or another registered secret) and were
-  // read with it replaced by "[redacted]" (redact_secret: a key under 16 bytes where it
-  // stands as a word). The judge read such a reply as rewritten, so a score from it may
-  // differ from what the server said; 0 is the goal. Replies from the cache not counted.
+  // Server replies (status 200) that held the API key's value (or another registered
+  // secret) and were read with it replaced by "[redacted]" (redact_secret: a key under 16
+  // bytes where it stands as a word). The judge read such a reply as rewritten, so a score
+  // from it may differ from what the server said; 0 is the goal. Replies from the cache
+  // and error pages that quote the key (failed attempts) are not counted.
   std::int64_t key_redacted_replies = 0;
 };
 

@@ -797,9 +797,10 @@ void OpenAIClient::on_response(const std::shared_ptr<Call>& call, HttpResponse r
   call->last_ = std::move(response);
   // Everything downstream (replies, evidence, errors, traces, the cache) starts from this
   // body: a server that echoes the key loses it here. A short key is also taken out where
-  // a reply uses it as a plain word ("none", "test"): counted, so the run can say so.
+  // a reply uses it as a plain word ("none", "test"): counted, so the run can say so. Only
+  // a 200's body is read as a reply; an error page that quotes the key is a failed attempt.
   std::string scrubbed = redact_secrets(redact(call->last_.body));
-  if (scrubbed != call->last_.body) {
+  if (call->last_.status == 200 && scrubbed != call->last_.body) {
     std::lock_guard<std::mutex> lock(mutex_);
     ++totals_.key_redacted_replies;
   }

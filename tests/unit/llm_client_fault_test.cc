@@ -634,7 +634,8 @@ TEST_F(LlmClientFaultTest, AShortPlaceholderKeyLeavesTheStoredReplyWhole) {
 }
 
 // A server that echoes a long key: taken out of the reply, counted once per reply that held
-// it, and a reply without it is not counted.
+// it; neither a reply without it nor a 401 page quoting the key (a failed attempt, not a
+// reply the judge reads) is counted.
 TEST_F(LlmClientFaultTest, RepliesThatHeldTheKeyAreCounted) {
   const std::string key = "sk-test-0123456789abcdef";
   setenv(kKeyVariable, key.c_str(), 1);
@@ -648,6 +649,10 @@ TEST_F(LlmClientFaultTest, RepliesThatHeldTheKeyAreCounted) {
   EXPECT_EQ(echoed->choices.at(0).content,
             R"({"verdict":1,"why":"the key was [redacted] and [redacted]"})");
   ASSERT_TRUE(wait(client->chat(verdict_request("second"))).ok());
+  EXPECT_EQ(client->totals().key_redacted_replies, 1);
+  server_->script({{"default", kind_step("echo_auth")}});
+  EXPECT_FALSE(wait(client->chat(verdict_request("third"))).ok());
+  EXPECT_GE(server_->requests(), 1);  // the 401 quoting the key did come back
   EXPECT_EQ(client->totals().key_redacted_replies, 1);
 }
 
