@@ -67,14 +67,26 @@ model_path="$models_dir/$model_file"
 if [ "${1:-}" = "--model-path" ]; then echo "$model_path"; exit 0; fi
 
 # ---- fast path ----
-cpu_key="$( (grep -m1 '^flags' /proc/cpuinfo || true) | md5sum | cut -c1-10)"
+# The build is portable: a fixed x86-64-v3 instruction set (AVX2, FMA, F16C, BMI2), no
+# GGML_NATIVE, no AVX-512 and no AMX. A native build on a machine that advertises AMX emits
+# tile instructions that some VMs trap (SIGILL at the first request), and a wheel built on one
+# machine is reused on another from the cache. Every build input is in the wheel's key.
+portable_cmake_args="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF -DGGML_AVX_VNNI=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+cmake_args="-DLLAVA_BUILD=OFF -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF $portable_cmake_args ${RAGMETER_LLM_CMAKE_ARGS:-}"
 python_bin="$(command -v python3)"
 py_tag="$("$python_bin" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')"
-want_stamp="llama-cpp-python[server]==$llama_cpp_python_version $py_tag cpu=$cpu_key"
+compiler_id="$( (cc --version 2>/dev/null || echo none) | head -1)"
+build_key="$(printf '%s\n' "$llama_cpp_python_version" "$py_tag" "$cmake_args" "$compiler_id" "$(uname -m)" | md5sum | cut -c1-12)"
+want_stamp="llama-cpp-python[server]==$llama_cpp_python_version $py_tag build=$build_key"
 stamp="$venv/.ragmeter-llm-stamp"
 model_stamp="$model_path.ok"
+# The smoke test (below) ran on this CPU with this build and model.
+cpu_key="$( (grep -m1 '^flags' /proc/cpuinfo || true) | md5sum | cut -c1-10)"
+smoke_stamp="$venv/.ragmeter-llm-smoke"
+want_smoke="$want_stamp model=$model_sha cpu=$cpu_key"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_stamp" ] \
-   && [ -f "$model_stamp" ] && [ "$(cat "$model_stamp")" = "$model_sha" ] && [ -s "$model_path" ]; then
+   && [ -f "$model_stamp" ] && [ "$(cat "$model_stamp")" = "$model_sha" ] && [ -s "$model_path" ] \
+   && [ -f "$smoke_stamp" ] && [ "$(cat "$smoke_stamp")" = "$want_smoke" ]; then
   echo "RAGMETER_LLM_MODEL_PATH=$model_path"
   exit 0
 fi
@@ -103,20 +115,21 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; then
   if [ -x "$venv/bin/python" ] && [ "$("$venv/bin/python" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')" != "$py_tag" ]; then
     rm -rf "$venv"
   fi
-  # The wheel is compiled for this CPU (GGML_NATIVE, the default): key it by CPU flags.
-  wheel_dir="$cache_dir/wheels/llama-cpp-python-$llama_cpp_python_version-$py_tag-cpu$cpu_key"
+  # Keyed by every build input (version, Python, CMake arguments, compiler), not by this CPU.
+  wheel_dir="$cache_dir/wheels/llama-cpp-python-$llama_cpp_python_version-$py_tag-build$build_key"
   mkdir -p "$wheel_dir"
   wheel="$(ls "$wheel_dir"/llama_cpp_python-"$llama_cpp_python_version"-*.whl 2>/dev/null | head -1 || true)"
   if [ -z "$wheel" ]; then
-    echo "setup_llm: building llama-cpp-python $llama_cpp_python_version from source (llama.cpp, CPU); takes minutes"
+    echo "setup_llm: building llama-cpp-python $llama_cpp_python_version from source (llama.cpp, CPU, x86-64-v3); takes minutes"
     [ -x "$venv/bin/pip" ] || "$python_bin" -m venv "$venv"
     "$venv/bin/pip" install -q --upgrade pip >>"$log" 2>&1
     tmp_wheels="$(mktemp -d)"
     start=$(date +%s)
+    # --no-cache-dir: pip's own wheel cache ignores CMAKE_ARGS and would hand back an old build.
     # No multimodal (mtmd/llava) library: the server imports it only for vision chat handlers.
-    CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_BLAS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF ${RAGMETER_LLM_CMAKE_ARGS:-}" \
+    CMAKE_ARGS="$cmake_args" \
     CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
-      "$venv/bin/pip" wheel --no-deps --no-binary llama-cpp-python \
+      "$venv/bin/pip" wheel --no-cache-dir --no-deps --no-binary llama-cpp-python \
         "llama-cpp-python==$llama_cpp_python_version" -w "$tmp_wheels" >>"$log" 2>&1 || {
           echo "setup_llm: the llama-cpp-python build failed; last lines of $log:" >&2
           tail -30 "$log" >&2; rm -rf "$tmp_wheels"; exit 1; }
@@ -131,6 +144,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want_stamp" ]; then
   [ -x "$venv/bin/pip" ] || "$python_bin" -m venv "$venv"
   "$venv/bin/pip" install -q --upgrade pip >>"$log" 2>&1
   start=$(date +%s)
+  # --force-reinstall of the wheel alone: pip keeps an installed wheel of the same version
+  # even when it came from another build; the [server] extras are installed as usual.
+  "$venv/bin/pip" install -q --force-reinstall --no-deps "$wheel" >>"$log" 2>&1 &&
   "$venv/bin/pip" install -q "${wheel}[server]" >>"$log" 2>&1 || {
     echo "setup_llm: installing $wheel failed; see $log" >&2; exit 1; }
   "$venv/bin/python" -c 'import llama_cpp, llama_cpp.server.app' >>"$log" 2>&1 || {
@@ -168,6 +184,32 @@ os.replace(tmp, out)
 EOF
   echo "$model_sha" > "$model_stamp"
   echo "setup_llm: model assembled and verified: $model_path ($(stat -c %s "$model_path") bytes)"
+fi
+
+# ---- smoke test: one completion through the built library on this CPU ----
+# A build this CPU cannot run (an illegal instruction) dies here, with a clear message, rather
+# than at the first judge request of a test run.
+if [ ! -f "$smoke_stamp" ] || [ "$(cat "$smoke_stamp")" != "$want_smoke" ]; then
+  rm -f "$smoke_stamp"
+  start=$(date +%s)
+  smoke_rc=0
+  "$venv/bin/python" - "$model_path" >>"$log" 2>&1 <<'EOF' || smoke_rc=$?
+import sys
+from llama_cpp import Llama
+llm = Llama(model_path=sys.argv[1], n_ctx=256, n_threads=2, verbose=False)
+out = llm.create_completion("The capital of France is", max_tokens=2, temperature=0.0)
+print(f"smoke test completion: {out['choices'][0]['text']!r}")
+sys.exit(0 if out["usage"]["completion_tokens"] >= 1 else 1)
+EOF
+  if [ "$smoke_rc" != 0 ]; then
+    reason="exit code $smoke_rc"
+    [ "$smoke_rc" = 132 ] && reason="illegal instruction (SIGILL): the build uses instructions this CPU does not run"
+    echo "setup_llm: the built llama.cpp fails its smoke test on this CPU: $reason; last lines of $log:" >&2
+    tail -15 "$log" >&2
+    exit 1
+  fi
+  echo "setup_llm: smoke test passed (one completion in $(( $(date +%s) - start )) s)"
+  echo "$want_smoke" > "$smoke_stamp"
 fi
 
 echo "RAGMETER_LLM_MODEL_PATH=$model_path"
