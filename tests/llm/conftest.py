@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from server_watch import ServerWatch
+
 REPO = Path(__file__).resolve().parents[2]
 SERVER_SCRIPT = REPO / "scripts" / "llm_server.sh"
 
@@ -38,8 +40,27 @@ def server(tmp_path_factory):
     info["MODEL_PATH"] = model_path
     info["RUN_DIR"] = str(run_dir)
     info["LOG_FILE"] = str(run_dir / "server.log")
+    info["WATCH"] = ServerWatch(int((run_dir / "server.pid").read_text().strip()),
+                                run_dir / "server.log")
     try:
         yield info
     finally:
         subprocess.run(["bash", str(SERVER_SCRIPT), "stop"], env=env,
                        capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(autouse=True)
+def _server_alive(request):
+    """One clear failure when the server dies, not a connection error per later test."""
+    if "server" not in request.fixturenames:
+        yield
+        return
+    watch = request.getfixturevalue("server")["WATCH"]
+    reason = watch.check_before()
+    if reason is not None:
+        pytest.skip(reason)
+    if watch.died_during is not None:
+        pytest.fail(watch.died_message(), pytrace=False)
+    yield
+    if watch.check_after(request.node.nodeid):
+        pytest.fail(watch.died_message(), pytrace=False)
