@@ -20,39 +20,62 @@ double as_double(long value) { return static_cast<double>(value); }
 bool unjudged(long rel) { return rel < 0; }  // not in the pool, or pooled but unjudged
 
 // The gain table trec_eval's rbp uses: every level from 0 to the highest judged one
-// (empty levels included, which matters for the min and max below), overridden by
-// (level, gain) pairs given as parameters.
-std::vector<std::pair<long, double>> rbp_gains(const TrecJudgedRanking& r,
-                                               std::span<const std::pair<long, double>> overrides) {
-  std::vector<std::pair<long, double>> gains(overrides.begin(), overrides.end());
-  const long highest = r.level_counts.empty() ? -1 : r.level_counts.rbegin()->first;
-  for (long level = 0; level <= highest; ++level) {
-    const bool given = std::any_of(gains.begin(), gains.begin() + overrides.size(),
-                                   [&](const auto& g) { return g.first == level; });
-    if (!given) gains.emplace_back(level, static_cast<double>(level));
+// gains its own value (empty levels included, which matters for the rescaling), unless
+// a (level, gain) parameter overrides it. Kept implicit: a level of 2,000,000,000 must
+// not cost 2e9 entries.
+class RbpGains {
+ public:
+  RbpGains(const TrecJudgedRanking& r, std::span<const std::pair<long, double>> overrides)
+      : overrides_(overrides),
+        highest_(r.level_counts.empty() ? -1 : r.level_counts.rbegin()->first) {
+    double lowest = std::numeric_limits<double>::infinity();
+    double highest = -std::numeric_limits<double>::infinity();
+    for (const auto& [level, gain] : overrides_) {
+      lowest = std::min(lowest, gain);
+      highest = std::max(highest, gain);
+    }
+    // The smallest and largest levels of 0..highest_ that keep their own gain.
+    for (long level = 0; level <= highest_; ++level) {
+      if (!overridden(level)) {
+        lowest = std::min(lowest, static_cast<double>(level));
+        highest = std::max(highest, static_cast<double>(level));
+        break;
+      }
+    }
+    for (long level = highest_; level >= 0; --level) {
+      if (!overridden(level)) {
+        highest = std::max(highest, static_cast<double>(level));
+        lowest = std::min(lowest, static_cast<double>(level));
+        break;
+      }
+    }
+    // Any gain outside [0, 1]: all become (gain - min) / (max - min).
+    if (lowest < 0.0 || highest > 1.0) {
+      offset_ = lowest;
+      scale_ = highest - lowest;
+    }
   }
-  return gains;
-}
 
-// Rescales gains to [0, 1] by (gain - min) / (max - min) when any lies outside it.
-void normalize_gains(std::vector<std::pair<long, double>>& gains) {
-  if (gains.empty()) return;
-  double lowest = std::numeric_limits<double>::infinity();
-  double highest = -std::numeric_limits<double>::infinity();
-  for (const auto& gain : gains) {
-    lowest = std::min(lowest, gain.second);
-    highest = std::max(highest, gain.second);
+  double gain(long rel) const {
+    for (const auto& [level, gain] : overrides_) {
+      if (level == rel) return rescaled(gain);
+    }
+    if (rel >= 0 && rel <= highest_) return rescaled(static_cast<double>(rel));
+    return 0.0;  // unjudged, not in the pool: no gain, not rescaled (trec_eval's get_gain)
   }
-  if (lowest >= 0.0 && highest <= 1.0) return;
-  for (auto& gain : gains) gain.second = (gain.second - lowest) / (highest - lowest);
-}
 
-double gain_of(long rel, const std::vector<std::pair<long, double>>& gains) {
-  for (const auto& gain : gains) {
-    if (gain.first == rel) return gain.second;
+ private:
+  bool overridden(long level) const {
+    return std::any_of(overrides_.begin(), overrides_.end(),
+                       [&](const auto& g) { return g.first == level; });
   }
-  return 0.0;
-}
+  double rescaled(double gain) const { return (gain - offset_) / scale_; }
+
+  std::span<const std::pair<long, double>> overrides_;
+  long highest_;
+  double offset_ = 0.0;
+  double scale_ = 1.0;
+};
 
 template <typename Fn>
 double average_over_groups(std::span<const TrecJudgedRanking> groups, Fn value_of) {
@@ -66,12 +89,11 @@ double average_over_groups(std::span<const TrecJudgedRanking> groups, Fn value_o
 
 double trec_rbp(const TrecJudgedRanking& r, double persistence,
                 std::span<const std::pair<long, double>> overrides) {
-  std::vector<std::pair<long, double>> gains = rbp_gains(r, overrides);
-  normalize_gains(gains);
+  const RbpGains gains(r, overrides);
   double sum = 0.0;
   double weight = 1.0;  // p^i
   for (const long rel : r.rels) {
-    const double gain = gain_of(rel, gains);
+    const double gain = gains.gain(rel);
     if (gain != 0) sum += gain * weight;
     weight *= persistence;
   }

@@ -61,6 +61,15 @@ TEST(TrecV10Rbp, BinaryGainsAreNotRescaled) {
   EXPECT_NEAR(trec_rbp(r), 0.181, kTolerance);
 }
 
+TEST(TrecV10Rbp, HugeRelevanceLevelCostsNoTableOfThatSize) {
+  // Fuzzing found it: a gain table of every level up to 2,000,000,000 ran out of memory.
+  // Gains 0 .. 2e9 rescale by 2e9: x gains 1, y (level 1) 5e-10 at weight 0.9:
+  // 0.1 * (1 + 0.9 * 5e-10).
+  const TrecJudgedRanking r =
+      trec_judged_ranking({"x", "y"}, {{"x", 2000000000}, {"y", 1}});
+  EXPECT_NEAR(trec_rbp(r), 0.1 * (1 + 0.9 * 5e-10), 1e-15);
+}
+
 TEST_F(TrecV10WorkedExample, RbpResidualWeighsUnjudgedDocumentsAndTheTail) {
   // Unjudged or unpooled at ranks 2 (z) and 4 (d): p^1 + p^3 = 0.9 + 0.729 = 1.629; the
   // tail past 5 documents weighs p^5 = 0.59049: 0.59049 + 0.1 * 1.629 = 0.75339.

@@ -149,9 +149,11 @@ CommandRun add_ir_command(CLI::App& parent) {
   cmd->add_option("--run", args->run_option, "The run file (same as the second file)");
   cmd->add_flag("-q,--query_eval_wanted", options.per_query,
                 "Also print every measure for every query");
+  // One value per -m, so that `-m map qrels run` leaves the files to the positionals.
   cmd->add_option("-m,--measure", options.measures,
                   "Measure, measure.params or set (official, all_trec, set, qrels_jg); "
-                  "repeatable");
+                  "repeatable")
+      ->allow_extra_args(false);
   cmd->add_option("-l,--relevance-level,--level_for_rel", options.relevance_level,
                   "Lowest relevance level counted as relevant (default 1)");
   cmd->add_flag("-c,--complete,--complete_rel_info_wanted", options.average_complete,
