@@ -44,20 +44,24 @@ using Run = std::map<std::string, Ranking>;
 // that cannot be opened is NotFound.
 StatusOr<Qrels> read_qrels(const std::string& path);
 // Reads a run file (`qid Q0 docid rank score tag`; columns after the tag are ignored)
-// and orders each query's documents as `version` does. The score must be a number
+// and orders each query's documents as `version` does; with ties_by_id_ascending,
+// equal scores go by document id ascending, as trec_eval's preference formats (-R
+// prefs, qrels_prefs) rank them. The score must be a number
 // (trec_eval would read anything else as 0); errors as for read_qrels. Path "-" reads
 // standard input (trec_eval 10 does so too).
 // `run_tag`, when given, receives the tag (sixth column) of the file's last record,
 // which trec_eval prints as `runid`; empty for a file with no records.
 StatusOr<Run> read_run(const std::string& path, std::string* run_tag = nullptr,
-                       TrecEvalVersion version = kDefaultTrecEvalVersion);
+                       TrecEvalVersion version = kDefaultTrecEvalVersion,
+                       bool ties_by_id_ascending = false);
 
 // The same readers over text already in memory; `name` stands for the file in error
 // messages ("name:12: ..."). Never NotFound.
 StatusOr<Qrels> parse_qrels(std::string_view text, const std::string& name);
 StatusOr<Run> parse_run(std::string_view text, const std::string& name,
                         std::string* run_tag = nullptr,
-                        TrecEvalVersion version = kDefaultTrecEvalVersion);
+                        TrecEvalVersion version = kDefaultTrecEvalVersion,
+                        bool ties_by_id_ascending = false);
 
 // trec_eval's qrels_jg format (-R qrels_jg): `qid group docid rel`, the second column
 // naming the judgment group (the user who judged). query id -> group -> judgements,
@@ -66,6 +70,24 @@ StatusOr<Run> parse_run(std::string_view text, const std::string& name,
 using QrelsJg = std::map<std::string, std::map<std::string, Judgements>>;
 StatusOr<QrelsJg> read_qrels_jg(const std::string& path);
 StatusOr<QrelsJg> parse_qrels_jg(std::string_view text, const std::string& name);
+
+// trec_eval's preference format (-R prefs): `qid group subgroup docid level`. Within a
+// subgroup every document is preferred to those at a lower level (a float; 0 means
+// non-relevant); a group's subgroups together give one consistent partial order
+// (transitive); groups are users, who may disagree. query id -> lines in file order.
+struct TrecPref {
+  std::string group;
+  std::string subgroup;
+  std::string doc;
+  double level = 0.0;
+};
+using TrecPrefs = std::map<std::string, std::vector<TrecPref>>;
+StatusOr<TrecPrefs> read_trec_prefs(const std::string& path);
+StatusOr<TrecPrefs> parse_trec_prefs(std::string_view text, const std::string& name);
+// A qrels file read as preferences (-R qrels_prefs): the second column is the group,
+// every line of a group in one subgroup ("0"), the level a number.
+StatusOr<TrecPrefs> read_qrels_prefs(const std::string& path);
+StatusOr<TrecPrefs> parse_qrels_prefs(std::string_view text, const std::string& name);
 
 // trec_eval's z-score file (-Z): lines `qid measure mean stddev`, the mean and standard
 // deviation of each measure's value for each query over a reference set of runs.

@@ -60,7 +60,7 @@ struct TrecMeasureValue {
 
 // Every measure name `-m` accepts for `version`, in trec_eval's order (its
 // measures.c), sets apart. The *_avgjg measures need qrels_jg input
-// (trec_evaluate_jg); prefs_* (-R prefs, qrels_prefs) are not implemented.
+// (trec_evaluate_jg), the prefs_* ones preferences (trec_evaluate_prefs).
 std::vector<std::string> trec_measure_names(TrecEvalVersion version = kDefaultTrecEvalVersion);
 
 // Evaluates `run` against `qrels` as trec_eval does. Only queries in both are
@@ -82,6 +82,15 @@ StatusOr<std::vector<TrecMeasureValue>> trec_evaluate(const Qrels& qrels, const 
 // measure is InvalidArgument (trec_eval refuses it for this format too).
 StatusOr<std::vector<TrecMeasureValue>> trec_evaluate_jg(const QrelsJg& qrels, const Run& run,
                                                          const TrecEvalOptions& options = {});
+
+// The same over preferences (trec_eval -R prefs, -R qrels_prefs): the prefs_* measures
+// (trec_prefs.h); runid and num_q as above; any other measure is InvalidArgument, and
+// so are preferences that contradict themselves (naming the query). Read `run` with
+// ties_by_id_ascending (trec.h): trec_eval ranks ties that way for preferences. -l and
+// -J do not apply (levels are preferences here).
+StatusOr<std::vector<TrecMeasureValue>> trec_evaluate_prefs(const TrecPrefs& prefs,
+                                                            const Run& run,
+                                                            const TrecEvalOptions& options = {});
 
 // Formats one line as trec_eval does: "%-22s\t%s\t%6.4f" (counts "%ld", text as is;
 // z-scores "Z%-22s\t%s\t%6.4f").

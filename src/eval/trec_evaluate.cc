@@ -12,6 +12,7 @@
 #include "eval/trec_measure_table.h"
 #include "ragmeter/trec_eval.h"
 #include "ragmeter/trec_measures.h"
+#include "ragmeter/trec_prefs.h"
 
 namespace ragmeter {
 namespace {
@@ -70,12 +71,15 @@ bool reset_for_missing_query(std::string_view measure) {
          measure == "rbp_resid";
 }
 
-// One query's judged rankings: the qrels ranking, or one per judgment group.
+// One query's judged rankings: the qrels ranking, one per judgment group, or the
+// preference counts.
 struct JudgedQuery {
   TrecJudgedRanking ranking;
   std::vector<TrecJudgedRanking> groups;
+  TrecPrefCounts prefs;
 };
-using JudgeFn = std::function<JudgedQuery(const std::string& query, const Ranking& ranking)>;
+using JudgeFn =
+    std::function<StatusOr<JudgedQuery>(const std::string& query, const Ranking& ranking)>;
 
 // The evaluation loop of trec_eval.c over `queries` (the relevance file's query ids,
 // in bytewise order).
@@ -89,7 +93,7 @@ class Evaluation {
   }
 
   void add_query(const std::string& query, const JudgedQuery& judged, bool missing) {
-    const trec::QueryContext context{judged.ranking, options_, judged.groups};
+    const trec::QueryContext context{judged.ranking, options_, judged.groups, &judged.prefs};
     const std::map<std::string, TrecZscore>* zscores = nullptr;
     if (options_.zscores != nullptr) {
       const auto found = options_.zscores->find(query);
@@ -167,6 +171,17 @@ Status check_options(const TrecEvalOptions& options) {
   return ok_status();
 }
 
+std::string_view input_name(trec::RelInput input) {
+  switch (input) {
+    case trec::RelInput::kQrelsJg:
+      return "qrels_jg";
+    case trec::RelInput::kPrefs:
+      return "prefs or qrels_prefs";
+    default:
+      return "qrels";
+  }
+}
+
 // The selected measures, refusing those that read another relevance format.
 StatusOr<std::vector<trec::Selected>> select_for(const TrecEvalOptions& options,
                                                  trec::RelInput input) {
@@ -176,34 +191,35 @@ StatusOr<std::vector<trec::Selected>> select_for(const TrecEvalOptions& options,
   for (const trec::Selected& s : selected) {
     const trec::RelInput needs = s.def->input;
     if (needs == trec::RelInput::kAny || needs == input) continue;
-    return invalid_argument(fmt::format(
-        "measure '{}' needs {} relevance judgements (trec_eval -R {}); these are {}",
-        s.def->name, needs == trec::RelInput::kQrelsJg ? "qrels_jg" : "qrels",
-        needs == trec::RelInput::kQrelsJg ? "qrels_jg" : "qrels",
-        input == trec::RelInput::kQrelsJg ? "qrels_jg" : "qrels"));
+    return invalid_argument(
+        fmt::format("measure '{}' needs {} relevance judgements (trec_eval -R); these are {}",
+                    s.def->name, input_name(needs), input_name(input)));
   }
   return selected;
 }
 
 // Runs the loop over `query_ids` (relevance file order) for `run`.
-std::vector<TrecMeasureValue> evaluate_queries(const std::vector<trec::Selected>& selected,
-                                               const std::vector<std::string>& query_ids,
-                                               const Run& run, const TrecEvalOptions& options,
-                                               const JudgeFn& judge) {
+StatusOr<std::vector<TrecMeasureValue>> evaluate_queries(
+    const std::vector<trec::Selected>& selected, const std::vector<std::string>& query_ids,
+    const Run& run, const TrecEvalOptions& options, const JudgeFn& judge) {
   Evaluation evaluation(selected, options);
   const bool complete_v10 =
       options.average_complete && options.version != TrecEvalVersion::k9;
   for (const std::string& query : query_ids) {
     const auto ranked = run.find(query);
-    if (ranked != run.end()) {
-      evaluation.add_query(query, judge(query, ranked->second), false);
-    } else if (complete_v10) {
-      evaluation.add_query(query, judge(query, missing_query_ranking()), true);
+    if (ranked != run.end() || complete_v10) {
+      const bool missing = ranked == run.end();
+      StatusOr<JudgedQuery> judged =
+          judge(query, missing ? missing_query_ranking() : ranked->second);
+      if (!judged.ok()) {
+        return invalid_argument(fmt::format("query '{}': {}", query, judged.status().message()));
+      }
+      evaluation.add_query(query, *judged, missing);
     } else if (options.average_complete) {
       evaluation.add_unevaluated(1);  // trec_eval 9: counts 0, not printed
     }
   }
-  if (evaluation.evaluated() == 0) return {};
+  if (evaluation.evaluated() == 0) return std::vector<TrecMeasureValue>{};
   return evaluation.finish();
 }
 
@@ -236,8 +252,9 @@ StatusOr<std::vector<TrecMeasureValue>> trec_evaluate(const Qrels& qrels, const 
   RAGMETER_ASSIGN_OR_RETURN(const std::vector<trec::Selected> selected,
                             select_for(options, trec::RelInput::kQrels));
   const TrecRankingOptions ranking = ranking_options(options);
-  const JudgeFn judge = [&](const std::string& query, const Ranking& documents) {
-    return JudgedQuery{trec_judged_ranking(documents, qrels.at(query), ranking), {}};
+  const JudgeFn judge = [&](const std::string& query,
+                           const Ranking& documents) -> StatusOr<JudgedQuery> {
+    return JudgedQuery{trec_judged_ranking(documents, qrels.at(query), ranking), {}, {}};
   };
   return evaluate_queries(selected, keys_of(qrels), run, options, judge);
 }
@@ -247,7 +264,8 @@ StatusOr<std::vector<TrecMeasureValue>> trec_evaluate_jg(const QrelsJg& qrels, c
   RAGMETER_ASSIGN_OR_RETURN(const std::vector<trec::Selected> selected,
                             select_for(options, trec::RelInput::kQrelsJg));
   const TrecRankingOptions ranking = ranking_options(options);
-  const JudgeFn judge = [&](const std::string& query, const Ranking& documents) {
+  const JudgeFn judge = [&](const std::string& query,
+                           const Ranking& documents) -> StatusOr<JudgedQuery> {
     JudgedQuery judged;
     for (const auto& [group, judgements] : qrels.at(query)) {
       judged.groups.push_back(trec_judged_ranking(documents, judgements, ranking));
@@ -255,6 +273,21 @@ StatusOr<std::vector<TrecMeasureValue>> trec_evaluate_jg(const QrelsJg& qrels, c
     return judged;
   };
   return evaluate_queries(selected, keys_of(qrels), run, options, judge);
+}
+
+StatusOr<std::vector<TrecMeasureValue>> trec_evaluate_prefs(const TrecPrefs& prefs,
+                                                            const Run& run,
+                                                            const TrecEvalOptions& options) {
+  RAGMETER_ASSIGN_OR_RETURN(const std::vector<trec::Selected> selected,
+                            select_for(options, trec::RelInput::kPrefs));
+  const JudgeFn judge = [&](const std::string& query,
+                           const Ranking& documents) -> StatusOr<JudgedQuery> {
+    JudgedQuery judged;
+    RAGMETER_ASSIGN_OR_RETURN(judged.prefs,
+                              trec_pref_counts(documents, prefs.at(query), options.max_docs));
+    return judged;
+  };
+  return evaluate_queries(selected, keys_of(prefs), run, options, judge);
 }
 
 std::string format_trec_line(const TrecMeasureValue& value) {

@@ -67,6 +67,21 @@ std::vector<std::pair<long, double>> level_gains(const Params& p) {
 constexpr auto kV10 = TrecEvalVersion::k10;
 constexpr auto kV9 = TrecEvalVersion::k9;
 constexpr auto kJg = RelInput::kQrelsJg;
+constexpr auto kPref = RelInput::kPrefs;
+
+template <long (*Fn)(const TrecPrefCounts&)>
+void pref_count(const QueryContext& q, const Params&, std::span<double> out) {
+  put(out, static_cast<double>(Fn(*q.prefs)));
+}
+
+template <double (*Fn)(const TrecPrefCounts&, TrecPrefScope), TrecPrefScope Scope>
+void pref_ratio(const QueryContext& q, const Params&, std::span<double> out) {
+  put(out, Fn(*q.prefs, Scope));
+}
+
+constexpr auto kAllPrefs = TrecPrefScope::kAll;
+constexpr auto kRetPrefs = TrecPrefScope::kRetrieved;
+constexpr auto kImpPrefs = TrecPrefScope::kImplied;
 constexpr auto kAnyInput = RelInput::kAny;
 
 constexpr auto kReal = TrecValueKind::kReal;
@@ -152,7 +167,34 @@ constexpr std::array kMeasures = {
   MeasureDef{"num_nonrel_judged_ret", ParamKind::kNone, "", Summary::kSum, true, kCount,
              [](const QueryContext& q, const Params&, std::span<double> out) {
                put(out, static_cast<double>(trec_num_nonrel_judged_ret(q.ranking))); }},
-  // trec_eval's prefs_* measures stand here (-R prefs, qrels_prefs): not implemented.
+  MeasureDef{"prefs_num_prefs_poss", ParamKind::kNone, "", Summary::kSum, true, kCount,
+             pref_count<trec_prefs_num_possible>, kV9, false, kPref},
+  MeasureDef{"prefs_num_prefs_ful", ParamKind::kNone, "", Summary::kSum, true, kCount,
+             pref_count<trec_prefs_num_fulfilled>, kV9, false, kPref},
+  MeasureDef{"prefs_num_prefs_ful_ret", ParamKind::kNone, "", Summary::kSum, true, kCount,
+             pref_count<trec_prefs_num_fulfilled_ret>, kV9, false, kPref},
+  MeasureDef{"prefs_simp", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_simple, kAllPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_pair", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_pair, kAllPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_avgjg", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_avg_groups, kAllPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_avgjg_Rnonrel", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_avg_groups_rnonrel, kAllPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_simp_ret", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_simple, kRetPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_pair_ret", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_pair, kRetPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_avgjg_ret", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_avg_groups, kRetPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_avgjg_Rnonrel_ret", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_avg_groups_rnonrel, kRetPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_simp_imp", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_simple, kImpPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_pair_imp", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_pair, kImpPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_avgjg_imp", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_avg_groups, kImpPrefs>, kV9, false, kPref},
   MeasureDef{"map_avgjg", ParamKind::kNone, "", Summary::kMean, true, kReal,
              [](const QueryContext& q, const Params&, std::span<double> out) {
                put(out, trec_map_avgjg(q.groups)); }, kV9, false, kJg},
@@ -188,6 +230,14 @@ constexpr std::array<std::string_view, 11> kSet = {
     "set_P", "set_recall", "set_relative_P", "set_map", "set_F"};
 constexpr std::array<std::string_view, 5> kQrelsJgSet = {"runid", "num_q", "map_avgjg",
                                                          "P_avgjg", "Rprec_mult_avgjg"};
+constexpr std::array<std::string_view, 16> kAllPrefsSet = {
+    "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+    "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
+    "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
+    "prefs_pair_imp", "prefs_avgjg_imp"};
+constexpr std::array<std::string_view, 8> kPrefsSet = {
+    "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+    "prefs_simp", "prefs_pair", "prefs_avgjg"};
 
 const MeasureDef* find_measure(std::string_view name, TrecEvalVersion version) {
   for (const MeasureDef& def : kMeasures) {
@@ -343,23 +393,23 @@ Status mark(std::string_view name, TrecEvalVersion version, std::vector<bool>& m
     mark_list(kSet);
   } else if (name == "qrels_jg") {
     mark_list(kQrelsJgSet);
+  } else if (name == "all_prefs") {
+    mark_list(kAllPrefsSet);
+  } else if (name == "prefs") {
+    mark_list(kPrefsSet);
   } else if (name == "all_trec") {
     for (std::size_t m = 0; m < kMeasures.size(); ++m) {
       if (kMeasures[m].all_trec && measure_in(kMeasures[m], version)) marked[m] = true;
     }
   } else if (const MeasureDef* def = find_measure(name, version)) {
     marked[def - kMeasures.data()] = true;
-  } else if (name == "all_prefs" || name == "prefs" || name.starts_with("prefs_")) {
-    return invalid_argument(fmt::format(
-        "'{}': trec_eval's preference measures (-R prefs, qrels_prefs) are not implemented",
-        name));
   } else if (find_measure(name, TrecEvalVersion::k10) != nullptr) {
     return invalid_argument(fmt::format(
         "measure '{}' is trec_eval 10's, not 9's (--trec-eval-version 10)", name));
   } else {
     return invalid_argument(fmt::format(
         "unknown measure '{}' (trec_eval's names, e.g. map, P.5,10, ndcg_cut.10; sets: "
-        "official, all_trec, set; `ragmeter ir --help` lists them)",
+        "official, all_trec, set, qrels_jg, all_prefs, prefs; `ragmeter ir --help` lists them)",
         name));
   }
   return ok_status();

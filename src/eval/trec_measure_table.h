@@ -11,6 +11,7 @@
 #include "ragmeter/status.h"
 #include "ragmeter/trec_eval.h"
 #include "ragmeter/trec_measures.h"
+#include "ragmeter/trec_prefs.h"
 
 namespace ragmeter::trec {
 
@@ -29,6 +30,7 @@ enum class RelInput {
   kAny,      // runid, num_q: no judgements
   kQrels,    // qid iter docid rel
   kQrelsJg,  // qid group docid rel: one judged ranking per group
+  kPrefs,    // prefs or qrels_prefs: preference counts
 };
 
 // How the summary line comes from the queries' values.
@@ -53,6 +55,7 @@ struct QueryContext {
   const TrecJudgedRanking& ranking;
   const TrecEvalOptions& options;
   std::span<const TrecJudgedRanking> groups = {};  // qrels_jg: one ranking per group
+  const TrecPrefCounts* prefs = nullptr;           // prefs, qrels_prefs
 };
 
 // Computes a query's values of one measure into `out` (one per name).

@@ -127,11 +127,23 @@ bool trec_order(const RunEntry& a, const RunEntry& b) {
   return a.doc_id > b.doc_id;
 }
 
-Ranking ranked_ids(std::vector<RunEntry>& entries, TrecEvalVersion version) {
+Ranking ranked_ids(std::vector<RunEntry>& entries, TrecEvalVersion version,
+                   bool ties_by_id_ascending) {
   if (version == TrecEvalVersion::k9) {
     std::sort(entries.begin(), entries.end(), trec_order<float>);
   } else {
     std::sort(entries.begin(), entries.end(), trec_order<double>);
+  }
+  if (ties_by_id_ascending) {
+    // Runs of equal scores (as the sort compared them) turn to ascending ids.
+    for (auto start = entries.begin(); start != entries.end();) {
+      auto end = std::find_if(start, entries.end(), [&](const RunEntry& e) {
+        return version == TrecEvalVersion::k9 ? as_trec_score(e.score) != as_trec_score(start->score)
+                                              : e.score != start->score;
+      });
+      std::reverse(start, end);
+      start = end;
+    }
   }
   Ranking ranking;
   ranking.reserve(entries.size());
@@ -168,7 +180,7 @@ StatusOr<Qrels> parse_qrels(std::string_view text, const std::string& name) {
 }
 
 StatusOr<Run> parse_run(std::string_view text, const std::string& name, std::string* run_tag,
-                        TrecEvalVersion version) {
+                        TrecEvalVersion version, bool ties_by_id_ascending) {
   std::map<std::string, std::vector<RunEntry>> entries;
   const Status status = for_each_record(
       text, name, [&](const std::vector<std::string_view>& fields, const FilePosition& at) {
@@ -190,7 +202,7 @@ StatusOr<Run> parse_run(std::string_view text, const std::string& name, std::str
   RAGMETER_RETURN_IF_ERROR(status);
   Run run;
   for (auto& [query, query_entries] : entries) {
-    run.emplace(query, ranked_ids(query_entries, version));
+    run.emplace(query, ranked_ids(query_entries, version, ties_by_id_ascending));
   }
   return run;
 }
@@ -215,6 +227,44 @@ StatusOr<QrelsJg> parse_qrels_jg(std::string_view text, const std::string& name)
       });
   RAGMETER_RETURN_IF_ERROR(status);
   return qrels;
+}
+
+namespace {
+
+// Reads preference lines of `columns` columns: (qid, group, [subgroup,] doc, level).
+StatusOr<TrecPrefs> parse_prefs_lines(std::string_view text, const std::string& name,
+                                      std::size_t columns) {
+  TrecPrefs prefs;
+  const bool has_subgroup = columns == 5;
+  const Status status = for_each_record(
+      text, name, [&](const std::vector<std::string_view>& fields, const FilePosition& at) {
+        if (fields.size() != columns) {
+          return at.error(fmt::format("expected {} columns ({}), got {}", columns,
+                                      has_subgroup ? "query group subgroup document level"
+                                                   : "query group document level",
+                                      fields.size()));
+        }
+        const std::optional<double> level = parse_number<double>(fields.back());
+        if (!level || !std::isfinite(*level)) {
+          return at.error(fmt::format("level '{}' is not a number", fields.back()));
+        }
+        prefs[std::string(fields[0])].push_back(
+            {std::string(fields[1]), has_subgroup ? std::string(fields[2]) : "0",
+             std::string(fields[has_subgroup ? 3 : 2]), *level});
+        return ok_status();
+      });
+  RAGMETER_RETURN_IF_ERROR(status);
+  return prefs;
+}
+
+}  // namespace
+
+StatusOr<TrecPrefs> parse_trec_prefs(std::string_view text, const std::string& name) {
+  return parse_prefs_lines(text, name, 5);
+}
+
+StatusOr<TrecPrefs> parse_qrels_prefs(std::string_view text, const std::string& name) {
+  return parse_prefs_lines(text, name, 4);
 }
 
 StatusOr<TrecZscores> parse_trec_zscores(std::string_view text, const std::string& name) {
@@ -249,9 +299,20 @@ StatusOr<Qrels> read_qrels(const std::string& path) {
   return parse_qrels(text, path);
 }
 
-StatusOr<Run> read_run(const std::string& path, std::string* run_tag, TrecEvalVersion version) {
+StatusOr<Run> read_run(const std::string& path, std::string* run_tag, TrecEvalVersion version,
+                       bool ties_by_id_ascending) {
   RAGMETER_ASSIGN_OR_RETURN(const std::string text, read_file(path, "run"));
-  return parse_run(text, path == "-" ? "<stdin>" : path, run_tag, version);
+  return parse_run(text, path == "-" ? "<stdin>" : path, run_tag, version, ties_by_id_ascending);
+}
+
+StatusOr<TrecPrefs> read_trec_prefs(const std::string& path) {
+  RAGMETER_ASSIGN_OR_RETURN(const std::string text, read_file(path, "prefs"));
+  return parse_trec_prefs(text, path);
+}
+
+StatusOr<TrecPrefs> read_qrels_prefs(const std::string& path) {
+  RAGMETER_ASSIGN_OR_RETURN(const std::string text, read_file(path, "qrels_prefs"));
+  return parse_qrels_prefs(text, path);
 }
 
 StatusOr<QrelsJg> read_qrels_jg(const std::string& path) {

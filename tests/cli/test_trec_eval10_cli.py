@@ -129,9 +129,42 @@ def test_no_summary(run, files):
     assert lines_of(run("ir", "-q", "-n", "-m", "map", *files)) == [line("map", "q1", "0.8333")]
 
 
+PREFS = "q1 G 0 a 2\nq1 G 0 b 1\nq1 G 0 c 0\nq1 G 0 d 0\n"
+PREFS_RUN = "q1 Q0 c 1 4 tag\nq1 Q0 a 2 3 tag\nq1 Q0 x 3 2 tag\nq1 Q0 b 4 1 tag\n"
+
+
+def test_preferences_with_trec_evals_command_line(run, tmp_path):
+    # One group: a 2 > b 1 > c, d 0. Ranked c, a, x, b (d not retrieved): a>b fulfilled,
+    # a>c and b>c not, a>d and b>d fulfilled by implication: 3 of 5 preferences, 1 of
+    # them among retrieved pairs. prefs_pair: pairs (c,a) 0, (c,b) 0, (a,b) 1, (a,d) 1,
+    # (b,d) 1 -> 3/5; prefs_avgjg: the one group's 3/5.
+    prefs, run_file = tmp_path / "prefs", tmp_path / "run"
+    prefs.write_text(PREFS)
+    run_file.write_text(PREFS_RUN)
+    out = lines_of(run("ir", "-m", "prefs", "-q", "-R", "prefs", prefs, run_file))
+    per_query = [line("prefs_num_prefs_poss", "q1", 5), line("prefs_num_prefs_ful", "q1", 3),
+                 line("prefs_num_prefs_ful_ret", "q1", 1), line("prefs_simp", "q1", "0.6000"),
+                 line("prefs_pair", "q1", "0.6000"), line("prefs_avgjg", "q1", "0.6000")]
+    summary = [line("runid", "all", "tag"), line("num_q", "all", 1)] + \
+        [l.replace("\tq1\t", "\tall\t") for l in per_query]
+    assert out == per_query + summary
+
+
+def test_qrels_read_as_preferences_rank_ties_by_ascending_id(run, tmp_path):
+    # a relevant, b not; the run ties them. For preferences trec_eval ranks ties by id
+    # ascending (a first: a>b fulfilled, 1.0); for qrels descending (b first: P_1 0).
+    qrels, run_file = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\n")
+    run_file.write_text("q1 Q0 b 1 1.0 r\nq1 Q0 a 2 1.0 r\n")
+    assert lines_of(run("ir", "-R", "qrels_prefs", "-m", "prefs_simp", qrels, run_file)) == \
+        [line("prefs_simp", "all", "1.0000")]
+    assert lines_of(run("ir", "-m", "P.1", qrels, run_file)) == [line("P_1", "all", "0.0000")]
+
+
 @pytest.mark.parametrize("args,message", [
     ((), "expected the qrels and the run"),
-    (("-R", "prefs"), "not implemented"),
+    (("-R", "qrels_prefs", "-m", "map"), "needs qrels relevance judgements"),
+    (("-R", "nosuch"), "unknown relevance format"),
     (("--trec-eval-version", "8"), "expected 9 or 10"),
     (("--trec-eval-version", "9", "-m", "rbp"), "trec_eval 10"),
 ])

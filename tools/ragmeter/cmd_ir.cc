@@ -39,9 +39,11 @@ std::string footer() {
       "Only queries in both files are evaluated unless -c. Documents are ranked by score,\n"
       "ties by document id descending; the rank column is ignored.\n\n"
       "Measures (-m, repeatable; default `official`): a set (official, all_trec, set,\n"
-      "qrels_jg) or a name, with parameters after a dot as trec_eval takes them: P.5,10\n"
-      "(cutoffs), iprec_at_recall.0.5, Rprec_mult.1.0, utility.1,-1,0,0, set_F.0.5,\n"
-      "relstring.20, ndcg.1=1,2=5 (gain per level), rbp.p=0.95. Names (trec_eval 10;\n"
+      "qrels_jg, all_prefs, prefs) or a name, with parameters after a dot as trec_eval\n"
+      "takes them: P.5,10 (cutoffs), iprec_at_recall.0.5, Rprec_mult.1.0,\n"
+      "utility.1,-1,0,0, set_F.0.5, relstring.20, ndcg.1=1,2=5 (gain per level),\n"
+      "rbp.p=0.95. The *_avgjg measures need -R qrels_jg, prefs_* -R prefs or\n"
+      "qrels_prefs. Names (trec_eval 10;\n"
       "rbp, rbp_resid and unj are not in 9):\n {}\n\n"
       "--trec-eval-version: 10 (default) is trec_eval's current release; 9 is 9.0.x, the\n"
       "version pytrec_eval wraps. They differ in recall cutoffs (iprec_at_recall,\n"
@@ -74,12 +76,10 @@ std::string resolve_inputs(IrArgs& args) {
   if (args.qrels_path.empty() || args.run_path.empty()) {
     return "expected the qrels and the run: ragmeter ir [options] QRELS RUN (RUN - for stdin)";
   }
-  if (args.rel_format == "prefs" || args.rel_format == "qrels_prefs") {
-    return fmt::format("-R {}: trec_eval's preference formats are not implemented",
+  if (args.rel_format != "qrels" && args.rel_format != "qrels_jg" &&
+      args.rel_format != "prefs" && args.rel_format != "qrels_prefs") {
+    return fmt::format("-R {}: unknown relevance format (qrels, qrels_jg, prefs, qrels_prefs)",
                        args.rel_format);
-  }
-  if (args.rel_format != "qrels" && args.rel_format != "qrels_jg") {
-    return fmt::format("-R {}: unknown relevance format (qrels, qrels_jg)", args.rel_format);
   }
   if (args.results_format != "trec_results") {
     return fmt::format("-T {}: unknown results format (trec_results)", args.results_format);
@@ -123,8 +123,16 @@ int run_ir(IrArgs& args) {
     zscores = std::move(read).value();
     options.zscores = &*zscores;
   }
-  const StatusOr<Run> run = read_run(args.run_path, &options.run_tag, options.version);
+  const bool prefs = args.rel_format == "prefs" || args.rel_format == "qrels_prefs";
+  const StatusOr<Run> run = read_run(args.run_path, &options.run_tag, options.version, prefs);
   if (!run.ok()) return input_error(run.status());
+  if (prefs) {
+    const StatusOr<TrecPrefs> judged = args.rel_format == "prefs"
+                                           ? read_trec_prefs(args.qrels_path)
+                                           : read_qrels_prefs(args.qrels_path);
+    if (!judged.ok()) return input_error(judged.status());
+    return print_lines(trec_evaluate_prefs(*judged, *run, options), judged->size(), run->size());
+  }
   if (args.rel_format == "qrels_jg") {
     const StatusOr<QrelsJg> qrels = read_qrels_jg(args.qrels_path);
     if (!qrels.ok()) return input_error(qrels.status());
@@ -167,7 +175,8 @@ CommandRun add_ir_command(CLI::App& parent) {
   cmd->add_option("-N,--num-docs,--Number_docs_in_coll", options.num_docs_in_collection,
                   "Documents in the collection (utility's fourth coefficient)");
   cmd->add_option("-R,--Rel_info_format", args->rel_format,
-                  "Relevance format: qrels (default) or qrels_jg (judgment groups)");
+                  "Relevance format: qrels (default), qrels_jg (judgment groups), prefs "
+                  "(qid group subgroup docid level) or qrels_prefs (qrels read as prefs)");
   cmd->add_option("-T,--Results_format", args->results_format,
                   "Results format: trec_results (the only one)");
   cmd->add_option("-Z,--Zscore", args->zscores_path,
