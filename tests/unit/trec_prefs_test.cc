@@ -68,6 +68,21 @@ TEST_F(TrecPrefsClasses, RnonrelAddsFulfilledPreferencesWhenNonRelevantAreFew) {
               kTolerance);
 }
 
+TEST(TrecPrefsRnonrel, AddedPreferencesMultiplyByAllRelevantDocuments) {
+  // a 2, e 2, b 1, c 0; ranking a, e, c: ranks a 0, e 1, c 2, b 3. a>c, e>c fulfilled
+  // among the retrieved; a>b, e>b implied fulfilled; b>c implied, not fulfilled.
+  const TrecPrefCounts c = counts_of({"a", "e", "c"}, {{"G", "0", "a", 2},
+                                                       {"G", "0", "e", 2},
+                                                       {"G", "0", "b", 1},
+                                                       {"G", "0", "c", 0}});
+  // _ret: R = 2 retrieved relevant, N = 1: fulfilled 2 + 2 * 1 = 4; possible
+  // 2 + 3 (every relevant document, as trec_eval multiplies) * 1 = 5.
+  EXPECT_NEAR(trec_prefs_avg_groups_rnonrel(c, TrecPrefScope::kRetrieved), 4.0 / 5,
+              kTolerance);
+  // All: R = 3, N = 1: fulfilled 4 + 2 * 2 = 8; possible 5 + 3 * 2 = 11.
+  EXPECT_NEAR(trec_prefs_avg_groups_rnonrel(c, TrecPrefScope::kAll), 8.0 / 11, kTolerance);
+}
+
 TEST(TrecPrefsRnonrel, TooManyNonRelevantAreCutAsTrecEvalRecountsThem) {
   // a 1; c, e, d 0. Ranking a, c, e: ranks a 0, c 1, e 2, d 3. R = 1 < N = 3: the
   // non-relevant class is cut to its first document (c, rank 1). trec_eval then pairs
