@@ -1,5 +1,5 @@
 // trec_eval's per-query measures as pure functions (trec_eval 9.0.x, the version
-// pytrec_eval wraps). Each takes the judged ranking of one query (its documents'
+// pytrec_eval wraps, and trec_eval 10.0's additions and changes). Each takes the judged ranking of one query (its documents'
 // relevance values in rank order plus the query's judgement counts) and returns the
 // value trec_eval computes for that query; averaging over queries is trec_eval.h's.
 //
@@ -89,13 +89,20 @@ double trec_recall_at(const TrecJudgedRanking& r, long k);
 double trec_relative_precision_at(const TrecJudgedRanking& r, long k);
 // success_k: 1 when a relevant document is in the first k, else 0.
 double trec_success_at(const TrecJudgedRanking& r, long k);
+// How a recall level x becomes a number of relevant documents.
+enum class TrecRecallCutoff {
+  kPlusNineTenths,  // (long)(x * R + 0.9): trec_eval 9.0.x
+  kRounded,         // lround(x * R), halves away from 0: trec_eval 10.0
+};
 // iprec_at_recall_x for each recall level x in `recall_levels` (ascending): the
-// highest precision at any rank whose recall reaches x, where x becomes a number of
-// relevant documents as (long)(x * R + 0.9) (trec_eval 9.0.x; later versions round).
-std::vector<double> trec_interpolated_precision(const TrecJudgedRanking& r,
-                                                std::span<const double> recall_levels);
+// highest precision at any rank whose recall reaches x, x made a number of relevant
+// documents by `cutoff`.
+std::vector<double> trec_interpolated_precision(
+    const TrecJudgedRanking& r, std::span<const double> recall_levels,
+    TrecRecallCutoff cutoff = TrecRecallCutoff::kPlusNineTenths);
 // 11pt_avg: the mean of trec_interpolated_precision over `recall_levels`.
-double trec_11pt_average(const TrecJudgedRanking& r, std::span<const double> recall_levels);
+double trec_11pt_average(const TrecJudgedRanking& r, std::span<const double> recall_levels,
+                         TrecRecallCutoff cutoff = TrecRecallCutoff::kPlusNineTenths);
 // Rprec_mult_x for each multiple x of R (ascending): precision at rank
 // (long)(x * R + 0.9); past the end of the ranking, relevant retrieved / that rank.
 std::vector<double> trec_r_precision_multiples(const TrecJudgedRanking& r,
@@ -141,6 +148,33 @@ double trec_set_f(const TrecJudgedRanking& r, double beta = 1.0);
 // the collection's size for the last term (trec_eval -N; 0 by default).
 double trec_utility(const TrecJudgedRanking& r, std::span<const double> coefficients,
                     long num_docs_in_collection = 0);
+
+// ---- trec_eval 10.0's measures (src/eval/trec_measures_v10.cc) --------------------
+// rbp (Moffat and Zobel, TOIS 2008): (1 - p) * sum over ranks i = 0.. of gain_i p^i.
+// Gains are the levels (0 .. the highest judged), with `overrides` (level, gain); when
+// any gain lies outside [0, 1] all are rescaled to (gain - min) / (max - min).
+// Unjudged and unpooled documents gain 0.
+double trec_rbp(const TrecJudgedRanking& r, double persistence = 0.9,
+                std::span<const std::pair<long, double>> overrides = {});
+// rbp_resid: how much rbp could still grow if every unjudged or unpooled retrieved
+// document had gain 1, plus the weight p^n past the n retrieved:
+// p^n + (1 - p) * sum of p^i over those documents; 0 when there is none of them.
+double trec_rbp_residual(const TrecJudgedRanking& r, double persistence = 0.9);
+// unj_k: unjudged or unpooled documents among the first k / k.
+double trec_unjudged_at(const TrecJudgedRanking& r, long k);
+// yaap (Robertson, ECIR 2012): log((1 + S) / (1 + R - S)), S the sum of the
+// precisions at the relevant retrieved documents (map's numerator).
+double trec_yaap(const TrecJudgedRanking& r);
+
+// ---- Judgment groups (trec_eval -R qrels_jg): one judged ranking per group ----------
+// map_avgjg: each group's average precision (0 for a group with no relevant document
+// retrieved), averaged over the groups.
+double trec_map_avgjg(std::span<const TrecJudgedRanking> groups);
+// P_avgjg_k: trec_precision_at per group, averaged over the groups.
+double trec_precision_avgjg(std::span<const TrecJudgedRanking> groups, long k);
+// Rprec_mult_avgjg_x: trec_r_precision_multiples per group, averaged over the groups.
+std::vector<double> trec_r_precision_multiples_avgjg(std::span<const TrecJudgedRanking> groups,
+                                                     std::span<const double> multiples);
 
 // relstring: one character per document of the first `length`: the level 0-9, '>'
 // above 9, '-' not in the pool, '.' in the pool but unjudged.

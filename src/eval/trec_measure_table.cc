@@ -39,6 +39,51 @@ void copy_values(const std::vector<double>& values, std::span<double> out) {
   std::copy(values.begin(), values.end(), out.begin());
 }
 
+TrecRecallCutoff recall_cutoff(const QueryContext& q) {
+  return q.options.version == TrecEvalVersion::k9 ? TrecRecallCutoff::kPlusNineTenths
+                                                  : TrecRecallCutoff::kRounded;
+}
+
+// rbp's persistence: the last "p=" parameter (trec_eval reads them all), else 0.9.
+double persistence(const Params& p) {
+  double value = 0.9;
+  for (const auto& [name, number] : p.named) {
+    if (name == "p") value = number;
+  }
+  return value;
+}
+
+// rbp's gain overrides: the parameters named by an integer level ("rbp.2=0.5").
+std::vector<std::pair<long, double>> level_gains(const Params& p) {
+  std::vector<std::pair<long, double>> gains;
+  for (const auto& [name, number] : p.named) {
+    char* end = nullptr;
+    const long level = std::strtol(name.c_str(), &end, 10);
+    if (!name.empty() && end == name.c_str() + name.size()) gains.emplace_back(level, number);
+  }
+  return gains;
+}
+
+constexpr auto kV10 = TrecEvalVersion::k10;
+constexpr auto kV9 = TrecEvalVersion::k9;
+constexpr auto kJg = RelInput::kQrelsJg;
+constexpr auto kPref = RelInput::kPrefs;
+
+template <long (*Fn)(const TrecPrefCounts&)>
+void pref_count(const QueryContext& q, const Params&, std::span<double> out) {
+  put(out, static_cast<double>(Fn(*q.prefs)));
+}
+
+template <double (*Fn)(const TrecPrefCounts&, TrecPrefScope), TrecPrefScope Scope>
+void pref_ratio(const QueryContext& q, const Params&, std::span<double> out) {
+  put(out, Fn(*q.prefs, Scope));
+}
+
+constexpr auto kAllPrefs = TrecPrefScope::kAll;
+constexpr auto kRetPrefs = TrecPrefScope::kRetrieved;
+constexpr auto kImpPrefs = TrecPrefScope::kImplied;
+constexpr auto kAnyInput = RelInput::kAny;
+
 constexpr auto kReal = TrecValueKind::kReal;
 constexpr auto kCount = TrecValueKind::kCount;
 constexpr auto kText = TrecValueKind::kText;
@@ -46,9 +91,10 @@ constexpr auto kText = TrecValueKind::kText;
 // clang-format off
 constexpr std::array kMeasures = {
   MeasureDef{"runid", ParamKind::kNone, "", Summary::kRunId, false, kText,
-             [](const QueryContext&, const Params&, std::span<double>) {}},
+             [](const QueryContext&, const Params&, std::span<double>) {}, kV9, true, kAnyInput},
   MeasureDef{"num_q", ParamKind::kNone, "", Summary::kQueries, false, kCount,
-             [](const QueryContext&, const Params&, std::span<double> out) { put(out, 1); }},
+             [](const QueryContext&, const Params&, std::span<double> out) { put(out, 1); },
+             kV9, true, kAnyInput},
   MeasureDef{"num_ret", ParamKind::kNone, "", Summary::kSum, true, kCount,
              [](const QueryContext& q, const Params&, std::span<double> out) {
                put(out, static_cast<double>(q.ranking.num_ret())); }},
@@ -69,7 +115,8 @@ constexpr std::array kMeasures = {
              single<trec_reciprocal_rank>},
   MeasureDef{"iprec_at_recall", ParamKind::kDoubleCutoffs, kRecallLevels, Summary::kMean, true,
              kReal, [](const QueryContext& q, const Params& p, std::span<double> out) {
-               copy_values(trec_interpolated_precision(q.ranking, p.numbers), out); }},
+               copy_values(trec_interpolated_precision(q.ranking, p.numbers, recall_cutoff(q)),
+                           out); }},
   MeasureDef{"P", ParamKind::kLongCutoffs, kRankCutoffs, Summary::kMean, true, kReal,
              per_cutoff<trec_precision_at>},
   MeasureDef{"relstring", ParamKind::kDoubles, "10", Summary::kNone, true, kText,
@@ -89,7 +136,7 @@ constexpr std::array kMeasures = {
                put(out, trec_utility(q.ranking, p.numbers, q.options.num_docs_in_collection)); }},
   MeasureDef{"11pt_avg", ParamKind::kDoubles, kRecallLevels, Summary::kMean, true, kReal,
              [](const QueryContext& q, const Params& p, std::span<double> out) {
-               put(out, trec_11pt_average(q.ranking, p.numbers)); }},
+               put(out, trec_11pt_average(q.ranking, p.numbers, recall_cutoff(q))); }},
   MeasureDef{"binG", ParamKind::kNone, "", Summary::kMean, true, kReal, single<trec_binary_g>},
   MeasureDef{"G", ParamKind::kGains, "", Summary::kMean, true, kReal, with_gains<trec_g>},
   MeasureDef{"ndcg", ParamKind::kGains, "", Summary::kMean, true, kReal,
@@ -120,6 +167,57 @@ constexpr std::array kMeasures = {
   MeasureDef{"num_nonrel_judged_ret", ParamKind::kNone, "", Summary::kSum, true, kCount,
              [](const QueryContext& q, const Params&, std::span<double> out) {
                put(out, static_cast<double>(trec_num_nonrel_judged_ret(q.ranking))); }},
+  MeasureDef{"prefs_num_prefs_poss", ParamKind::kNone, "", Summary::kSum, true, kCount,
+             pref_count<trec_prefs_num_possible>, kV9, false, kPref},
+  MeasureDef{"prefs_num_prefs_ful", ParamKind::kNone, "", Summary::kSum, true, kCount,
+             pref_count<trec_prefs_num_fulfilled>, kV9, false, kPref},
+  MeasureDef{"prefs_num_prefs_ful_ret", ParamKind::kNone, "", Summary::kSum, true, kCount,
+             pref_count<trec_prefs_num_fulfilled_ret>, kV9, false, kPref},
+  MeasureDef{"prefs_simp", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_simple, kAllPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_pair", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_pair, kAllPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_avgjg", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_avg_groups, kAllPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_avgjg_Rnonrel", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_avg_groups_rnonrel, kAllPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_simp_ret", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_simple, kRetPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_pair_ret", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_pair, kRetPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_avgjg_ret", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_avg_groups, kRetPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_avgjg_Rnonrel_ret", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_avg_groups_rnonrel, kRetPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_simp_imp", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_simple, kImpPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_pair_imp", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_pair, kImpPrefs>, kV9, false, kPref},
+  MeasureDef{"prefs_avgjg_imp", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             pref_ratio<trec_prefs_avg_groups, kImpPrefs>, kV9, false, kPref},
+  MeasureDef{"map_avgjg", ParamKind::kNone, "", Summary::kMean, true, kReal,
+             [](const QueryContext& q, const Params&, std::span<double> out) {
+               put(out, trec_map_avgjg(q.groups)); }, kV9, false, kJg},
+  MeasureDef{"P_avgjg", ParamKind::kLongCutoffs, kRankCutoffs, Summary::kMean, true, kReal,
+             [](const QueryContext& q, const Params& p, std::span<double> out) {
+               for (std::size_t c = 0; c < p.cutoffs.size(); ++c) {
+                 out[c] = trec_precision_avgjg(q.groups, p.cutoffs[c]);
+               } }, kV9, false, kJg},
+  MeasureDef{"Rprec_mult_avgjg", ParamKind::kDoubleCutoffs,
+             "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0", Summary::kMean, true, kReal,
+             [](const QueryContext& q, const Params& p, std::span<double> out) {
+               copy_values(trec_r_precision_multiples_avgjg(q.groups, p.numbers), out); },
+             kV9, false, kJg},
+  MeasureDef{"yaap", ParamKind::kNone, "", Summary::kMean, true, kReal, single<trec_yaap>,
+             kV9, false},
+  MeasureDef{"rbp", ParamKind::kNamedValues, "", Summary::kMean, true, kReal,
+             [](const QueryContext& q, const Params& p, std::span<double> out) {
+               put(out, trec_rbp(q.ranking, persistence(p), level_gains(p))); }, kV10},
+  MeasureDef{"rbp_resid", ParamKind::kNamedValues, "", Summary::kMean, true, kReal,
+             [](const QueryContext& q, const Params& p, std::span<double> out) {
+               put(out, trec_rbp_residual(q.ranking, persistence(p))); }, kV10},
+  MeasureDef{"unj", ParamKind::kLongCutoffs, "5,10,20", Summary::kMean, true, kReal,
+             per_cutoff<trec_unjudged_at>, kV10},
 };
 // clang-format on
 
@@ -130,10 +228,20 @@ constexpr std::array<std::string_view, 12> kOfficial = {
 constexpr std::array<std::string_view, 11> kSet = {
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility",
     "set_P", "set_recall", "set_relative_P", "set_map", "set_F"};
+constexpr std::array<std::string_view, 5> kQrelsJgSet = {"runid", "num_q", "map_avgjg",
+                                                         "P_avgjg", "Rprec_mult_avgjg"};
+constexpr std::array<std::string_view, 16> kAllPrefsSet = {
+    "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+    "prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret",
+    "prefs_pair_ret", "prefs_avgjg_ret", "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp",
+    "prefs_pair_imp", "prefs_avgjg_imp"};
+constexpr std::array<std::string_view, 8> kPrefsSet = {
+    "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+    "prefs_simp", "prefs_pair", "prefs_avgjg"};
 
-const MeasureDef* find_measure(std::string_view name) {
+const MeasureDef* find_measure(std::string_view name, TrecEvalVersion version) {
   for (const MeasureDef& def : kMeasures) {
-    if (def.name == name) return &def;
+    if (def.name == name && measure_in(def, version)) return &def;
   }
   return nullptr;
 }
@@ -158,6 +266,20 @@ bool parse_long(std::string_view text, long& value) {
   return errno == 0 && end == s.c_str() + s.size();
 }
 
+// A cutoff as trec_eval's atol reads it: an integer, or a decimal truncated toward 0
+// ("23.4" is 23); anything else is refused rather than read as 0.
+bool parse_cutoff(std::string_view text, long& value) {
+  const std::size_t dot = text.find('.');
+  if (dot != std::string_view::npos) {
+    const std::string_view fraction = text.substr(dot + 1);
+    if (fraction.empty() || fraction.find_first_not_of("0123456789") != std::string_view::npos) {
+      return false;
+    }
+    text = text.substr(0, dot);
+  }
+  return parse_long(text, value);
+}
+
 bool parse_double(std::string_view text, double& value) {
   const std::string s(text);
   if (s.empty() || std::isspace(static_cast<unsigned char>(s.front()))) return false;
@@ -179,7 +301,7 @@ Status parse_params(const MeasureDef& def, std::string_view text, Params& params
     case ParamKind::kLongCutoffs:
       for (const std::string_view part : parts) {
         long cutoff = 0;
-        if (!parse_long(part, cutoff) || cutoff <= 0) {
+        if (!parse_cutoff(part, cutoff) || cutoff <= 0) {
           return bad(def.name, text, fmt::format("cutoff '{}' is not a positive integer", part));
         }
         params.cutoffs.push_back(cutoff);
@@ -223,6 +345,17 @@ Status parse_params(const MeasureDef& def, std::string_view text, Params& params
         params.gains.emplace_back(level, gain);
       }
       return ok_status();
+    case ParamKind::kNamedValues:
+      for (const std::string_view part : parts) {
+        const std::size_t equals = part.find('=');
+        double number = 0;
+        if (equals == std::string_view::npos || equals == 0 ||
+            !parse_double(part.substr(equals + 1), number)) {
+          return bad(def.name, text, fmt::format("'{}' is not name=value (e.g. rbp.p=0.95)", part));
+        }
+        params.named.emplace_back(part.substr(0, equals), number);
+      }
+      return ok_status();
   }
   return ok_status();
 }
@@ -247,23 +380,36 @@ std::vector<std::string> value_names(const MeasureDef& def, const Params& params
   return names;
 }
 
-// Marks `name` (a measure or a set) in `marked`.
-Status mark(std::string_view name, std::vector<bool>& marked) {
+// Marks `name` (a measure or a set of `version`) in `marked`.
+Status mark(std::string_view name, TrecEvalVersion version, std::vector<bool>& marked) {
   const auto mark_list = [&](auto names) {
-    for (const std::string_view n : names) marked[find_measure(n) - kMeasures.data()] = true;
+    for (const std::string_view n : names) {
+      marked[find_measure(n, version) - kMeasures.data()] = true;
+    }
   };
   if (name == "official") {
     mark_list(kOfficial);
   } else if (name == "set") {
     mark_list(kSet);
+  } else if (name == "qrels_jg") {
+    mark_list(kQrelsJgSet);
+  } else if (name == "all_prefs") {
+    mark_list(kAllPrefsSet);
+  } else if (name == "prefs") {
+    mark_list(kPrefsSet);
   } else if (name == "all_trec") {
-    std::fill(marked.begin(), marked.end(), true);
-  } else if (const MeasureDef* def = find_measure(name)) {
+    for (std::size_t m = 0; m < kMeasures.size(); ++m) {
+      if (kMeasures[m].all_trec && measure_in(kMeasures[m], version)) marked[m] = true;
+    }
+  } else if (const MeasureDef* def = find_measure(name, version)) {
     marked[def - kMeasures.data()] = true;
+  } else if (find_measure(name, TrecEvalVersion::k10) != nullptr) {
+    return invalid_argument(fmt::format(
+        "measure '{}' is trec_eval 10's, not 9's (--trec-eval-version 10)", name));
   } else {
     return invalid_argument(fmt::format(
         "unknown measure '{}' (trec_eval's names, e.g. map, P.5,10, ndcg_cut.10; sets: "
-        "official, all_trec, set; `ragmeter ir --help` lists them)",
+        "official, all_trec, set, qrels_jg, all_prefs, prefs; `ragmeter ir --help` lists them)",
         name));
   }
   return ok_status();
@@ -273,7 +419,12 @@ Status mark(std::string_view name, std::vector<bool>& marked) {
 
 std::span<const MeasureDef> measure_table() { return kMeasures; }
 
-StatusOr<std::vector<Selected>> select_measures(const std::vector<std::string>& specs) {
+bool measure_in(const MeasureDef& def, TrecEvalVersion version) {
+  return static_cast<int>(def.since) <= static_cast<int>(version);
+}
+
+StatusOr<std::vector<Selected>> select_measures(const std::vector<std::string>& specs,
+                                                TrecEvalVersion version) {
   std::vector<bool> marked(kMeasures.size(), false);
   std::vector<std::string> given_params(kMeasures.size());
   std::vector<bool> has_params(kMeasures.size(), false);
@@ -281,9 +432,9 @@ StatusOr<std::vector<Selected>> select_measures(const std::vector<std::string>& 
   for (const std::string& spec : specs.empty() ? official : specs) {
     const std::size_t dot = spec.find('.');
     const std::string_view name = std::string_view(spec).substr(0, dot);
-    RAGMETER_RETURN_IF_ERROR(mark(name, marked));
+    RAGMETER_RETURN_IF_ERROR(mark(name, version, marked));
     if (dot == std::string::npos) continue;
-    const MeasureDef* def = find_measure(name);
+    const MeasureDef* def = find_measure(name, version);
     if (def == nullptr) {
       return invalid_argument(fmt::format("measure set '{}' takes no parameters ('{}')", name, spec));
     }

@@ -11,6 +11,7 @@
 #include "ragmeter/status.h"
 #include "ragmeter/trec_eval.h"
 #include "ragmeter/trec_measures.h"
+#include "ragmeter/trec_prefs.h"
 
 namespace ragmeter::trec {
 
@@ -21,6 +22,15 @@ enum class ParamKind {
   kDoubleCutoffs,  // numbers, distinct, sorted: one value each ("iprec_at_recall_0.10")
   kDoubles,        // numbers in order, one value ("utility", "11pt_avg")
   kGains,          // level=gain pairs, one value ("ndcg")
+  kNamedValues,    // name=number pairs, one value ("rbp.p=0.95")
+};
+
+// Which relevance format a measure reads (trec_eval's -R).
+enum class RelInput {
+  kAny,      // runid, num_q: no judgements
+  kQrels,    // qid iter docid rel
+  kQrelsJg,  // qid group docid rel: one judged ranking per group
+  kPrefs,    // prefs or qrels_prefs: preference counts
 };
 
 // How the summary line comes from the queries' values.
@@ -37,12 +47,15 @@ struct Params {
   std::vector<long> cutoffs;
   std::vector<double> numbers;                 // double cutoffs or double parameters
   std::vector<std::pair<long, double>> gains;  // level -> gain overrides
+  std::vector<std::pair<std::string, double>> named;  // kNamedValues, in the given order
   std::string text;                            // as given, for the name; empty = default
 };
 
 struct QueryContext {
   const TrecJudgedRanking& ranking;
   const TrecEvalOptions& options;
+  std::span<const TrecJudgedRanking> groups = {};  // qrels_jg: one ranking per group
+  const TrecPrefCounts* prefs = nullptr;           // prefs, qrels_prefs
 };
 
 // Computes a query's values of one measure into `out` (one per name).
@@ -56,10 +69,15 @@ struct MeasureDef {
   bool per_query;  // printed for each query with -q
   TrecValueKind kind;
   ComputeFn compute;
+  TrecEvalVersion since = TrecEvalVersion::k9;  // first release that has it
+  bool all_trec = true;                          // in the all_trec set
+  RelInput input = RelInput::kQrels;
 };
 
-// Every measure, in trec_eval's order.
+// Every measure of both releases, in trec_eval's order.
 std::span<const MeasureDef> measure_table();
+// Whether `def` exists in `version`.
+bool measure_in(const MeasureDef& def, TrecEvalVersion version);
 
 struct Selected {
   const MeasureDef* def = nullptr;
@@ -67,8 +85,9 @@ struct Selected {
   std::vector<std::string> names;  // output name of each value
 };
 
-// Parses `-m` selections (empty: "official") into the measures to compute, in the
-// table's order. InvalidArgument naming the bad selection.
-StatusOr<std::vector<Selected>> select_measures(const std::vector<std::string>& specs);
+// Parses `-m` selections (empty: "official") into the measures of `version` to
+// compute, in the table's order. InvalidArgument naming the bad selection.
+StatusOr<std::vector<Selected>> select_measures(const std::vector<std::string>& specs,
+                                                TrecEvalVersion version);
 
 }  // namespace ragmeter::trec

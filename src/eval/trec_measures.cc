@@ -30,6 +30,12 @@ long cutoff_from_fraction(double fraction, long num_rel) {
   return static_cast<long>(fraction * as_double(num_rel) + 0.9);
 }
 
+// The same for a recall level, as `cutoff` says (trec_eval 10.0 rounds).
+long recall_cutoff(double level, long num_rel, TrecRecallCutoff cutoff) {
+  if (cutoff == TrecRecallCutoff::kRounded) return std::lround(level * as_double(num_rel));
+  return cutoff_from_fraction(level, num_rel);
+}
+
 double gain_of(long rel, std::span<const TrecGain> gains) {
   for (const TrecGain& gain : gains) {
     if (gain.level == rel) return gain.gain;
@@ -224,11 +230,12 @@ double trec_success_at(const TrecJudgedRanking& r, long k) {
 }
 
 std::vector<double> trec_interpolated_precision(const TrecJudgedRanking& r,
-                                                std::span<const double> recall_levels) {
+                                                std::span<const double> recall_levels,
+                                                TrecRecallCutoff cutoff) {
   const long n = static_cast<long>(recall_levels.size());
   std::vector<double> values(n, 0.0);
   std::vector<long> cutoffs(n);
-  for (long c = 0; c < n; ++c) cutoffs[c] = cutoff_from_fraction(recall_levels[c], r.num_rel);
+  for (long c = 0; c < n; ++c) cutoffs[c] = recall_cutoff(recall_levels[c], r.num_rel, cutoff);
   long cut = n - 1;
   while (cut >= 0 && cutoffs[cut] > r.num_rel_ret) --cut;  // recall never reached: 0
   // Walk up from the bottom of the ranking keeping the best precision seen below; with
@@ -245,8 +252,9 @@ std::vector<double> trec_interpolated_precision(const TrecJudgedRanking& r,
   return values;
 }
 
-double trec_11pt_average(const TrecJudgedRanking& r, std::span<const double> recall_levels) {
-  const std::vector<double> values = trec_interpolated_precision(r, recall_levels);
+double trec_11pt_average(const TrecJudgedRanking& r, std::span<const double> recall_levels,
+                         TrecRecallCutoff cutoff) {
+  const std::vector<double> values = trec_interpolated_precision(r, recall_levels, cutoff);
   double sum = 0.0;
   // trec_eval adds them from the highest recall level down.
   for (auto it = values.rbegin(); it != values.rend(); ++it) sum += *it;

@@ -1,4 +1,4 @@
-// TREC qrels and run readers (trec_eval 9.x's file formats).
+// TREC qrels, qrels_jg, run and z-score readers (trec_eval's file formats).
 #include "ragmeter/trec.h"
 
 #include <fmt/format.h>
@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <limits>
 #include <map>
@@ -25,6 +26,7 @@ namespace {
 
 constexpr std::size_t kQrelsColumns = 4;  // qid iter docid rel
 constexpr std::size_t kRunColumns = 6;    // qid Q0 docid rank score tag
+constexpr std::size_t kZscoreColumns = 4; // qid measure mean stddev
 
 // ---------------------------------------------------------------------------------
 // Reading.
@@ -70,8 +72,14 @@ Status for_each_record(std::string_view text, const std::string& name, OnLine on
   return ok_status();
 }
 
-// The whole of file `path`; NotFound when it cannot be opened.
+// The whole of file `path` ("-": standard input); NotFound when it cannot be opened.
 StatusOr<std::string> read_file(const std::string& path, std::string_view kind) {
+  if (path == "-") {
+    std::ostringstream text;
+    text << std::cin.rdbuf();
+    if (std::cin.bad()) return unavailable(fmt::format("error reading {} from standard input", kind));
+    return text.str();
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return not_found(fmt::format("cannot open {} file '{}': {}", kind, path, std::strerror(errno)));
@@ -109,16 +117,34 @@ float as_trec_score(double score) {
 }
 
 // trec_eval's order: score descending, ties by document id descending (strcmp; the
-// comparison of std::string is also by unsigned bytes).
+// comparison of std::string is also by unsigned bytes). trec_eval 9 keeps scores as
+// floats, trec_eval 10 as doubles.
+template <typename Score>
 bool trec_order(const RunEntry& a, const RunEntry& b) {
-  const float score_a = as_trec_score(a.score);
-  const float score_b = as_trec_score(b.score);
+  const Score score_a = std::is_same_v<Score, float> ? as_trec_score(a.score) : a.score;
+  const Score score_b = std::is_same_v<Score, float> ? as_trec_score(b.score) : b.score;
   if (score_a != score_b) return score_a > score_b;
   return a.doc_id > b.doc_id;
 }
 
-Ranking ranked_ids(std::vector<RunEntry>& entries) {
-  std::sort(entries.begin(), entries.end(), trec_order);
+Ranking ranked_ids(std::vector<RunEntry>& entries, TrecEvalVersion version,
+                   bool ties_by_id_ascending) {
+  if (version == TrecEvalVersion::k9) {
+    std::sort(entries.begin(), entries.end(), trec_order<float>);
+  } else {
+    std::sort(entries.begin(), entries.end(), trec_order<double>);
+  }
+  if (ties_by_id_ascending) {
+    // Runs of equal scores (as the sort compared them) turn to ascending ids.
+    for (auto start = entries.begin(); start != entries.end();) {
+      auto end = std::find_if(start, entries.end(), [&](const RunEntry& e) {
+        return version == TrecEvalVersion::k9 ? as_trec_score(e.score) != as_trec_score(start->score)
+                                              : e.score != start->score;
+      });
+      std::reverse(start, end);
+      start = end;
+    }
+  }
   Ranking ranking;
   ranking.reserve(entries.size());
   for (RunEntry& entry : entries) ranking.push_back(std::move(entry.doc_id));
@@ -153,9 +179,9 @@ StatusOr<Qrels> parse_qrels(std::string_view text, const std::string& name) {
   return qrels;
 }
 
-StatusOr<Run> parse_run(std::string_view text, const std::string& name, std::string* run_tag) {
+StatusOr<Run> parse_run(std::string_view text, const std::string& name, std::string* run_tag,
+                        TrecEvalVersion version, bool ties_by_id_ascending) {
   std::map<std::string, std::vector<RunEntry>> entries;
-  bool first = true;
   const Status status = for_each_record(
       text, name, [&](const std::vector<std::string_view>& fields, const FilePosition& at) {
         if (fields.size() < kRunColumns) {
@@ -168,15 +194,104 @@ StatusOr<Run> parse_run(std::string_view text, const std::string& name, std::str
         if (!score || std::isnan(*score)) {
           return at.error(fmt::format("score '{}' is not a number", fields[4]));
         }
-        if (first && run_tag != nullptr) *run_tag = std::string(fields[5]);
-        first = false;
+        // trec_eval keeps the tag of the last line it reads.
+        if (run_tag != nullptr) *run_tag = std::string(fields[5]);
         entries[std::string(fields[0])].push_back({std::string(fields[2]), *score});
         return ok_status();
       });
   RAGMETER_RETURN_IF_ERROR(status);
   Run run;
-  for (auto& [query, query_entries] : entries) run.emplace(query, ranked_ids(query_entries));
+  for (auto& [query, query_entries] : entries) {
+    run.emplace(query, ranked_ids(query_entries, version, ties_by_id_ascending));
+  }
   return run;
+}
+
+StatusOr<QrelsJg> parse_qrels_jg(std::string_view text, const std::string& name) {
+  QrelsJg qrels;
+  const Status status = for_each_record(
+      text, name, [&](const std::vector<std::string_view>& fields, const FilePosition& at) {
+        if (fields.size() != kQrelsColumns) {
+          return at.error(fmt::format(
+              "expected {} columns (query group document relevance), got {}", kQrelsColumns,
+              fields.size()));
+        }
+        const std::optional<int> level = parse_number<int>(fields[3]);
+        if (!level) return at.error(fmt::format("relevance '{}' is not an integer", fields[3]));
+        Judgements& group = qrels[std::string(fields[0])][std::string(fields[1])];
+        if (!group.emplace(fields[2], *level).second) {
+          return at.error(fmt::format("document '{}' is judged twice for query '{}' in group '{}'",
+                                      fields[2], fields[0], fields[1]));
+        }
+        return ok_status();
+      });
+  RAGMETER_RETURN_IF_ERROR(status);
+  return qrels;
+}
+
+namespace {
+
+// Reads preference lines of `columns` columns: (qid, group, [subgroup,] doc, level).
+StatusOr<TrecPrefs> parse_prefs_lines(std::string_view text, const std::string& name,
+                                      std::size_t columns) {
+  TrecPrefs prefs;
+  const bool has_subgroup = columns == 5;
+  const Status status = for_each_record(
+      text, name, [&](const std::vector<std::string_view>& fields, const FilePosition& at) {
+        if (fields.size() != columns) {
+          return at.error(fmt::format("expected {} columns ({}), got {}", columns,
+                                      has_subgroup ? "query group subgroup document level"
+                                                   : "query group document level",
+                                      fields.size()));
+        }
+        const std::optional<double> level = parse_number<double>(fields.back());
+        if (!level || !std::isfinite(*level)) {
+          return at.error(fmt::format("level '{}' is not a number", fields.back()));
+        }
+        prefs[std::string(fields[0])].push_back(
+            {std::string(fields[1]), has_subgroup ? std::string(fields[2]) : "0",
+             std::string(fields[has_subgroup ? 3 : 2]), *level});
+        return ok_status();
+      });
+  RAGMETER_RETURN_IF_ERROR(status);
+  return prefs;
+}
+
+}  // namespace
+
+StatusOr<TrecPrefs> parse_trec_prefs(std::string_view text, const std::string& name) {
+  return parse_prefs_lines(text, name, 5);
+}
+
+StatusOr<TrecPrefs> parse_qrels_prefs(std::string_view text, const std::string& name) {
+  return parse_prefs_lines(text, name, 4);
+}
+
+StatusOr<TrecZscores> parse_trec_zscores(std::string_view text, const std::string& name) {
+  TrecZscores zscores;
+  const Status status = for_each_record(
+      text, name, [&](const std::vector<std::string_view>& fields, const FilePosition& at) {
+        if (fields.size() != kZscoreColumns) {
+          return at.error(fmt::format("expected {} columns (query measure mean stddev), got {}",
+                                      kZscoreColumns, fields.size()));
+        }
+        const std::optional<double> mean = parse_number<double>(fields[2]);
+        const std::optional<double> stddev = parse_number<double>(fields[3]);
+        if (!mean || !std::isfinite(*mean)) {
+          return at.error(fmt::format("mean '{}' is not a number", fields[2]));
+        }
+        if (!stddev || !std::isfinite(*stddev)) {
+          return at.error(fmt::format("stddev '{}' is not a number", fields[3]));
+        }
+        auto& query = zscores[std::string(fields[0])];
+        if (!query.emplace(std::string(fields[1]), TrecZscore{*mean, *stddev}).second) {
+          return at.error(fmt::format("measure '{}' is given twice for query '{}'", fields[1],
+                                      fields[0]));
+        }
+        return ok_status();
+      });
+  RAGMETER_RETURN_IF_ERROR(status);
+  return zscores;
 }
 
 StatusOr<Qrels> read_qrels(const std::string& path) {
@@ -184,9 +299,30 @@ StatusOr<Qrels> read_qrels(const std::string& path) {
   return parse_qrels(text, path);
 }
 
-StatusOr<Run> read_run(const std::string& path, std::string* run_tag) {
+StatusOr<Run> read_run(const std::string& path, std::string* run_tag, TrecEvalVersion version,
+                       bool ties_by_id_ascending) {
   RAGMETER_ASSIGN_OR_RETURN(const std::string text, read_file(path, "run"));
-  return parse_run(text, path, run_tag);
+  return parse_run(text, path == "-" ? "<stdin>" : path, run_tag, version, ties_by_id_ascending);
+}
+
+StatusOr<TrecPrefs> read_trec_prefs(const std::string& path) {
+  RAGMETER_ASSIGN_OR_RETURN(const std::string text, read_file(path, "prefs"));
+  return parse_trec_prefs(text, path);
+}
+
+StatusOr<TrecPrefs> read_qrels_prefs(const std::string& path) {
+  RAGMETER_ASSIGN_OR_RETURN(const std::string text, read_file(path, "qrels_prefs"));
+  return parse_qrels_prefs(text, path);
+}
+
+StatusOr<QrelsJg> read_qrels_jg(const std::string& path) {
+  RAGMETER_ASSIGN_OR_RETURN(const std::string text, read_file(path, "qrels_jg"));
+  return parse_qrels_jg(text, path);
+}
+
+StatusOr<TrecZscores> read_trec_zscores(const std::string& path) {
+  RAGMETER_ASSIGN_OR_RETURN(const std::string text, read_file(path, "z-score"));
+  return parse_trec_zscores(text, path);
 }
 
 }  // namespace ragmeter

@@ -124,6 +124,23 @@ void fuzz_trec(const std::uint8_t* data, std::size_t size) {
   const StatusOr<std::vector<TrecMeasureValue>> lines = trec_evaluate(*qrels, *run, eval_options);
   require(lines.ok(), "trec_evaluate refused valid options");
   for (const TrecMeasureValue& line : *lines) (void)format_trec_line(line);
+  // The same text as trec_eval 9, as judgment groups and as preferences (which may
+  // contradict themselves: InvalidArgument, never a crash).
+  TrecEvalOptions v9 = eval_options;
+  v9.version = TrecEvalVersion::k9;
+  require(trec_evaluate(*qrels, *run, v9).ok(), "trec_evaluate (9) refused valid options");
+  if (const StatusOr<QrelsJg> jg = parse_qrels_jg(qrels_text, "fuzz.jg"); jg.ok()) {
+    TrecEvalOptions jg_options = eval_options;
+    jg_options.measures = {"qrels_jg"};
+    require(trec_evaluate_jg(*jg, *run, jg_options).ok(), "trec_evaluate_jg refused");
+  }
+  if (const StatusOr<TrecPrefs> prefs = parse_qrels_prefs(qrels_text, "fuzz.prefs"); prefs.ok()) {
+    TrecEvalOptions prefs_options = eval_options;
+    prefs_options.measures = {"all_prefs"};
+    const auto pref_lines = trec_evaluate_prefs(*prefs, *run, prefs_options);
+    require(pref_lines.ok() || pref_lines.status().code() == StatusCode::kInvalidArgument,
+            "trec_evaluate_prefs error not InvalidArgument");
+  }
 }
 
 void fuzz_judge_reply(const std::uint8_t* data, std::size_t size) {

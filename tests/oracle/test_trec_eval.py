@@ -1,5 +1,9 @@
 """Oracle test: ragmeter's trec_eval-compatible evaluation against pytrec_eval (trec_eval 9).
 
+ragmeter follows trec_eval 10 by default; every call here passes --trec-eval-version 9,
+the release pytrec_eval wraps (trec_eval 10 has no oracle on PyPI: its differences are
+hand-computed in tests/unit/trec_v10_test.cc and tests/cli/test_trec_eval10_cli.py).
+
 Every measure of trec_eval's `-m all_trec` (pytrec_eval's, which wraps trec_eval's C code),
 with the options people use (-l, -J, -M, -c, -m with parameters). Generates, with a fixed seed, several qrels/run file pairs (binary and graded relevance
 0..3 with some negative levels, many score ties, scores equal only in single precision,
@@ -239,7 +243,8 @@ def summary(per_query, n_qrels_queries=None):
 def run_probe(qrels_path, run_path, *options):
     if not PROBE.exists():
         pytest.fail(f"probe not built: {PROBE} (cmake --build <build> --target trec_probe)")
-    out = subprocess.run([str(PROBE), str(qrels_path), str(run_path), *options], check=True,
+    out = subprocess.run([str(PROBE), str(qrels_path), str(run_path), *options,
+                          "--trec-eval-version", "9"], check=True,
                          capture_output=True, text=True, timeout=60)
     return json.loads(out.stdout)
 
@@ -392,8 +397,8 @@ def run_cli(*args):
     if not CLI.exists():
         pytest.skip(f"the ragmeter program is not built at {CLI} "
                     "(cmake --build <build> --target ragmeter)")
-    return subprocess.run([str(CLI), "ir", *map(str, args)], capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run([str(CLI), "ir", "--trec-eval-version", "9", *map(str, args)],
+                          capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.name in ("graded_small", "binary_small")],

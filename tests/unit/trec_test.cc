@@ -78,11 +78,19 @@ TEST(TrecReadRun, OrdersByScoreThenDocumentIdDescendingIgnoringRankColumn) {
   EXPECT_EQ(run.at("q1"), (Ranking{"d3", "d2", "d1", "d3"}));
 }
 
-TEST(TrecReadRun, ScoresEqualInSinglePrecisionTieAsInTrecEval) {
+TEST(TrecReadRun, ScoresEqualInSinglePrecisionTieAsInTrecEval9) {
   // a's and b's scores differ as doubles but not as floats: the larger id, b, goes first.
   // c (1e300) and d (1e400, beyond double) are both infinite floats.
-  const TrecRun run = must_read(read_run(fixture("run_float_ties.txt")));
+  const TrecRun run =
+      must_read(read_run(fixture("run_float_ties.txt"), nullptr, TrecEvalVersion::k9));
   EXPECT_EQ(run.at("q"), (Ranking{"d", "c", "e", "b", "a"}));
+}
+
+TEST(TrecReadRun, ScoresCompareAsDoublesInTrecEval10) {
+  // d (1e400) is infinite, c is 1e300; a's 0.30000000000000004 now beats b's 0.3.
+  const TrecRun run =
+      must_read(read_run(fixture("run_float_ties.txt"), nullptr, TrecEvalVersion::k10));
+  EXPECT_EQ(run.at("q"), (Ranking{"d", "c", "e", "a", "b"}));
 }
 
 // A malformed fixture and the error it must give: InvalidArgument, "<path>:<line>: ".

@@ -1,5 +1,6 @@
 // Oracle probe for the trec_eval-compatible evaluation:
 //   trec_probe QRELS RUN [-m MEASURE]... [-l LEVEL] [-M DEPTH] [-c] [-J]
+//              [--trec-eval-version 9|10]
 // reads both files with ragmeter's readers, evaluates them with trec_eval's options
 // and prints one JSON object
 //   {"<qid>": {"<measure>": value, ...}, ..., "all": {...}}
@@ -34,13 +35,16 @@ int main(int argc, char** argv) {
       options.average_complete = true;
     } else if (flag == "-J") {
       options.judged_only = true;
+    } else if (flag == "--trec-eval-version" && has_value) {
+      options.version = static_cast<ragmeter::TrecEvalVersion>(std::atoi(argv[++i]));
     } else {
       std::cerr << "unknown option " << flag << "\n";
       return 2;
     }
   }
   const ragmeter::StatusOr<ragmeter::Qrels> qrels = ragmeter::read_qrels(argv[1]);
-  const ragmeter::StatusOr<ragmeter::Run> run = ragmeter::read_run(argv[2], &options.run_tag);
+  const ragmeter::StatusOr<ragmeter::Run> run = ragmeter::read_run(argv[2], &options.run_tag,
+                                                                      options.version);
   for (const ragmeter::Status& status : {qrels.status(), run.status()}) {
     if (!status.ok()) {
       std::cerr << status.to_string() << "\n";
