@@ -210,6 +210,28 @@ std::optional<std::string> no_variance(const std::vector<Item>& items, bool scor
                      *first);
 }
 
+// Pairwise: a metric that never tells the two rows of a pair apart, or labels that never
+// prefer one; preferences that all point one way are fine (pairwise accuracy is defined).
+std::vector<std::string> pairwise_unmeasurable(const std::vector<Item>& items) {
+  bool delta = false, preference = false;
+  std::int64_t n = 0;
+  for (const Item& item : items) {
+    for (const LabelPoint& p : item.points) {
+      delta = delta || p.score != 0.0;
+      preference = preference || p.label != 0.0;
+      ++n;
+    }
+  }
+  std::vector<std::string> errors;
+  if (!delta) {
+    errors.push_back(fmt::format("its scores do not vary within a pair: every one of its {} "
+                                 "labelled pairs has difference 0, so agreement cannot be measured",
+                                 n));
+  }
+  if (!preference) errors.push_back("no label prefers one row of a pair (every label is 0)");
+  return errors;
+}
+
 void count_items(const std::vector<Item>& items, MetricAgreement* out) {
   for (const Item& item : items) {
     auto m = static_cast<std::int64_t>(item.points.size());
@@ -250,9 +272,13 @@ void measure_metric(const std::vector<Item>& items, const LabelScale& scale,
     out->errors.push_back("no label of a row this metric scored");
     return;
   }
-  for (bool scores : {true, false}) {
-    if (auto error = no_variance(items, scores, scores ? "its scores" : "the labels")) {
-      out->errors.push_back(*error);
+  if (scale.kind == LabelKind::kPairwise) {
+    out->errors = pairwise_unmeasurable(items);
+  } else {
+    for (bool scores : {true, false}) {
+      if (auto error = no_variance(items, scores, scores ? "its scores" : "the labels")) {
+        out->errors.push_back(*error);
+      }
     }
   }
   if (!out->errors.empty()) return;

@@ -239,6 +239,29 @@ TEST(AgreeTest, PairwisePreferencesAreScoredByTheDifference) {
   EXPECT_DOUBLE_EQ(*find_stat(m, "pairwise_accuracy")->metric.value, 15.0 / 20.0);
 }
 
+TEST(AgreeTest, PreferencesAllOneWayAreMeasuredButAMetricThatTiesEveryPairIsAnError) {
+  std::vector<std::vector<double>> scores;
+  std::vector<Json> labels;
+  for (int i = 0; i < 10; ++i) {
+    scores.push_back({0.2, 0.5});
+    scores.push_back({i < 8 ? 0.9 : 0.1, 0.5});  // b better by the first metric on 8 of 10
+    labels.push_back({{"id_a", "r" + std::to_string(2 * i)},
+                      {"id_b", "r" + std::to_string(2 * i + 1)},
+                      {"label", 1}});
+  }
+  ResultTable run = run_of({"token_f1", "bleu"}, scores);
+  auto report = agree(run, "results.jsonl", labels_of(labels, run.metrics, "pairwise"),
+                      quick("pairwise"));
+  ASSERT_TRUE(report.ok());
+  const MetricAgreement& f1 = report->metrics.at(0);
+  EXPECT_TRUE(f1.errors.empty());
+  EXPECT_DOUBLE_EQ(*find_stat(f1, "pairwise_accuracy")->metric.value, 0.8);
+  EXPECT_FALSE(find_stat(f1, "pearson")->metric.value.has_value());  // the labels are all 1
+  ASSERT_EQ(report->metrics.at(1).errors.size(), 1u);
+  EXPECT_NE(report->metrics.at(1).errors[0].find("every one of its 10 labelled pairs has difference 0"),
+            std::string::npos);
+}
+
 TEST(AgreeTest, TheSplitDependsOnTheItemAndTheSeedOnly) {
   EXPECT_EQ(is_dev_item("q1", 0), is_dev_item("q1", 0));
   int dev = 0, changed = 0;
