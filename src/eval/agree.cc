@@ -186,6 +186,11 @@ StatusOr<AgreementReport> agree(const ResultTable& results, const std::string& r
   report.label_rows = labels.rows_read;
   report.errors = labels.errors;
   report.ignored_columns = labels.ignored_columns;
+  if (labels.labels.empty()) {
+    return invalid_argument(fmt::format(
+        "no usable label in {} ({} rows read{})", labels.name, labels.rows_read,
+        labels.errors.empty() ? "" : "; the first error: " + labels.errors.front().to_string()));
+  }
   RAGMETER_ASSIGN_OR_RETURN(auto chosen,
                             metrics_with_labels(results, results_name, labels, options.metrics));
   auto rows = index_rows(results, results_name, report.id_column, &report);

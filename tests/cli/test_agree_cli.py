@@ -151,3 +151,11 @@ def test_ordinal_labels_on_the_metrics_own_scale_get_kappa_and_alpha(run, result
     ids = [i for i in truth if i in scores]
     expected = stats.spearmanr([scores[i] for i in ids], [truth[i] for i in ids])[0]
     assert entry["statistics"]["spearman"]["value"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_pairwise_labels_without_their_id_columns_say_so(run, results, tmp_path):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("id,label\nq00,1\n")
+    done = run("agree", results, labels, "--scale", "pairwise")
+    assert done.returncode == 2
+    assert "no usable label in" in done.stderr and "field 'id_a': missing" in done.stderr
