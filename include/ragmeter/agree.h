@@ -19,8 +19,8 @@
 // Each label is one point (an item labelled by two people counts twice, as each
 // person's own verdict). Each statistic has a 95% percentile bootstrap interval over
 // items (all labels of a drawn item together; bootstrap_interval in stats.h, the same
-// seeded generator as every ragmeter interval; bootstrap.h) and, when items have two or more labels,
-// the people's ceiling: the same statistic with one annotator's label in the metric's
+// seeded generator as every ragmeter interval; bootstrap.h) and, when items have two or more
+// labels, the people's ceiling: the same statistic with one annotator's label in the metric's
 // place, over every ordered pair of two labels of one item (alpha: over the annotators
 // as its coders). The dev/test split is by item: is_dev_item.
 #pragma once
@@ -56,29 +56,29 @@ bool is_dev_item(const std::string& item, std::uint64_t seed);
 
 // A statistic's value on one subset of the labels, with its interval.
 struct StatisticValue {
-  std::optional<double> value;           // nullopt: undefined (see `undefined`)
-  std::optional<BootstrapInterval> ci;   // nullopt when the value is, or no resample was defined
-  std::int64_t n = 0;                    // labels (or ordered label pairs, for a ceiling)
-  std::int64_t items = 0;                // items among them: the bootstrap's units
-  std::string undefined;                 // why there is no value
+  std::optional<double> value;          // nullopt: undefined (see `undefined`)
+  std::optional<BootstrapInterval> ci;  // nullopt when the value is, or no resample was defined
+  std::int64_t n = 0;                   // labels (or ordered label pairs, for a ceiling)
+  std::int64_t items = 0;               // items among them: the bootstrap's units
+  std::string undefined;                // why there is no value
 };
 
 struct AgreementStatistic {
-  std::string name;    // accuracy, balanced_accuracy, cohen_kappa, krippendorff_alpha,
-                       // roc_auc, pearson, spearman, kendall_tau_b, pairwise_accuracy
-  std::string subset;  // "test" (uses the pass mark chosen on dev) or "all"
-  StatisticValue metric;                 // the metric against the labels
-  std::optional<StatisticValue> ceiling; // one person against another; nullopt: one label per item
+  std::string name;       // accuracy, balanced_accuracy, cohen_kappa, krippendorff_alpha,
+                          // roc_auc, pearson, spearman, kendall_tau_b, pairwise_accuracy
+  std::string subset;     // "test" (uses the pass mark chosen on dev) or "all"
+  StatisticValue metric;  // the metric against the labels
+  std::optional<StatisticValue> ceiling;  // one person against another; nullopt: one label per item
 };
 
 struct MetricAgreement {
   std::string metric;
-  bool higher_is_better = true;   // from the metric table; true for a metric it lacks
-  std::string label_column;       // "label" or the metric's own column
-  std::int64_t labels = 0;        // labels joined to a row this metric scored
-  std::int64_t items = 0;         // distinct items among them
+  bool higher_is_better = true;  // from the metric table; true for a metric it lacks
+  std::string label_column;      // "label" or the metric's own column
+  std::int64_t labels = 0;       // labels joined to a row this metric scored
+  std::int64_t items = 0;        // distinct items among them
   std::int64_t most_labels_per_item = 0;
-  std::int64_t unscored = 0;      // labels whose row(s) the metric skipped or failed
+  std::int64_t unscored = 0;  // labels whose row(s) the metric skipped or failed
   std::int64_t dev_items = 0, test_items = 0;
   // Binary labels: the pass mark in the metric's own units (a lower-is-better metric
   // passes at or below it) with its balanced accuracy on dev.
@@ -100,7 +100,7 @@ struct AgreementReport {
   std::int64_t results_rows = 0;
   std::int64_t results_without_id = 0;  // rows with no id (or rejected rows): not joinable
   std::int64_t label_rows = 0;
-  std::int64_t labels_used = 0;         // labels joined to a results row
+  std::int64_t labels_used = 0;  // labels joined to a results row
   // Everything that could not be used, with file, line and field: label rows rejected,
   // labels that match no results row, results rows whose id repeats.
   std::vector<RowError> errors;

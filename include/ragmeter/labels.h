@@ -30,7 +30,7 @@ enum class LabelKind {
 // The scale labels are declared on (`ragmeter agree --scale`).
 struct LabelScale {
   LabelKind kind = LabelKind::kBinary;
-  int low = 0;   // the lowest and highest level (binary: 0 and 1)
+  int low = 0;  // the lowest and highest level (binary: 0 and 1)
   int high = 1;
   // "binary", "ordinal:1..5", "pairwise:-2..2": what parse_label_scale reads back.
   std::string to_string() const;

@@ -21,8 +21,8 @@ namespace ragmeter::python {
 namespace {
 
 std::pair<std::string, std::string> run_agree(const ResultTable& results,
-                                              const std::string& results_name,
-                                              DataSource& labels, const AgreeOptions& options) {
+                                              const std::string& results_name, DataSource& labels,
+                                              const AgreeOptions& options) {
   std::unique_ptr<RowReader> reader = labels.open();
   StatusOr<AgreementReport> report = invalid_argument("not run");
   {

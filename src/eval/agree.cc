@@ -48,10 +48,10 @@ std::unordered_map<std::string, std::size_t> index_rows(const ResultTable& resul
     std::string key = id->is_string() ? id->get<std::string>() : id->dump();
     auto [it, added] = index.emplace(key, r);
     if (!added) {
-      report->errors.push_back(error_at(
-          name, row.index + 1, id_column,
-          fmt::format("id '{}' repeats row {}; labels of it are joined to that first row", key,
-                      it->second + 1)));
+      report->errors.push_back(
+          error_at(name, row.index + 1, id_column,
+                   fmt::format("id '{}' repeats row {}; labels of it are joined to that first row",
+                               key, it->second + 1)));
     }
   }
   return index;
@@ -100,9 +100,10 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> metrics_with_labels(
 }
 
 // The labels whose row(s) exist, with an error for each other labels row.
-std::vector<const Label*> joinable_labels(
-    const LabelSet& labels, const std::unordered_map<std::string, std::size_t>& rows,
-    const std::string& results_name, const std::string& id_column, AgreementReport* report) {
+std::vector<const Label*> joinable_labels(const LabelSet& labels,
+                                          const std::unordered_map<std::string, std::size_t>& rows,
+                                          const std::string& results_name,
+                                          const std::string& id_column, AgreementReport* report) {
   std::vector<const Label*> kept;
   std::set<std::int64_t> reported_lines;
   const bool pairwise = labels.scale.kind == LabelKind::kPairwise;
@@ -118,10 +119,10 @@ std::vector<const Label*> joinable_labels(
     if (missing_field.empty()) {
       kept.push_back(&label);
     } else if (reported_lines.insert(label.line).second) {
-      report->errors.push_back(error_at(
-          labels.name, label.line, missing_field,
-          fmt::format("'{}' matches no row of {} (by its '{}' column)", missing_id, results_name,
-                      id_column)));
+      report->errors.push_back(
+          error_at(labels.name, label.line, missing_field,
+                   fmt::format("'{}' matches no row of {} (by its '{}' column)", missing_id,
+                               results_name, id_column)));
     }
   }
   return kept;
@@ -207,12 +208,12 @@ StatusOr<AgreementReport> agree(const ResultTable& results, const std::string& r
     m.metric = metric;
     m.higher_is_better = higher_is_better(metric);
     m.label_column = column;
-    auto index = static_cast<std::size_t>(
-        std::find(results.metrics.begin(), results.metrics.end(), metric) -
-        results.metrics.begin());
+    auto index =
+        static_cast<std::size_t>(std::find(results.metrics.begin(), results.metrics.end(), metric) -
+                                 results.metrics.begin());
     if (column.empty()) {
-      m.errors.push_back(fmt::format("{} has no column labelling it ('label' or '{}')",
-                                     labels.name, metric));
+      m.errors.push_back(
+          fmt::format("{} has no column labelling it ('label' or '{}')", labels.name, metric));
       report.metrics.push_back(std::move(m));
       continue;
     }

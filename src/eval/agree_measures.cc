@@ -133,8 +133,10 @@ StatisticSpec alpha_spec(bool on_test, AlphaLevel level, std::function<double(do
 
 std::vector<StatisticSpec> correlation_specs() {
   return {
-      {"pearson", false, kNeedsVariation, [](const Columns& c) { return pearson(c.score, c.label); }},
-      {"spearman", false, kNeedsVariation, [](const Columns& c) { return spearman(c.score, c.label); }},
+      {"pearson", false, kNeedsVariation,
+       [](const Columns& c) { return pearson(c.score, c.label); }},
+      {"spearman", false, kNeedsVariation,
+       [](const Columns& c) { return spearman(c.score, c.label); }},
       {"kendall_tau_b", false, kNeedsVariation,
        [](const Columns& c) { return kendall_tau_b(c.score, c.label); }},
   };
@@ -142,7 +144,8 @@ std::vector<StatisticSpec> correlation_specs() {
 
 std::vector<StatisticSpec> binary_specs(std::function<double(double)> passes) {
   std::vector<StatisticSpec> specs = {
-      {"accuracy", true, "no labels", [](const Columns& c) { return accuracy(c.predicted, c.truth); }},
+      {"accuracy", true, "no labels",
+       [](const Columns& c) { return accuracy(c.predicted, c.truth); }},
       {"balanced_accuracy", true, kNeedsBothClasses,
        [](const Columns& c) { return balanced_accuracy(c.predicted, c.truth); }},
       {"cohen_kappa", true, kOneCategory,
@@ -205,9 +208,10 @@ std::optional<std::string> no_variance(const std::vector<Item>& items, bool scor
     }
   }
   if (!first) return std::nullopt;
-  return fmt::format("{} do not vary: every one of its {} labelled rows has {} {}, so "
-                     "agreement cannot be measured", what, n, scores ? "score" : "label",
-                     *first);
+  return fmt::format(
+      "{} do not vary: every one of its {} labelled rows has {} {}, so "
+      "agreement cannot be measured",
+      what, n, scores ? "score" : "label", *first);
 }
 
 // Pairwise: a metric that never tells the two rows of a pair apart, or labels that never
@@ -224,9 +228,10 @@ std::vector<std::string> pairwise_unmeasurable(const std::vector<Item>& items) {
   }
   std::vector<std::string> errors;
   if (!delta) {
-    errors.push_back(fmt::format("its scores do not vary within a pair: every one of its {} "
-                                 "labelled pairs has difference 0, so agreement cannot be measured",
-                                 n));
+    errors.push_back(
+        fmt::format("its scores do not vary within a pair: every one of its {} "
+                    "labelled pairs has difference 0, so agreement cannot be measured",
+                    n));
   }
   if (!preference) errors.push_back("no label prefers one row of a pair (every label is 0)");
   return errors;
@@ -246,7 +251,8 @@ bool scores_on_scale(const std::vector<Item>& items, const LabelScale& scale) {
   for (const Item& item : items) {
     for (const LabelPoint& p : item.points) {
       // An ordinal metric is higher-is-better: its oriented score is its own.
-      if (p.score != std::floor(p.score) || p.score < scale.low || p.score > scale.high) return false;
+      if (p.score != std::floor(p.score) || p.score < scale.low || p.score > scale.high)
+        return false;
     }
   }
   return true;
@@ -257,8 +263,8 @@ std::optional<Threshold> pass_mark(const Items& dev, std::string* undefined) {
   Columns c = columns_of(dev, [](double s) { return s; });
   auto mark = choose_threshold(c.score, c.truth);
   if (!mark) {
-    *undefined = dev.empty() ? "the dev half has no labels"
-                             : "the dev half has labels of one class only";
+    *undefined =
+        dev.empty() ? "the dev half has no labels" : "the dev half has labels of one class only";
   }
   return mark;
 }

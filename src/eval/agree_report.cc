@@ -34,8 +34,8 @@ Json value_json(const StatisticValue& v) {
 
 // The CI gate that a pass mark suggests: --fail-under for higher-is-better metrics.
 std::string gate_of(const MetricAgreement& m) {
-  return fmt::format("{} {}={:.4g}", m.higher_is_better ? "--fail-under" : "--fail-over",
-                     m.metric, m.threshold->value);
+  return fmt::format("{} {}={:.4g}", m.higher_is_better ? "--fail-under" : "--fail-over", m.metric,
+                     m.threshold->value);
 }
 
 Json metric_json(const MetricAgreement& m, const LabelScale& scale) {
@@ -50,11 +50,10 @@ Json metric_json(const MetricAgreement& m, const LabelScale& scale) {
               {"test_items", m.test_items}};
   if (scale.kind == LabelKind::kBinary) {
     if (m.threshold) {
-      out["threshold"] = {
-          {"value", m.threshold->value},
-          {"dev_balanced_accuracy", m.threshold->balanced_accuracy},
-          {"passes", m.higher_is_better ? "score >= value" : "score <= value"},
-          {"gate", gate_of(m)}};
+      out["threshold"] = {{"value", m.threshold->value},
+                          {"dev_balanced_accuracy", m.threshold->balanced_accuracy},
+                          {"passes", m.higher_is_better ? "score >= value" : "score <= value"},
+                          {"gate", gate_of(m)}};
     } else {
       out["threshold"] = nullptr;
       if (!m.threshold_undefined.empty()) out["threshold_undefined"] = m.threshold_undefined;
@@ -101,10 +100,12 @@ void print_metric(const MetricAgreement& m, const LabelScale& scale, std::string
   if (scale.kind == LabelKind::kOrdinal && !m.on_label_scale) {
     *out += "  scores are not levels of the scale: no accuracy, kappa or alpha\n";
   }
-  const bool ceilings = std::any_of(m.statistics.begin(), m.statistics.end(),
-                                    [](const AgreementStatistic& s) { return s.ceiling.has_value(); });
-  std::string header = fmt::format("  {:<19} {:<4} {:>6}  {:<24}  {}", "statistic", "on", "n",
-                                   "value [95% CI]", ceilings ? "people (ceiling) [95% CI], n" : "");
+  const bool ceilings =
+      std::any_of(m.statistics.begin(), m.statistics.end(),
+                  [](const AgreementStatistic& s) { return s.ceiling.has_value(); });
+  std::string header =
+      fmt::format("  {:<19} {:<4} {:>6}  {:<24}  {}", "statistic", "on", "n", "value [95% CI]",
+                  ceilings ? "people (ceiling) [95% CI], n" : "");
   *out += header.substr(0, header.find_last_not_of(' ') + 1) + "\n";
   for (const AgreementStatistic& s : m.statistics) {
     std::string ceiling;
@@ -123,7 +124,8 @@ void print_metric(const MetricAgreement& m, const LabelScale& scale, std::string
 nlohmann::ordered_json agreement_to_json(const AgreementReport& report) {
   Json errors = Json::array();
   for (const RowError& e : report.errors) {
-    errors.push_back({{"file", e.file}, {"line", e.line}, {"field", e.field}, {"message", e.message}});
+    errors.push_back(
+        {{"file", e.file}, {"line", e.line}, {"field", e.field}, {"message", e.message}});
   }
   Json metrics = Json::array();
   for (const MetricAgreement& m : report.metrics) metrics.push_back(metric_json(m, report.scale));
@@ -160,7 +162,8 @@ std::string format_agreement_table(const AgreementReport& report) {
   }
   for (const MetricAgreement& m : report.metrics) print_metric(m, report.scale, &out);
   out +=
-      "\non: test = the half the pass mark was not chosen on; all = every label. A lower-is-better\n"
+      "\non: test = the half the pass mark was not chosen on; all = every label. A "
+      "lower-is-better\n"
       "metric's scores are negated first. people: one annotator's label in the metric's place.\n";
   if (!report.errors.empty()) {
     out += fmt::format("\n{} labels or rows could not be used:\n", report.errors.size());

@@ -104,9 +104,8 @@ std::optional<double> kendall_tau_b(std::span<const double> x, std::span<const d
   if (n < 2) return std::nullopt;
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return x[a] != x[b] ? x[a] < x[b] : y[a] < y[b];
-  });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return x[a] != x[b] ? x[a] < x[b] : y[a] < y[b]; });
   const auto all_pairs = static_cast<std::int64_t>(n) * static_cast<std::int64_t>(n - 1) / 2;
   const std::int64_t ties_x =
       tied_pairs(n, [&](std::size_t i, std::size_t j) { return x[order[i]] == x[order[j]]; });
@@ -117,7 +116,8 @@ std::optional<double> kendall_tau_b(std::span<const double> x, std::span<const d
   for (std::size_t i = 0; i < n; ++i) ys[i] = y[order[i]];
   // Within a run of equal x the ys are ascending, so every inversion is a discordant pair.
   const std::int64_t discordant = sort_counting_inversions(&ys);
-  const std::int64_t ties_y = tied_pairs(n, [&](std::size_t i, std::size_t j) { return ys[i] == ys[j]; });
+  const std::int64_t ties_y =
+      tied_pairs(n, [&](std::size_t i, std::size_t j) { return ys[i] == ys[j]; });
   const double untied_x = static_cast<double>(all_pairs - ties_x);
   const double untied_y = static_cast<double>(all_pairs - ties_y);
   if (untied_x == 0.0 || untied_y == 0.0) return std::nullopt;
@@ -153,7 +153,8 @@ std::optional<double> accuracy(std::span<const int> predicted, std::span<const i
   return static_cast<double>(right) / static_cast<double>(n);
 }
 
-std::optional<double> balanced_accuracy(std::span<const int> predicted, std::span<const int> truth) {
+std::optional<double> balanced_accuracy(std::span<const int> predicted,
+                                        std::span<const int> truth) {
   const std::size_t n = common_size(predicted.size(), truth.size());
   if (n == 0) return std::nullopt;
   std::vector<int> classes(truth.begin(), truth.begin() + static_cast<std::ptrdiff_t>(n));
@@ -192,7 +193,7 @@ std::optional<double> cohen_kappa(std::span<const int> a, std::span<const int> b
   for (std::size_t r = 0; r < k; ++r) {
     for (std::size_t c = 0; c < k; ++c) {
       double d = std::fabs(static_cast<double>(r) - static_cast<double>(c));
-      double w = weights == KappaWeights::kNone ? (r == c ? 0.0 : 1.0)
+      double w = weights == KappaWeights::kNone     ? (r == c ? 0.0 : 1.0)
                  : weights == KappaWeights::kLinear ? d
                                                     : d * d;
       weighted_observed += w * observed[r * k + c];

@@ -15,8 +15,8 @@ namespace ragmeter {
 namespace {
 
 // d_ck for every pair of value indices; `marginals` are the n_c in value order.
-std::vector<double> distances(const std::vector<double>& domain, const std::vector<double>& marginals,
-                              AlphaLevel level) {
+std::vector<double> distances(const std::vector<double>& domain,
+                              const std::vector<double>& marginals, AlphaLevel level) {
   const std::size_t v = domain.size();
   std::vector<double> prefix(v + 1, 0.0);  // prefix[i] = n_0 + ... + n_(i-1)
   for (std::size_t i = 0; i < v; ++i) prefix[i + 1] = prefix[i] + marginals[i];

@@ -145,16 +145,18 @@ class LabelRowReader {
         continue;
       }
       if (is_duplicate(label)) {
-        fail(row.line, key, fmt::format("a second label of the same item by annotator '{}' (the "
-                                        "first is on line {})",
-                                        label.annotator, first_line_[key_of(label)]));
+        fail(row.line, key,
+             fmt::format("a second label of the same item by annotator '{}' (the "
+                         "first is on line {})",
+                         label.annotator, first_line_[key_of(label)]));
         continue;
       }
       out_->labels.push_back(std::move(label));
     }
     if (!label_column) {
-      fail(row.line, "", "no label column: expected 'label', a metric's name (one of the "
-                         "run's metrics) or either with ':ANNOTATOR'");
+      fail(row.line, "",
+           "no label column: expected 'label', a metric's name (one of the "
+           "run's metrics) or either with ':ANNOTATOR'");
     }
   }
 
@@ -242,7 +244,8 @@ std::string LabelScale::to_string() const {
 StatusOr<LabelScale> parse_label_scale(std::string_view text) {
   const std::string help =
       "--scale: expected binary, ordinal:LO..HI (integers, LO < HI), pairwise or "
-      "pairwise:LO..HI (LO < 0 < HI), got '" + std::string(text) + "'";
+      "pairwise:LO..HI (LO < 0 < HI), got '" +
+      std::string(text) + "'";
   LabelScale scale;
   if (text == "binary") return scale;
   if (text == "pairwise") return LabelScale{LabelKind::kPairwise, -1, 1};

@@ -24,7 +24,8 @@ ResultTable run_of(const std::vector<std::string>& metrics,
     row.index = static_cast<std::int64_t>(i);
     row.fields = {{"id", "r" + std::to_string(i)}};
     for (double s : scores[i]) {
-      row.results.push_back(std::isnan(s) ? MetricResult::skipped("no contexts") : MetricResult::ok(s));
+      row.results.push_back(std::isnan(s) ? MetricResult::skipped("no contexts")
+                                          : MetricResult::ok(s));
     }
     table.rows.push_back(std::move(row));
   }
@@ -162,8 +163,8 @@ TEST(AgreeTest, AMetricWithoutVarianceIsAnErrorAndOthersAreStillMeasured) {
 
 TEST(AgreeTest, NoMatchingLabelIsUnusableInput) {
   ResultTable run = run_of({"faithfulness"}, {{0.5}, {0.7}});
-  auto report = agree(run, "results.jsonl", labels_of({{{"id", "x"}, {"label", 1}}}, run.metrics),
-                      quick());
+  auto report =
+      agree(run, "results.jsonl", labels_of({{{"id", "x"}, {"label", 1}}}, run.metrics), quick());
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.status().message().find("by the 'id' column"), std::string::npos);
 }
@@ -231,8 +232,8 @@ TEST(AgreeTest, PairwisePreferencesAreScoredByTheDifference) {
                       {"label", b_better ? "b" : "a"}});
   }
   ResultTable run = run_of({"answer_correctness"}, scores);
-  auto report = agree(run, "results.jsonl", labels_of(labels, run.metrics, "pairwise"),
-                      quick("pairwise"));
+  auto report =
+      agree(run, "results.jsonl", labels_of(labels, run.metrics, "pairwise"), quick("pairwise"));
   ASSERT_TRUE(report.ok()) << report.status().message();
   const MetricAgreement& m = report->metrics.at(0);
   EXPECT_EQ(m.items, 20);
@@ -250,16 +251,17 @@ TEST(AgreeTest, PreferencesAllOneWayAreMeasuredButAMetricThatTiesEveryPairIsAnEr
                       {"label", 1}});
   }
   ResultTable run = run_of({"token_f1", "bleu"}, scores);
-  auto report = agree(run, "results.jsonl", labels_of(labels, run.metrics, "pairwise"),
-                      quick("pairwise"));
+  auto report =
+      agree(run, "results.jsonl", labels_of(labels, run.metrics, "pairwise"), quick("pairwise"));
   ASSERT_TRUE(report.ok());
   const MetricAgreement& f1 = report->metrics.at(0);
   EXPECT_TRUE(f1.errors.empty());
   EXPECT_DOUBLE_EQ(*find_stat(f1, "pairwise_accuracy")->metric.value, 0.8);
   EXPECT_FALSE(find_stat(f1, "pearson")->metric.value.has_value());  // the labels are all 1
   ASSERT_EQ(report->metrics.at(1).errors.size(), 1u);
-  EXPECT_NE(report->metrics.at(1).errors[0].find("every one of its 10 labelled pairs has difference 0"),
-            std::string::npos);
+  EXPECT_NE(
+      report->metrics.at(1).errors[0].find("every one of its 10 labelled pairs has difference 0"),
+      std::string::npos);
 }
 
 TEST(AgreeTest, TheSplitDependsOnTheItemAndTheSeedOnly) {

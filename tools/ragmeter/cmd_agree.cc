@@ -78,13 +78,15 @@ int run_agree(const AgreeArgs& args) {
 CommandRun add_agree_command(CLI::App& parent) {
   auto args = std::make_shared<AgreeArgs>();
   CLI::App* cmd = parent.add_subcommand(
-      "agree", "How far each metric of a run agrees with your labels (kappa, AUROC, correlations).");
+      "agree",
+      "How far each metric of a run agrees with your labels (kappa, AUROC, correlations).");
   cmd->footer(
       "LABELS (JSONL, JSON or CSV): an `id` column naming a row of RESULTS (`id_a`, `id_b` for\n"
       "pairwise preferences) and a label column: `label` (every metric) or a metric's name,\n"
       "optionally `:ANNOTATOR` (`label:alice`), or an `annotator` column. Binary labels: 1 = the\n"
       "row is good. Per metric: a pass mark chosen on a dev half of the items (best balanced\n"
-      "accuracy), accuracy, balanced accuracy, Cohen's kappa and Krippendorff's alpha on the other\n"
+      "accuracy), accuracy, balanced accuracy, Cohen's kappa and Krippendorff's alpha on the "
+      "other\n"
       "half; ROC AUC, Pearson, Spearman and Kendall's tau-b on all labels; pairwise accuracy for\n"
       "preferences; each with a bootstrap 95% interval over items and, where items have two or\n"
       "more labels, the same statistic between people (docs/agree.md).\n\n"
@@ -92,7 +94,8 @@ CommandRun add_agree_command(CLI::App& parent) {
       "  ragmeter eval data.jsonl --metrics faithfulness --out results.jsonl\n"
       "  ragmeter agree results.jsonl labels.csv\n"
       "  ragmeter agree results.jsonl ratings.jsonl --scale ordinal:1..5 --out agreement.json\n"
-      "  ragmeter agree results.jsonl prefs.csv --scale pairwise:-2..2 --metrics factual_correctness\n\n"
+      "  ragmeter agree results.jsonl prefs.csv --scale pairwise:-2..2 --metrics "
+      "factual_correctness\n\n"
       "Exit codes: 0 ok; 2 bad usage or unusable input (no label matches a row); 3 some labels or\n"
       "rows could not be used, or a metric could not be measured (listed; the rest is computed).");
   cmd->add_option("results", args->results, "Results of a run (ragmeter eval --out, JSONL)")
@@ -100,8 +103,7 @@ CommandRun add_agree_command(CLI::App& parent) {
   cmd->add_option("labels", args->labels, "Labels file (JSONL, JSON or CSV)")->required();
   cmd->add_option("--id", args->id_column, "Column naming a row in both files")
       ->capture_default_str();
-  cmd->add_option("--scale", args->scale,
-                  "binary, ordinal:LO..HI, pairwise or pairwise:LO..HI")
+  cmd->add_option("--scale", args->scale, "binary, ordinal:LO..HI, pairwise or pairwise:LO..HI")
       ->capture_default_str();
   cmd->add_option("--metrics,-m", args->metrics,
                   "Metrics to measure (comma-separated); default: every metric with labels")

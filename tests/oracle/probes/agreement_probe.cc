@@ -3,7 +3,8 @@
 //   {"op": "pearson" | "spearman" | "kendall", "x": [...], "y": [...]}
 //   {"op": "roc_auc", "scores": [...], "labels": [0/1...]}
 //   {"op": "accuracy" | "balanced_accuracy", "predicted": [...], "truth": [...]}
-//   {"op": "kappa", "a": [...], "b": [...], "categories": k, "weights": "none"|"linear"|"quadratic"}
+//   {"op": "kappa", "a": [...], "b": [...], "categories": k, "weights":
+//   "none"|"linear"|"quadratic"}
 //   {"op": "alpha", "units": [[values of unit 0], ...], "level": "nominal"|"ordinal"|"interval"}
 //   {"op": "pairwise", "delta": [...], "preference": [...]}
 //   {"op": "threshold", "scores": [...], "labels": [...]} -> {"value", "balanced_accuracy"}
@@ -62,10 +63,14 @@ json answer(const json& in) {
   auto doubles = [&](const char* key) { return in.at(key).get<std::vector<double>>(); };
   auto ints = [&](const char* key) { return in.at(key).get<std::vector<int>>(); };
   if (op == "pearson") return {{"value", value_of(ragmeter::pearson(doubles("x"), doubles("y")))}};
-  if (op == "spearman") return {{"value", value_of(ragmeter::spearman(doubles("x"), doubles("y")))}};
-  if (op == "kendall") return {{"value", value_of(ragmeter::kendall_tau_b(doubles("x"), doubles("y")))}};
-  if (op == "roc_auc") return {{"value", value_of(ragmeter::roc_auc(doubles("scores"), ints("labels")))}};
-  if (op == "accuracy") return {{"value", value_of(ragmeter::accuracy(ints("predicted"), ints("truth")))}};
+  if (op == "spearman")
+    return {{"value", value_of(ragmeter::spearman(doubles("x"), doubles("y")))}};
+  if (op == "kendall")
+    return {{"value", value_of(ragmeter::kendall_tau_b(doubles("x"), doubles("y")))}};
+  if (op == "roc_auc")
+    return {{"value", value_of(ragmeter::roc_auc(doubles("scores"), ints("labels")))}};
+  if (op == "accuracy")
+    return {{"value", value_of(ragmeter::accuracy(ints("predicted"), ints("truth")))}};
   if (op == "balanced_accuracy") {
     return {{"value", value_of(ragmeter::balanced_accuracy(ints("predicted"), ints("truth")))}};
   }
@@ -78,7 +83,8 @@ json answer(const json& in) {
     return {{"value", value_of(ragmeter::krippendorff_alpha(units, level_of(in.at("level"))))}};
   }
   if (op == "pairwise") {
-    return {{"value", value_of(ragmeter::pairwise_accuracy(doubles("delta"), doubles("preference")))}};
+    return {
+        {"value", value_of(ragmeter::pairwise_accuracy(doubles("delta"), doubles("preference")))}};
   }
   if (op == "threshold") {
     auto t = ragmeter::choose_threshold(doubles("scores"), ints("labels"));
