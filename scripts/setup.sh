@@ -40,7 +40,8 @@ fi
 venv="$cache_dir/venv"
 python_packages=(pytest sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6 pytrec-eval-terrier==0.5.11 nltk
                  tokenizers==0.23.3 safetensors==0.8.0 numpy  # these three: the local embedder's oracles
-                 scipy==1.17.1 websocket-client==1.9.2)  # scipy: statistics oracle; websocket-client: drives Chromium
+                 scipy==1.17.1 websocket-client==1.9.2  # scipy: statistics oracle; websocket-client: drives Chromium
+                 scikit-learn==1.9.1 krippendorff==0.9.0)  # `ragmeter agree`'s oracles (tests/oracle/test_agreement.py)
 stamp="$venv/.ragmeter-stamp"
 want="${python_packages[*]}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then

@@ -11,5 +11,6 @@ void bind_data(nanobind::module_& m);      // data_binding.cc: Python data -> ro
 void bind_evaluate(nanobind::module_& m);  // evaluate_binding.cc: runs and their results
 void bind_cluster(nanobind::module_& m);   // cluster_binding.cc: the Ray path's parts
 void bind_run_function(nanobind::module_& m);  // run_binding.cc: `run` with a Python function
+void bind_agree(nanobind::module_& m);     // agree_binding.cc: agreement with labels
 
 }  // namespace ragmeter::python

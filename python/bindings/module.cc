@@ -10,4 +10,5 @@ NB_MODULE(_core, m) {
   ragmeter::python::bind_evaluate(m);
   ragmeter::python::bind_cluster(m);
   ragmeter::python::bind_run_function(m);
+  ragmeter::python::bind_agree(m);
 }

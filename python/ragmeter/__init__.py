@@ -6,6 +6,7 @@
     result.to_pandas()            # a row per sample: fields, scores, status, reason
     result.summary                # what `ragmeter eval --summary` writes
     answers = ragmeter.run(questions, target=my_rag, eval="faithfulness")  # your system
+    ragmeter.agree(result, "labels.csv")   # does each metric agree with your labels?
 
 The scoring is the ragmeter C++ library's (the same code as the `ragmeter` program);
 this package converts Python data into its rows and its results into Python values.
@@ -15,6 +16,7 @@ See docs/python.md.
 from __future__ import annotations
 
 from . import adapters, errors, metrics, testing
+from ._agree import Agreement, agree
 from ._core import metric_table
 from ._evaluate import aevaluate, evaluate
 from ._judges import LocalEmbedder, OfflineEmbedder, OfflineJudge, OpenAIEmbedder, OpenAIJudge
@@ -42,6 +44,8 @@ except Exception:  # not installed as a distribution (a build tree)
 __all__ = [
     "evaluate",
     "aevaluate",
+    "agree",
+    "Agreement",
     "Result",
     "OfflineJudge",
     "OpenAIJudge",

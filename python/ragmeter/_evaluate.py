@@ -104,6 +104,9 @@ def evaluate(
     judge_context_tokens: Optional[int] = None,
     plan: Optional[str] = None,
     offline_score_withdrawn: bool = False,
+    labels: Any = None,
+    label_scale: str = "binary",
+    label_id: str = "id",
     _cancel: Optional["_core.CancelFlag"] = None,
 ) -> Result:
     """Scores every sample of `data` with `metrics`; see docs/python.md.
@@ -128,6 +131,9 @@ def evaluate(
         docs/judges.md) instead of reporting them ``skipped`` with that reason.
     progress: True (tqdm when installed, else a line on stderr), False, or a callable
         ``progress(rows_done, total)``; an exception it raises stops the run.
+    labels: your labels of these samples (a path, a list of dicts, a DataFrame; see
+        ragmeter.agree): ``result.agreement`` is then ``ragmeter.agree(result, labels,
+        scale=label_scale, id=label_id)``, how far each metric agrees with them.
 
     Raises InvalidArgumentError (a ValueError) for an unknown metric or a bad option,
     NotFoundError for a missing file. A bad row is not an exception: its metrics are
@@ -184,6 +190,10 @@ def evaluate(
                 stop,
             ) from stop
         raise stop
+    if labels is not None:
+        from ._agree import agree
+
+        result.agreement = agree(result, labels, scale=label_scale, id=label_id, seed=seed)
     return result
 
 

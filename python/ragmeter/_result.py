@@ -25,6 +25,8 @@ class Result:
     def __init__(self, run: "_core.Run"):
         self._run = run
         self._summary: Optional[Dict[str, Any]] = None
+        # evaluate(..., labels=...): the agreement of this run with those labels.
+        self.agreement = None
 
     @property
     def metrics(self) -> List[str]:
@@ -105,6 +107,13 @@ class Result:
         """Writes the per-sample results as ``ragmeter eval --out FILE.jsonl`` does
         (docs/output.md), byte for byte."""
         self._run.write_jsonl(os.fspath(path))
+
+    def agree(self, labels: Any, **options: Any):
+        """``ragmeter.agree(self, labels, **options)``: how far each metric agrees with
+        your labels (a ragmeter.Agreement)."""
+        from ._agree import agree
+
+        return agree(self, labels, **options)
 
     def __repr__(self) -> str:
         return self._run.summary_table().rstrip("\n")

@@ -26,4 +26,10 @@ class SplitMix64 {
   std::uint64_t state_;
 };
 
+// The generator of bootstrap resample `index` under `seed`: each resample has its own,
+// so resamples can run on any number of threads and still draw the same values.
+inline SplitMix64 resample_generator(std::uint64_t seed, std::size_t index) {
+  return SplitMix64(SplitMix64(seed ^ (0xD1B54A32D192ED03ULL * (index + 1))).next());
+}
+
 }  // namespace ragmeter

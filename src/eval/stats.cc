@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <cmath>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "eval/splitmix64.h"
+#include "ragmeter/bootstrap.h"
 #include "ragmeter/stats.h"
 
 namespace ragmeter {
@@ -26,25 +29,29 @@ double percentile_sorted(const std::vector<double>& sorted, double q) {
 }
 
 double resample_mean(std::span<const double> values, std::uint64_t seed, std::size_t index) {
-  SplitMix64 rng(SplitMix64(seed ^ (0xD1B54A32D192ED03ULL * (index + 1))).next());
+  SplitMix64 rng = resample_generator(seed, index);
   double sum = 0.0;
   for (std::size_t i = 0; i < values.size(); ++i) sum += values[rng.below(values.size())];
   return sum / static_cast<double>(values.size());
 }
 
-// Fills means[b] for every b, `threads` ways in parallel.
-void bootstrap_means(std::span<const double> values, const BootstrapOptions& options,
-                     std::vector<double>* means) {
-  auto work = [&](std::size_t first, std::size_t step) {
-    for (std::size_t b = first; b < means->size(); b += step) {
-      (*means)[b] = resample_mean(values, options.seed, b);
-    }
+// Calls work(b) for every resample b < count, `threads` ways in parallel.
+template <typename Work>
+void for_each_resample(std::size_t count, int threads, Work work) {
+  auto ways = static_cast<std::size_t>(std::max(1, threads));
+  auto run = [&](std::size_t first) {
+    for (std::size_t b = first; b < count; b += ways) work(b);
   };
-  auto threads = static_cast<std::size_t>(std::max(1, options.threads));
   std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t, threads);
-  work(0, threads);
+  for (std::size_t t = 1; t < ways; ++t) pool.emplace_back(run, t);
+  run(0);
   for (auto& thread : pool) thread.join();
+}
+
+// The two-sided percentile bounds of `sorted` for `confidence`.
+std::pair<double, double> percentile_bounds(const std::vector<double>& sorted, double confidence) {
+  double alpha = (1.0 - confidence) / 2.0;
+  return {percentile_sorted(sorted, alpha), percentile_sorted(sorted, 1.0 - alpha)};
 }
 
 }  // namespace
@@ -65,12 +72,35 @@ SummaryStats summarize(std::span<const double> values, const BootstrapOptions& o
   if (values.size() < 2 || options.resamples <= 0) return stats;
 
   std::vector<double> means(static_cast<std::size_t>(options.resamples));
-  bootstrap_means(values, options, &means);
+  for_each_resample(means.size(), options.threads,
+                    [&](std::size_t b) { means[b] = resample_mean(values, options.seed, b); });
   std::sort(means.begin(), means.end());
-  double alpha = (1.0 - options.confidence) / 2.0;
-  stats.ci_low = percentile_sorted(means, alpha);
-  stats.ci_high = percentile_sorted(means, 1.0 - alpha);
+  std::tie(stats.ci_low, stats.ci_high) = percentile_bounds(means, options.confidence);
   return stats;
+}
+
+std::optional<BootstrapInterval> bootstrap_interval(
+    std::size_t clusters,
+    const std::function<std::optional<double>(std::span<const std::size_t>)>& statistic,
+    const BootstrapOptions& options) {
+  if (clusters == 0 || options.resamples <= 0) return std::nullopt;
+  std::vector<std::optional<double>> values(static_cast<std::size_t>(options.resamples));
+  for_each_resample(values.size(), options.threads, [&](std::size_t b) {
+    SplitMix64 rng = resample_generator(options.seed, b);
+    std::vector<std::size_t> drawn(clusters);
+    for (auto& index : drawn) index = rng.below(clusters);
+    values[b] = statistic(drawn);
+  });
+  std::vector<double> defined;
+  for (const auto& v : values) {
+    if (v) defined.push_back(*v);
+  }
+  if (defined.empty()) return std::nullopt;
+  std::sort(defined.begin(), defined.end());
+  BootstrapInterval interval;
+  std::tie(interval.low, interval.high) = percentile_bounds(defined, options.confidence);
+  interval.undefined = static_cast<std::int64_t>(values.size() - defined.size());
+  return interval;
 }
 
 }  // namespace ragmeter

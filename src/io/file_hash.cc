@@ -1,13 +1,35 @@
-// SHA-256 of a whole file, streamed.
+// SHA-256 of a whole file, streamed, and of a string.
 #include <fstream>
 #include <memory>
 #include <vector>
 
 #include <openssl/evp.h>
 
+#include "io/sha256.h"
 #include "ragmeter/dataset.h"
 
 namespace ragmeter {
+namespace {
+
+std::string hex_of(const unsigned char* digest, unsigned int size) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < size; ++i) {
+    hex += kHex[digest[i] >> 4];
+    hex += kHex[digest[i] & 15];
+  }
+  return hex;
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  // EVP_Digest fails only when memory runs out.
+  if (EVP_Digest(data.data(), data.size(), digest, &size, EVP_sha256(), nullptr) != 1) return "";
+  return hex_of(digest, size);
+}
 
 StatusOr<std::string> file_sha256(const std::string& path) {
   if (path == "-") return invalid_argument("standard input has no file hash");
@@ -26,13 +48,7 @@ StatusOr<std::string> file_sha256(const std::string& path) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   EVP_DigestFinal_ex(context.get(), digest, &size);
-  static const char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < size; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
+  return hex_of(digest, size);
 }
 
 }  // namespace ragmeter

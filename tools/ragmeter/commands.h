@@ -11,6 +11,7 @@ namespace ragmeter::cli {
 
 using CommandRun = std::function<int()>;
 
+CommandRun add_agree_command(CLI::App& parent);
 CommandRun add_compare_command(CLI::App& parent);
 CommandRun add_eval_command(CLI::App& parent);
 CommandRun add_report_command(CLI::App& parent);

@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
       "             ragmeter gen DOCS --out testset.jsonl   (a test set from your documents)\n"
       "             ragmeter run testset.jsonl --target URL --out answers.jsonl   (your system answers)\n"
       "             ragmeter report RESULTS.jsonl -o report.html   (an HTML report of a run)\n"
-      "             ragmeter compare BASE.jsonl NEW.jsonl   (did a change help? paired statistics)",
+      "             ragmeter compare BASE.jsonl NEW.jsonl   (did a change help? paired statistics)\n"
+      "             ragmeter agree RESULTS.jsonl LABELS.csv   (does a metric agree with your labels?)",
       "ragmeter"};
   app.set_version_flag("--version", "ragmeter " RAGMETER_VERSION);
   app.require_subcommand(1);
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
 
   auto run_eval = ragmeter::cli::add_eval_command(app);
   auto run_compare = ragmeter::cli::add_compare_command(app);
+  auto run_agree = ragmeter::cli::add_agree_command(app);
   auto run_report = ragmeter::cli::add_report_command(app);
   auto run_gen = ragmeter::cli::add_gen_command(app);
   auto run_ir = ragmeter::cli::add_ir_command(app);
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("eval")) return run_eval();
   if (app.got_subcommand("compare")) return run_compare();
+  if (app.got_subcommand("agree")) return run_agree();
   if (app.got_subcommand("report")) return run_report();
   if (app.got_subcommand("gen")) return run_gen();
   if (app.got_subcommand("ir")) return run_ir();
