@@ -62,7 +62,7 @@ constexpr MetricInfo kMetrics[] = {
   {"string_presence",              kT, "response, reference", "1 when the reference occurs in the response (case-sensitive).", kNoCutoff, kHigher, a::string_presence, nullptr},
   {"squad_exact_match",            kT, "response, reference", "SQuAD exact match after normalisation (lowercase, no punctuation or articles), max over references.", kNoCutoff, kHigher, a::squad_exact_match, nullptr},
   {"token_f1",                     kT, "response, reference", "SQuAD token F1 of the normalised texts, max over references.", kNoCutoff, kHigher, a::token_f1, nullptr},
-  {"bleu",                         kT, "response, reference", "sacreBLEU sentence BLEU (13a, exp smoothing) / 100; the summary adds corpus BLEU.", kNoCutoff, kHigher, a::bleu, a::corpus_bleu},
+  {"bleu",                         kT, "response, reference", "sacreBLEU sentence BLEU (13a, exp smoothing; --bleu-tokenize zh, ja-mecab, ko-mecab, intl, char) / 100; the summary adds corpus BLEU.", kNoCutoff, kHigher, a::bleu, a::corpus_bleu},
   {"chrf",                         kT, "response, reference", "sacreBLEU chrF (character 6-grams, beta 2) / 100; the summary adds corpus chrF.", kNoCutoff, kHigher, a::chrf, a::corpus_chrf},
   {"chrf_pp",                      kT, "response, reference", "sacreBLEU chrF++ (chrF plus word 1- and 2-grams) / 100; the summary adds corpus chrF++.", kNoCutoff, kHigher, a::chrf_pp, a::corpus_chrf_pp},
   {"rouge1",                       kT, "response, reference", "ROUGE-1 F-measure as rouge-score (precision and recall in the evidence).", kNoCutoff, kHigher, a::rouge1, nullptr},
