@@ -2,6 +2,7 @@
 // pure functions of bleu.h, chrf.h, rouge.h, string_similarity.h, text_overlap.h.
 #include "metrics/adapters.h"
 #include "metrics/required_fields.h"
+#include "ragmeter/cmrc.h"
 #include "ragmeter/string_similarity.h"
 #include "ragmeter/text_overlap.h"
 
@@ -68,6 +69,16 @@ MetricResult squad_exact_match(const Sample& s, const MetricRequest&, const Scor
 MetricResult token_f1(const Sample& s, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require_pair(s)) return *skip;
   return MetricResult::ok(ragmeter::squad_token_f1(*s.response, s.references()));
+}
+
+MetricResult cmrc_f1(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require_pair(s)) return *skip;
+  return MetricResult::ok(ragmeter::cmrc_f1(*s.response, s.references()));
+}
+
+MetricResult cmrc_em(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require_pair(s)) return *skip;
+  return MetricResult::ok(ragmeter::cmrc_exact_match(*s.response, s.references()));
 }
 
 MetricResult bleu(const Sample& s, const MetricRequest&, const ScoringOptions& o) {

@@ -68,3 +68,13 @@ def test_an_unknown_bleu_tokenizer_lists_sacrebleus(run, tmp_path):
     assert p.returncode == 2
     assert "ja-mecab" in p.stderr and "ko-mecab" in p.stderr
 
+
+def test_cmrc_f1_scores_the_longest_common_run(run, tmp_path):
+    data = write_rows(tmp_path / "cmrc.jsonl",
+                      [{"response": "北京的大学", "reference": "北京大学"}])
+    out = tmp_path / "r.jsonl"
+    p = run("eval", data, "-m", "cmrc_f1,cmrc_em", "--out", out)
+    assert p.returncode == 0, p.stderr
+    scores = json.loads(out.read_text(encoding="utf-8"))["scores"]
+    assert abs(scores["cmrc_f1"] - 2 * 0.4 * 0.5 / 0.9) < 1e-12
+    assert scores["cmrc_em"] == 0.0
