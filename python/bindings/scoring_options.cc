@@ -14,9 +14,11 @@ BleuSmoothing bleu_smoothing_named(const std::string& name) {
 }
 
 BleuTokenizer bleu_tokenizer_named(const std::string& name) {
-  if (name == "13a") return BleuTokenizer::k13a;
-  if (name == "none") return BleuTokenizer::kNone;
-  raise_status(invalid_argument("bleu_tokenize: '" + name + "' is not one of 13a, none"));
+  StatusOr<BleuTokenizer> tokenizer = parse_bleu_tokenizer(name);
+  if (!tokenizer.ok()) raise_status(invalid_argument("bleu_tokenize: " + tokenizer.status().message()));
+  // ja-mecab and ko-mecab: a missing MeCab dictionary is raised now, not a `failed` per row.
+  if (Status ready = prepare_bleu_tokenizer(*tokenizer); !ready.ok()) raise_status(ready);
+  return *tokenizer;
 }
 
 RougeTokenizer rouge_tokenizer_named(const std::string& name) {

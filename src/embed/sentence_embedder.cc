@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cache_dir.h"
 #include "embed/bert_encoder.h"
 #include "embed/safetensors.h"
 
@@ -74,14 +75,7 @@ std::string default_embedder_model_path() {
   if (const char* env = std::getenv(std::string(kEmbedderModelEnv).c_str()); env != nullptr && *env != '\0') {
     return env;
   }
-  std::string cache;
-  if (const char* c = std::getenv("RAGMETER_CACHE"); c != nullptr && *c != '\0') {
-    cache = c;
-  } else {
-    const char* home = std::getenv("HOME");
-    cache = std::string(home != nullptr ? home : ".") + "/.cache/ragmeter";
-  }
-  return cache + "/models/all-MiniLM-L6-v2";
+  return ragmeter_cache_dir() + "/models/all-MiniLM-L6-v2";
 }
 
 struct SentenceEmbedder::Impl {

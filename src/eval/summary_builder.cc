@@ -42,7 +42,7 @@ Status SummaryBuilder::add_row(const std::vector<MetricResult>& results) {
   }
   for (std::size_t m = 0; m < results.size(); ++m) {
     const MetricResult& r = results[m];
-    add_outcome(m, r.outcome, r.score, r.reason, r.corpus_stats);
+    add_outcome(m, r.outcome, r.score, r.reason, r.corpus_stats, r.note);
   }
   ++summary_.rows_read;
   return ok_status();
@@ -50,11 +50,16 @@ Status SummaryBuilder::add_row(const std::vector<MetricResult>& results) {
 
 void SummaryBuilder::add_outcome(std::size_t metric, Outcome outcome, double score,
                                  const std::string& reason,
-                                 const std::vector<double>& corpus_stats) {
+                                 const std::vector<double>& corpus_stats,
+                                 const std::string& note) {
   Accumulator& acc = accumulators_[metric];
   switch (outcome) {
     case Outcome::kOk:
       acc.scores.push_back(score);
+      if (!note.empty()) {
+        ++acc.noted;
+        count_reason(&acc.notes, note);
+      }
       if (!corpus_stats.empty()) {
         if (acc.corpus_stats.empty()) acc.corpus_stats.assign(corpus_stats.size(), 0.0);
         for (std::size_t i = 0; i < acc.corpus_stats.size() && i < corpus_stats.size(); ++i) {
@@ -91,6 +96,8 @@ EvalSummary SummaryBuilder::finish() && {
     metric.fields = std::string(request.info->fields);
     metric.top_skip_reason = most_common(acc.skip_reasons);
     metric.top_failure_reason = most_common(acc.failure_reasons);
+    metric.noted = acc.noted;
+    metric.top_note = most_common(acc.notes);
     if (request.info->corpus != nullptr && !acc.scores.empty()) {
       metric.corpus = request.info->corpus(acc.corpus_stats, request, scoring_);
     }

@@ -26,6 +26,7 @@ Json metric_json(const MetricSummary& metric, std::int64_t rows) {
   object["complete"] = metric.stats.n == rows;
   if (metric.corpus) object["corpus"] = *metric.corpus;
   object["higher_is_better"] = metric.higher_is_better;
+  if (metric.noted > 0) object["note"] = {{"rows", metric.noted}, {"text", metric.top_note}};
   return object;
 }
 
@@ -84,6 +85,7 @@ std::string format_summary_table(const EvalSummary& summary) {
   bool any_partial = false, any_lower = false;
   std::vector<std::pair<std::string, std::vector<std::string>>> folded;  // reason -> metrics
   std::vector<const MetricSummary*> failing;
+  std::vector<const MetricSummary*> noted;
   for (const auto& metric : summary.metrics) {
     if (all_skipped(metric)) {
       std::string reason = metric.top_skip_reason.empty() ? "needs " + metric.fields
@@ -99,6 +101,7 @@ std::string format_summary_table(const EvalSummary& summary) {
     any_partial |= partial;
     any_lower |= !metric.higher_is_better;
     if (metric.failed > 0) failing.push_back(&metric);
+    if (metric.noted > 0) noted.push_back(&metric);
     std::string mean = s.n > 0 ? fmt::format("{:.4f}", s.mean) : "-";
     std::string std_text = s.n > 0 ? fmt::format("{:.4f}", s.std) : "-";
     std::string ci = s.n > 0 ? fmt::format("[{:.4f}, {:.4f}]", s.ci_low, s.ci_high) : "-";
@@ -116,6 +119,10 @@ std::string format_summary_table(const EvalSummary& summary) {
   for (const MetricSummary* metric : failing) {
     out += fmt::format("{} failed on {} rows; most common reason: {}\n", metric->name,
                        metric->failed, metric->top_failure_reason);
+  }
+  for (const MetricSummary* metric : noted) {
+    out += fmt::format("note: {} on {} of {} scored rows: {}\n", metric->name, metric->noted,
+                       metric->stats.n, metric->top_note);
   }
   if (summary.ragas) {
     out += fmt::format("ragas_score (harmonic mean of {}): {:.4f}\n", fmt::join(summary.ragas->of, ", "),

@@ -26,8 +26,10 @@
 #include <vector>
 
 #include "metrics/byte_masks.h"
+#include "metrics/mecab_tokenizer.h"
 #include "metrics/ngram_matches.h"
 #include "metrics/sacrebleu_text.h"
+#include "metrics/sacrebleu_tokenizers.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -437,62 +439,69 @@ bool write_13a_tokens_by_bits(std::string_view text, NGramSequence* tokens) {
 }
 #endif
 
-// Python's str.rstrip(). A multi-byte space ends in a continuation byte: look back for
-// its lead byte.
-std::string_view python_rstrip(std::string_view text) {
-  std::size_t end = text.size();
-  while (end > 0) {
-    std::size_t space = 0;
-    for (std::size_t length = 1; length <= 3 && length <= end && space == 0; ++length) {
-      if (sacrebleu_internal::python_space_length(text.substr(0, end), end - length) == length) {
-        space = length;
-      }
-    }
-    if (space == 0) break;
-    end -= space;
-  }
-  return text.substr(0, end);
+// The words of `text` split on Python's whitespace, appended to `*tokens`.
+void append_split_words(std::string_view text, NGramSequence* tokens) {
+  thread_local std::vector<std::string_view> words;
+  sacrebleu_internal::python_split(text, &words);
+  for (std::string_view word : words) sacrebleu_internal::append_word(word, tokens);
+}
+
+sacrebleu_internal::MecabDictionary mecab_dictionary(BleuTokenizer tokenizer) {
+  return tokenizer == BleuTokenizer::kJaMecab ? sacrebleu_internal::MecabDictionary::kIpadic
+                                              : sacrebleu_internal::MecabDictionary::kMecabKoDic;
 }
 
 // BLEU._preprocess_segment, then the tokens that extract_all_word_ngrams splits, into
-// `*tokens`: views of `segment` or of `*lowered` or `*unescaped`, which must outlive
-// them.
+// `*tokens`: views of `segment` or of `*lowered` or `*rewritten` (13a's unescaped text, MeCab's
+// output), which must outlive them.
 void bleu_tokens(std::string_view segment, const BleuOptions& options, std::string* lowered,
-                 std::string* unescaped, NGramSequence* tokens) {
+                 std::string* rewritten, NGramSequence* tokens) {
   tokens->clear();
   if (options.lowercase) {
     sacrebleu_internal::python_lower(segment, lowered);
     segment = *lowered;
   }
-  segment = python_rstrip(segment);
-  if (options.tokenizer == BleuTokenizer::k13a) {
-    const std::string_view text = unescape_13a(segment, unescaped);
-    tokens->reserve(text.size());  // at most one token per byte
+  segment = sacrebleu_internal::python_rstrip(segment);
+  switch (options.tokenizer) {
+    case BleuTokenizer::k13a: {
+      const std::string_view text = unescape_13a(segment, rewritten);
+      tokens->reserve(text.size());  // at most one token per byte
 #if defined(__SSE2__)
-    if (write_13a_tokens_by_bits(text, tokens)) return;
+      if (write_13a_tokens_by_bits(text, tokens)) return;
 #endif
-    SequenceWords words(text, tokens);
-    write_13a_tokens(text, &words);
-  } else {
-    thread_local std::vector<std::string_view> words;
-    sacrebleu_internal::python_split(segment, &words);
-    for (std::string_view word : words) sacrebleu_internal::append_word(word, tokens);
+      SequenceWords words(text, tokens);
+      write_13a_tokens(text, &words);
+      return;
+    }
+    case BleuTokenizer::kZh:
+    case BleuTokenizer::kIntl:
+    case BleuTokenizer::kChar:
+      sacrebleu_internal::append_character_rule_tokens(segment, options.tokenizer, tokens);
+      return;
+    case BleuTokenizer::kJaMecab:
+    case BleuTokenizer::kKoMecab:
+      sacrebleu_internal::mecab_wakati(segment, mecab_dictionary(options.tokenizer), rewritten);
+      append_split_words(*rewritten, tokens);
+      return;
+    case BleuTokenizer::kNone:
+      append_split_words(segment, tokens);
+      return;
   }
 }
 
 // The buffers of one thread's BLEU statistics, reused from call to call.
 struct BleuWorkspace {
   // [0]: the hypothesis, [1 + r]: reference r. Only grown, so the views in `tokens`
-  // into `lowered` and `unescaped` stay valid while a call uses them.
+  // into `lowered` and `rewritten` stay valid while a call uses them.
   std::vector<std::string> lowered;
-  std::vector<std::string> unescaped;
+  std::vector<std::string> rewritten;
   std::vector<NGramSequence> tokens;
   sacrebleu_internal::NGramMatches matches;
 
   void reserve(std::size_t segments) {
     if (tokens.size() >= segments) return;
     lowered.resize(segments);
-    unescaped.resize(segments);
+    rewritten.resize(segments);
     tokens.resize(segments);
   }
 };
@@ -530,6 +539,53 @@ BleuOptions with_effective_order(BleuOptions options) {
 
 }  // namespace
 
+constexpr std::pair<BleuTokenizer, const char*> kTokenizerNames[] = {
+    {BleuTokenizer::k13a, "13a"},         {BleuTokenizer::kNone, "none"},
+    {BleuTokenizer::kZh, "zh"},           {BleuTokenizer::kIntl, "intl"},
+    {BleuTokenizer::kChar, "char"},       {BleuTokenizer::kJaMecab, "ja-mecab"},
+    {BleuTokenizer::kKoMecab, "ko-mecab"},
+};
+
+const char* bleu_tokenizer_name(BleuTokenizer tokenizer) {
+  for (const auto& [value, name] : kTokenizerNames) {
+    if (value == tokenizer) return name;
+  }
+  return "unknown";
+}
+
+StatusOr<BleuTokenizer> parse_bleu_tokenizer(std::string_view name) {
+  std::string names;
+  for (const auto& [value, known] : kTokenizerNames) {
+    if (name == known) return value;
+    names += names.empty() ? "" : ", ";
+    names += known;
+  }
+  return invalid_argument("unknown BLEU tokenizer '" + std::string(name) + "' (sacreBLEU's: " +
+                          names + ")");
+}
+
+Status prepare_bleu_tokenizer(BleuTokenizer tokenizer) {
+  if (tokenizer != BleuTokenizer::kJaMecab && tokenizer != BleuTokenizer::kKoMecab) {
+    return ok_status();
+  }
+  return sacrebleu_internal::prepare_mecab(mecab_dictionary(tokenizer));
+}
+
+std::string tokenize_bleu_segment(std::string_view segment, BleuTokenizer tokenizer) {
+  BleuOptions options;
+  options.tokenizer = tokenizer;
+  std::string lowered;
+  std::string rewritten;
+  NGramSequence tokens;
+  bleu_tokens(segment, options, &lowered, &rewritten, &tokens);
+  std::string out;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i > 0) out.push_back(' ');
+    out.append(tokens.unit(i));
+  }
+  return out;
+}
+
 std::string tokenize_13a(std::string_view line) {
   std::string unescaped;
   const std::string_view text = unescape_13a(line, &unescaped);
@@ -547,9 +603,9 @@ BleuStats segment_statistics(std::string_view hypothesis,
   thread_local BleuWorkspace workspace;
   workspace.reserve(1 + references.size());
   NGramSequence& hyp = workspace.tokens[0];
-  bleu_tokens(hypothesis, options, &workspace.lowered[0], &workspace.unescaped[0], &hyp);
+  bleu_tokens(hypothesis, options, &workspace.lowered[0], &workspace.rewritten[0], &hyp);
   for (std::size_t r = 0; r < references.size(); ++r) {
-    bleu_tokens(references[r], options, &workspace.lowered[1 + r], &workspace.unescaped[1 + r],
+    bleu_tokens(references[r], options, &workspace.lowered[1 + r], &workspace.rewritten[1 + r],
                 &workspace.tokens[1 + r]);
   }
   const std::span<const NGramSequence> refs(workspace.tokens.data() + 1, references.size());

@@ -60,6 +60,30 @@ std::size_t non_ascii_space_length(std::string_view text, std::size_t pos) {
   }
 }
 
+// A multi-byte space ends in a continuation byte: look back for its lead byte.
+std::string_view python_rstrip(std::string_view text) {
+  std::size_t end = text.size();
+  while (end > 0) {
+    std::size_t space = 0;
+    for (std::size_t length = 1; length <= 3 && length <= end && space == 0; ++length) {
+      if (python_space_length(text.substr(0, end), end - length) == length) space = length;
+    }
+    if (space == 0) break;
+    end -= space;
+  }
+  return text.substr(0, end);
+}
+
+std::string_view python_lstrip(std::string_view text) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t space = python_space_length(text, start);
+    if (space == 0) break;
+    start += space;
+  }
+  return text.substr(start);
+}
+
 void python_split(std::string_view text, std::vector<std::string_view>* words) {
   words->clear();
   std::size_t word_start = 0;

@@ -27,6 +27,13 @@ inline std::size_t python_space_length(std::string_view text, std::size_t pos) {
   return non_ascii_space_length(text, pos);
 }
 
+// Python's str.rstrip(), str.lstrip() and str.strip() without arguments: views of `text`.
+std::string_view python_rstrip(std::string_view text);
+std::string_view python_lstrip(std::string_view text);
+inline std::string_view python_strip(std::string_view text) {
+  return python_lstrip(python_rstrip(text));
+}
+
 // Python's str.split() without arguments, into `*words` (replacing its contents).
 void python_split(std::string_view text, std::vector<std::string_view>* words);
 

@@ -2,6 +2,7 @@
 // pure functions of bleu.h, chrf.h, rouge.h, string_similarity.h, text_overlap.h.
 #include "metrics/adapters.h"
 #include "metrics/required_fields.h"
+#include "ragmeter/cmrc.h"
 #include "ragmeter/string_similarity.h"
 #include "ragmeter/text_overlap.h"
 
@@ -27,6 +28,9 @@ MetricResult rouge_result(const Sample& s, RougeScore (*fn)(std::string_view, st
   RougeScore rouge = fn(*s.response, *s.reference(), options);
   MetricResult result = MetricResult::ok(rouge.fmeasure);
   result.evidence = {{"precision", rouge.precision}, {"recall", rouge.recall}};
+  // A number computed on what the tokenizer kept: say when that is not the whole text.
+  result.note = rouge_dropped_letters_note(*s.response, *s.reference(), options);
+  if (!result.note.empty()) result.evidence["note"] = result.note;
   return result;
 }
 
@@ -67,8 +71,22 @@ MetricResult token_f1(const Sample& s, const MetricRequest&, const ScoringOption
   return MetricResult::ok(ragmeter::squad_token_f1(*s.response, s.references()));
 }
 
+MetricResult cmrc_f1(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require_pair(s)) return *skip;
+  return MetricResult::ok(ragmeter::cmrc_f1(*s.response, s.references()));
+}
+
+MetricResult cmrc_em(const Sample& s, const MetricRequest&, const ScoringOptions&) {
+  if (auto skip = require_pair(s)) return *skip;
+  return MetricResult::ok(ragmeter::cmrc_exact_match(*s.response, s.references()));
+}
+
 MetricResult bleu(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
   if (auto skip = require_pair(s)) return *skip;
+  // ja-mecab and ko-mecab need MeCab's dictionary (loaded once; later calls are a lookup).
+  if (Status ready = prepare_bleu_tokenizer(o.bleu.tokenizer); !ready.ok()) {
+    return MetricResult::failed(ready.message());
+  }
   // Statistics computed once: the sentence score uses effective order, as sacreBLEU's
   // sentence_bleu; the corpus score sums the same statistics without it.
   std::vector<double> stats = bleu_statistics(*s.response, s.references(), o.bleu);
@@ -76,6 +94,8 @@ MetricResult bleu(const Sample& s, const MetricRequest&, const ScoringOptions& o
   sentence_options.effective_order = true;
   MetricResult result = MetricResult::ok(bleu_from_statistics(stats, sentence_options));
   result.corpus_stats = std::move(stats);
+  result.note = bleu_tokenizer_note(*s.response, *s.reference(), o.bleu.tokenizer);
+  if (!result.note.empty()) result.evidence["note"] = result.note;
   return result;
 }
 

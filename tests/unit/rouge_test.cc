@@ -147,5 +147,32 @@ TEST(RougeLsum, EqualsRougeLForSingleLineTexts) {
   expect_score(rouge_lsum("", "a"), 0, 0, 0);
 }
 
+TEST(RougeDroppedLettersNote, SaysWhenTheDefaultTokenizerKeepsNothingOfAChineseText) {
+  // rouge-score: both texts tokenize to [], so the score is 0 whatever they say.
+  EXPECT_EQ(rouge_l("首都是北京", "北京").fmeasure, 0.0);
+  const std::string note = rouge_dropped_letters_note("首都是北京", "北京");
+  EXPECT_NE(note.find("dropped every letter of the response and the reference (Han)"),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("--rouge-tokenizer unicode"), std::string::npos) << note;
+  EXPECT_NE(rouge_dropped_letters_note("Seoul", "서울").find("of the reference (Hangul)"),
+            std::string::npos);
+}
+
+TEST(RougeDroppedLettersNote, SaysWhenSomeLettersAreDropped) {
+  EXPECT_EQ(rouge_tokenize("café au lait"), (Tokens{"caf", "au", "lait"}));
+  const std::string note = rouge_dropped_letters_note("café au lait", "cafe au lait");
+  EXPECT_NE(note.find("it dropped the Latin letters of the response;"), std::string::npos) << note;
+}
+
+TEST(RougeDroppedLettersNote, IsEmptyWhenNothingIsDroppedOrTheUnicodeTokenizerIsUsed) {
+  EXPECT_EQ(rouge_dropped_letters_note("the cat, 42!", "a dog -- 7"), "");
+  // U+0130 lowercases to an ASCII i (plus a combining dot) and is kept.
+  EXPECT_EQ(rouge_dropped_letters_note("\u0130stanbul", "istanbul"), "");
+  RougeOptions unicode;
+  unicode.tokenizer = RougeTokenizer::kUnicode;
+  EXPECT_EQ(rouge_dropped_letters_note("首都是北京", "北京", unicode), "");
+}
+
 }  // namespace
 }  // namespace ragmeter

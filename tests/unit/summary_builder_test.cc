@@ -99,5 +99,25 @@ TEST(SummaryBuilderTest, ARowWithTheWrongNumberOfResultsIsRefused) {
   EXPECT_EQ(std::move(builder).finish().rows_read, 0);
 }
 
+TEST(SummaryBuilderTest, NotesAreCountedAndShownWithTheMostCommonText) {
+  EvalOptions rouge;
+  rouge.metrics = *parse_metric_list("rouge_l");
+  SummaryBuilder builder(rouge);
+  MetricResult noted = MetricResult::ok(0.0);
+  noted.note = "the tokenizer dropped every letter";
+  ASSERT_TRUE(builder.add_row({noted}).ok());
+  ASSERT_TRUE(builder.add_row({noted}).ok());
+  ASSERT_TRUE(builder.add_row({MetricResult::ok(0.5)}).ok());
+  const EvalSummary summary = std::move(builder).finish();
+  EXPECT_EQ(summary.metrics[0].noted, 2);
+  EXPECT_EQ(summary.metrics[0].top_note, "the tokenizer dropped every letter");
+  const Json json = summary_to_json(summary, RunInfo{});
+  EXPECT_EQ(json["metrics"]["rouge_l"]["note"],
+            Json({{"rows", 2}, {"text", "the tokenizer dropped every letter"}}));
+  EXPECT_NE(format_summary_table(summary).find(
+                "note: rouge_l on 2 of 3 scored rows: the tokenizer dropped every letter"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace ragmeter

@@ -53,7 +53,10 @@ Status build_scoring_options(const EvalFlags& args, ScoringOptions* scoring) {
       {"exp", BleuSmoothing::kExp}, {"floor", BleuSmoothing::kFloor},
       {"add-k", BleuSmoothing::kAddK}, {"none", BleuSmoothing::kNone}};
   scoring->bleu.smoothing = kSmoothing.at(args.bleu_smoothing);
-  scoring->bleu.tokenizer = args.bleu_tokenize == "none" ? BleuTokenizer::kNone : BleuTokenizer::k13a;
+  RAGMETER_ASSIGN_OR_RETURN(scoring->bleu.tokenizer, parse_bleu_tokenizer(args.bleu_tokenize));
+  // ja-mecab and ko-mecab need MeCab's dictionary: a missing one is a usage error now,
+  // not a `failed` on every row.
+  RAGMETER_RETURN_IF_ERROR(prepare_bleu_tokenizer(scoring->bleu.tokenizer));
   scoring->context_match_threshold = args.context_match_threshold;
   return ok_status();
 }
@@ -294,8 +297,10 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
       ->check(CLI::IsMember({"default", "unicode"}));
   cmd->add_option("--bleu-smoothing", flags->bleu_smoothing, "exp (sacreBLEU default), floor, add-k, none")
       ->check(CLI::IsMember({"exp", "floor", "add-k", "none"}));
-  cmd->add_option("--bleu-tokenize", flags->bleu_tokenize, "13a (sacreBLEU default) or none")
-      ->check(CLI::IsMember({"13a", "none"}));
+  cmd->add_option("--bleu-tokenize", flags->bleu_tokenize,
+                  "sacreBLEU's tokenizer: 13a (default; a CJK sentence stays one token), zh, "
+                  "ja-mecab, ko-mecab, intl, char or none (docs/languages.md)")
+      ->check(CLI::IsMember({"13a", "none", "zh", "intl", "char", "ja-mecab", "ko-mecab"}));
   cmd->add_option("--context-match-threshold", flags->context_match_threshold,
                   "Levenshtein similarity at which a retrieved text matches a reference context")
       ->capture_default_str()

@@ -6,8 +6,10 @@
 //   {"metric": "sentence_bleu" | "sentence_chrf", "hyp": "...", "refs": ["...", ...]}
 //   {"metric": "corpus_bleu" | "corpus_chrf", "hyps": ["..."], "refs": [["refs of hyp 0"], ...]}
 //   {"metric": "tokenize_13a", "text": "..."}
+//   {"metric": "tokenize_bleu", "text": "...", "tokenize": "zh"}: the tokens BLEU counts
 //   BLEU options: smooth_method ("none", "floor", "add-k", "exp"), smooth_value,
-//     tokenize ("13a", "none"), lowercase, effective_order (corpus only).
+//     tokenize (sacreBLEU's names: "13a", "none", "zh", "intl", "char", "ja-mecab",
+//     "ko-mecab"), lowercase, effective_order (corpus only).
 //   chrF options: char_order, word_order, beta, lowercase, whitespace, eps_smoothing.
 // Answers: {"value": <0..1 score>}, {"tokens": "..."} or {"error": "..."}.
 #include <iostream>
@@ -33,18 +35,22 @@ ragmeter::BleuSmoothing parse_smoothing(const std::string& name) {
   throw std::invalid_argument("unknown smooth_method: " + name);
 }
 
+// The tokenizer named `name`, ready to use (MeCab's dictionary loaded); throws otherwise.
+ragmeter::BleuTokenizer parse_tokenizer(const std::string& name) {
+  const auto tokenizer = ragmeter::parse_bleu_tokenizer(name);
+  if (!tokenizer.ok()) throw std::invalid_argument(tokenizer.status().message());
+  const ragmeter::Status ready = ragmeter::prepare_bleu_tokenizer(*tokenizer);
+  if (!ready.ok()) throw std::runtime_error(ready.message());
+  return *tokenizer;
+}
+
 ragmeter::BleuOptions parse_bleu_options(const json& o) {
   ragmeter::BleuOptions options;
   options.smoothing = parse_smoothing(o.value("smooth_method", std::string("exp")));
   if (o.contains("smooth_value") && !o["smooth_value"].is_null()) {
     options.smooth_value = o["smooth_value"].get<double>();
   }
-  const std::string tokenizer = o.value("tokenize", std::string("13a"));
-  if (tokenizer != "13a" && tokenizer != "none") {
-    throw std::invalid_argument("unknown tokenize: " + tokenizer);
-  }
-  options.tokenizer =
-      tokenizer == "13a" ? ragmeter::BleuTokenizer::k13a : ragmeter::BleuTokenizer::kNone;
+  options.tokenizer = parse_tokenizer(o.value("tokenize", std::string("13a")));
   options.lowercase = o.value("lowercase", false);
   options.effective_order = o.value("effective_order", false);
   return options;
@@ -66,6 +72,11 @@ json answer(const json& request) {
   const json options = request.value("options", json::object());
   if (metric == "tokenize_13a") {
     return {{"tokens", ragmeter::tokenize_13a(request.at("text").get<std::string>())}};
+  }
+  if (metric == "tokenize_bleu") {
+    const auto tokenizer = parse_tokenizer(request.at("tokenize").get<std::string>());
+    return {{"tokens", ragmeter::tokenize_bleu_segment(request.at("text").get<std::string>(),
+                                                       tokenizer)}};
   }
   if (metric == "sentence_bleu" || metric == "sentence_chrf") {
     const auto hyp = request.at("hyp").get<std::string>();
