@@ -189,8 +189,8 @@ class OfflinePremise {
   const std::vector<std::size_t>& sentence_starts() const { return sentence_starts_; }
   // Sentences (ascending, no repeats) where a token with `key` occurs; empty if none.
   std::span<const std::uint32_t> sentences_with(const std::string& key) const;
-  // Chinese and Japanese: the text NFKC case-folded, where a claim's quoted text is looked
-  // for; empty in the other languages.
+  // Outside English: the text NFKC case-folded, where a claim's quoted text and a claim
+  // stated verbatim are looked for; empty in English.
   const std::string& folded_text() const { return folded_; }
 
  private:
@@ -244,6 +244,8 @@ class OfflineClaim {
 };
 
 // The verdict of `claim` given `premise`, checked in this order:
+//  0. outside English, a claim with a content word that the premise states verbatim
+//     (NFKC case-folded, from its first word to the end of its last): Entailment;
 //  1. no content words in the claim: Neutral;
 //  2. a number of the claim absent from the premise: Contradiction when the premise has
 //     a different number of the same kind (NumberKind) within 6 tokens of a content word
@@ -255,11 +257,12 @@ class OfflineClaim {
 //     sentences, or the whole premise when it has at most 120 tokens; among windows
 //     holding as many keys, the one with the most context() keys, then the earliest)
 //     holds fewer than n - floor(0.4 * (n - 2)) (all of up to 4 keys, all but one of 5
-//     or 6, all but two of 7 to 9, about 60% of a long claim): Neutral, naming the words
-//     not found;
+//     or 6, all but two of 7 to 9, about 60% of a long claim; in Chinese and Japanese
+//     every key): Neutral, naming the words not found;
 //  5. negation in the claim but not in the premise window near the matched words (or
-//     the reverse): Contradiction; outside English, a negation is near a word only
-//     within the same clause (no ，、；,;:。 between them);
+//     the reverse): Contradiction. Outside English, clause by clause (clauses cut at
+//     ,;:，、；：。): each clause of the claim with content words against the premise
+//     window's clause holding most of them, negated in one and not the other;
 //  6. otherwise Entailment.
 // confidence is in [0.5, 1]: for Entailment and coverage-based Neutral it grows with the
 // distance of the coverage from the threshold (1 when every key is required and found);

@@ -279,7 +279,8 @@ std::size_t required_keys(std::size_t keys) {
 bool check_coverage(const OfflineClaim& claim, const OfflinePremise& premise, const Window& window,
                     VerdictCell* cell) {
   const std::size_t keys = claim.content().size();
-  const std::size_t required = required_keys(keys);
+  const bool every_word = offline_language_or_english(claim.language()).every_word_required;
+  const std::size_t required = every_word ? keys : required_keys(keys);
   const double coverage = static_cast<double>(window.found) / static_cast<double>(keys);
   const double threshold = static_cast<double>(required) / static_cast<double>(keys);
   if (window.found >= required) {
@@ -325,17 +326,101 @@ bool window_negated(const OfflineClaim& claim, const OfflinePremise& premise,
   const std::size_t begin = starts.empty() ? 0 : starts[window.first];
   const std::size_t last = window.first + window.count;
   const std::size_t end = last < starts.size() ? starts[last] : tokens.size();
-  const bool clause_scoped = !offline_language_or_english(premise.language()).english;
   for (std::size_t i = begin; i < end; ++i) {
     if (!tokens[i].negation) continue;
     const std::size_t lo = std::max(begin, i >= kNegationReach ? i - kNegationReach : 0);
     const std::size_t hi = std::min(end, i + kNegationReach + 1);
     for (std::size_t j = lo; j < hi; ++j) {
-      if (!keys.contains(tokens[j].key)) continue;
-      if (!clause_scoped || !clause_mark_between(premise.text(), tokens[i], tokens[j])) return true;
+      if (keys.contains(tokens[j].key)) return true;
     }
   }
   return false;
+}
+
+// ---- Outside English: verbatim claims, negation clause by clause -------------------------
+
+// True when the claim, NFKC case-folded and without the spaces and punctuation at its ends,
+// stands in the premise as written and has a content word (a copied sentence is supported
+// however ICU's dictionary cut its words in either text).
+bool stated_verbatim(const OfflineClaim& claim, const OfflinePremise& premise) {
+  const auto& tokens = claim.tokens();
+  if (tokens.empty() || std::all_of(tokens.begin(), tokens.end(),
+                                    [](const OfflineToken& token) { return token.stopword; })) {
+    return false;
+  }
+  // From the first word to the end of the last: the punctuation around them is not compared.
+  std::string folded;
+  append_word_key(std::string_view(claim.text()).substr(tokens.front().begin,
+                                                        tokens.back().end - tokens.front().begin),
+                  &folded);
+  return premise.folded_text().find(folded) != std::string::npos;
+}
+
+using TokenRange = std::pair<std::size_t, std::size_t>;  // [first, last) token indices
+
+// The clauses of tokens [from, to) of `text`: cut where a clause or sentence mark stands
+// between two tokens.
+std::vector<TokenRange> clauses_of(std::string_view text, const std::vector<OfflineToken>& tokens,
+                                   std::size_t from, std::size_t to) {
+  std::vector<TokenRange> out;
+  std::size_t start = from;
+  for (std::size_t k = from + 1; k < to; ++k) {
+    if (clause_mark_between(text, tokens[k - 1], tokens[k])) {
+      out.emplace_back(start, k);
+      start = k;
+    }
+  }
+  if (start < to) out.emplace_back(start, to);
+  return out;
+}
+
+bool has_negation(const std::vector<OfflineToken>& tokens, TokenRange range) {
+  return std::any_of(tokens.begin() + static_cast<std::ptrdiff_t>(range.first),
+                     tokens.begin() + static_cast<std::ptrdiff_t>(range.second),
+                     [](const OfflineToken& token) { return token.negation; });
+}
+
+// Each clause of the claim with content words against the premise clause (in the window)
+// that holds most of them: the reason when one is negated and the other is not, else
+// nullopt. ICU's words are short and a negation may end the verb it negates (Japanese
+// "…ていません"), so a token distance would miss it; a clause is the negation's scope.
+std::optional<std::string> clause_negation_mismatch(const OfflineClaim& claim,
+                                                    const OfflinePremise& premise,
+                                                    const Window& window) {
+  std::unordered_set<std::string_view> content;
+  for (std::size_t index : claim.content()) content.insert(claim.tokens()[index].key);
+  const auto& starts = premise.sentence_starts();
+  const std::size_t begin = starts.empty() ? 0 : starts[window.first];
+  const std::size_t last = window.first + window.count;
+  const std::size_t end = last < starts.size() ? starts[last] : premise.tokens().size();
+  const std::vector<TokenRange> premise_clauses =
+      clauses_of(premise.text(), premise.tokens(), begin, end);
+  for (const TokenRange& clause : clauses_of(claim.text(), claim.tokens(), 0, claim.tokens().size())) {
+    std::unordered_set<std::string_view> keys;
+    for (std::size_t k = clause.first; k < clause.second; ++k) {
+      if (content.contains(claim.tokens()[k].key)) keys.insert(claim.tokens()[k].key);
+    }
+    if (keys.empty()) continue;
+    const TokenRange* best = nullptr;
+    std::size_t best_count = 0;
+    for (const TokenRange& candidate : premise_clauses) {
+      std::unordered_set<std::string_view> found;
+      for (std::size_t k = candidate.first; k < candidate.second; ++k) {
+        if (keys.contains(premise.tokens()[k].key)) found.insert(premise.tokens()[k].key);
+      }
+      if (found.size() > best_count) {
+        best = &candidate;
+        best_count = found.size();
+      }
+    }
+    if (best == nullptr) continue;
+    const bool claim_negated = has_negation(claim.tokens(), clause);
+    if (claim_negated != has_negation(premise.tokens(), *best)) {
+      return claim_negated ? "the claim is negated and the premise is not"
+                           : "the premise negates what the claim states";
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -350,7 +435,7 @@ std::optional<VerdictCell> missing_number_or_name(const OfflineClaim& claim,
 OfflinePremise::OfflinePremise(std::string_view text, std::string_view language)
     : text_(text), language_(language) {
   const OfflineLanguage& rules = offline_language_or_english(language);
-  if (rules.names == NameRule::kLatinAndQuoted) append_word_key(text_, &folded_);
+  if (!rules.english) append_word_key(text_, &folded_);
   for (std::string_view sentence : split_sentences(text_)) {
     const auto offset = static_cast<std::size_t>(sentence.data() - text_.data());
     std::vector<OfflineToken> tokens = tokenize(sentence, rules);
@@ -414,6 +499,10 @@ OfflineClaim::OfflineClaim(std::string_view text, std::string_view language)
 }
 
 VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise) {
+  const bool english = offline_language_or_english(premise.language()).english;
+  if (!english && stated_verbatim(claim, premise)) {
+    return make_cell(Verdict::kEntailment, 1.0, "");
+  }
   if (claim.content().empty()) {
     return make_cell(Verdict::kNeutral, kNoContentConfidence, "the claim has no content words");
   }
@@ -421,6 +510,12 @@ VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise
   VerdictCell cell;
   const Window window = best_window(claim, premise);
   if (check_coverage(claim, premise, window, &cell)) return cell;
+  if (!english) {
+    if (auto reason = clause_negation_mismatch(claim, premise, window)) {
+      return make_cell(Verdict::kContradiction, kNegationConfidence, std::move(*reason));
+    }
+    return cell;
+  }
   if (claim.negated() != window_negated(claim, premise, window)) {
     return make_cell(Verdict::kContradiction, kNegationConfidence,
                      claim.negated() ? "the claim is negated and the premise is not"

@@ -140,6 +140,7 @@ OfflineLanguage unspaced(std::string_view code, std::string_view name, std::stri
   language.unspaced = true;
   language.names = NameRule::kLatinAndQuoted;
   language.clauses = ClauseRule::kCjk;
+  language.every_word_required = true;
   language.stopwords = parse_stopwords(stopword_file);
   language.negations = keyed(negations);
   language.verbs = keyed(verbs);

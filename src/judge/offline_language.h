@@ -47,6 +47,11 @@ struct OfflineLanguage {
   // ("不去" is 不 + 去), unless the word is in not_negated ("不同", "非常").
   std::vector<std::string> negation_prefixes;
   std::unordered_set<std::string> not_negated;
+  // Coverage: a claim's every content word must be in the premise window (Chinese and
+  // Japanese, where a missing dictionary word is most often a changed fact: chosen on the
+  // dev halves of OCNLI and JNLI, docs/languages.md), instead of English's tolerance of
+  // about 40% of a long claim's words.
+  bool every_word_required = false;
   // Numbers: the decimal mark ('.' reads "1,000.5" as English does; ',' reads "1.000,5").
   char decimal_mark = '.';
   // Unspaced languages: words made of numerals that are not numbers ("十分", very).
