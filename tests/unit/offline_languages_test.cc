@@ -205,6 +205,31 @@ TEST(OfflineLanguagesTest, QuotedTextMustBeInThePremise) {
   EXPECT_TRUE(judge_claim("他读了《西游记》。", "他昨天读了《西游记》。", "zh").supports());
 }
 
+// ---- Verbatim claims and negation scope outside English ---------------------------------
+
+TEST(OfflineLanguagesTest, ClaimStatedVerbatimIsEntailed) {
+  // All function words but one, and a negation the premise has too.
+  EXPECT_TRUE(judge_claim("金網の中にはなにもいませんでした。", "金網の中にはなにもいませんでした。", "ja")
+                  .supports());
+  EXPECT_TRUE(judge_claim("没有,其实那时候几个强盗", "没有,其实那时候几个强盗,最主要有三点", "zh")
+                  .supports());
+}
+
+TEST(OfflineLanguagesTest, NegationIsComparedClauseByClause) {
+  // The premise's negation belongs to its second clause; the claim restates the first.
+  const VerdictCell first =
+      judge_claim("我们继续向贫困宣战", "我们要继续向贫困宣战,决不让贫困代代相传", "zh");
+  EXPECT_TRUE(first.supports()) << first.reason;
+  // Japanese ends the verb with its negation, several of ICU's words after the verb.
+  const VerdictCell both = judge_claim("通路に立て看板が設置されていません",
+                                       "街路樹の間の通路に通行止めの立て看板が設置されていません。", "ja");
+  EXPECT_TRUE(both.supports()) << both.reason;
+  EXPECT_EQ(judge_claim("通路に立て看板が設置されています",
+                        "街路樹の間の通路に通行止めの立て看板が設置されていません。", "ja")
+                .verdict,
+            Verdict::kContradiction);
+}
+
 // ---- Clauses and short answers -----------------------------------------------------------
 
 TEST(OfflineLanguagesTest, ChineseSentenceIsSplitAtClauseMarks) {
