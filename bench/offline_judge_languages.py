@@ -19,8 +19,11 @@ input files and computes the statistics.
   sentence by sentence as NLI hypotheses do; no English NLI set is used here (see
   docs/languages.md).
 
-  Copied sentences: per premise (per HaluEval passage), its first sentence as the response:
-  the share that gets faithfulness 1 (a sentence a passage states word for word must).
+  Copied text: per premise (per HaluEval passage), its first sentence as the response, and
+  that sentence without its first two characters (Chinese, Japanese) or its first word
+  (English) as another, a span that starts inside the passage's text as an answer quoting part
+  of a sentence does: the share that gets faithfulness 1 (text a passage states word for word
+  must).
 
 Split: a premise (a HaluEval question) is in dev when the first 8 hex digits of
 sha256("ragmeter-judge-languages:<set>:<premise>") are even, else in test (HaluEval keeps
@@ -62,6 +65,13 @@ def first_sentence(text):
     return text[: match.end()].strip() if match else text.strip()
 
 
+def copied_span(sentence):
+    """The sentence without its first two characters (text without spaces) or first word."""
+    if " " in sentence.strip():
+        return sentence.strip().split(" ", 1)[1]
+    return sentence.strip()[2:]
+
+
 def read_nli(path):
     with gzip.open(path, "rt", encoding="utf-8") as f:
         return [json.loads(line) for line in f]
@@ -79,9 +89,16 @@ def nli_rows(dataset, items):
                           "split": split_of(dataset, premise), "premise": premise})
         if premise not in seen:
             seen.add(premise)
-            copies.append({"id": f"{dataset}:copy:{len(copies)}", "response": first_sentence(premise),
-                           "retrieved_contexts": [premise], "split": split_of(dataset, premise)})
+            copies.extend(copy_rows(dataset, len(copies), premise, split_of(dataset, premise)))
     return pairs, copies
+
+
+def copy_rows(dataset, start, passage, split):
+    """The copied first sentence and the copied span of a passage, as samples."""
+    sentence = first_sentence(passage)
+    return [{"id": f"{dataset}:copy:{start + k}", "response": response, "kind": kind,
+             "retrieved_contexts": [passage], "split": split}
+            for k, (kind, response) in enumerate((("sentence", sentence), ("span", copied_span(sentence))))]
 
 
 def halueval_rows():
@@ -93,15 +110,15 @@ def halueval_rows():
             pairs.append({"id": f"halueval:{index}:{kind}", "user_input": item["question"],
                           "response": item[f"{kind}_answer"], "retrieved_contexts": [item["knowledge"]],
                           "label": label, "split": split, "premise": item["question"]})
-        copies.append({"id": f"halueval:copy:{index}", "response": first_sentence(item["knowledge"]),
-                       "retrieved_contexts": [item["knowledge"]], "split": split})
+        copies.extend(copy_rows("halueval", len(copies), item["knowledge"], split))
     return pairs, copies
 
 
 def score(rows, workdir, name, threads):
     """Scores rows (their bookkeeping fields stripped) and returns per-row score or None,
     the per-row results and the command."""
-    inputs = [{k: v for k, v in row.items() if k not in ("label", "split", "premise")} for row in rows]
+    inputs = [{k: v for k, v in row.items() if k not in ("label", "split", "premise", "kind")}
+              for row in rows]
     scores, results, cmd = quality.score_rows(inputs, [METRIC], workdir, name, threads)
     return [s[METRIC] for s in scores], results, cmd
 
@@ -142,11 +159,14 @@ def pair_figures(rows, scores, split):
 
 
 def copy_figures(rows, scores, split):
-    chosen = [r for r, row in enumerate(rows) if row["split"] == split]
-    ones = sum(1 for r in chosen if scores[r] == 1.0)
-    unscored = sum(1 for r in chosen if scores[r] is None)
-    return {"premises": len(chosen), "faithfulness_1": ones, "unscored": unscored,
-            "share": ones / len(chosen) if chosen else float("nan")}
+    out = {}
+    for kind in ("sentence", "span"):
+        chosen = [r for r, row in enumerate(rows) if row["split"] == split and row["kind"] == kind]
+        ones = sum(1 for r in chosen if scores[r] == 1.0)
+        unscored = sum(1 for r in chosen if scores[r] is None)
+        out[kind] = {"premises": len(chosen), "faithfulness_1": ones, "unscored": unscored,
+                     "share": ones / len(chosen) if chosen else float("nan")}
+    return out
 
 
 def write_dump(directory, name, rows, results):
@@ -190,20 +210,22 @@ def main():
               "all such pairs), and copied first sentences")
         print("| set | entailed / contradicted | AUROC [95% interval] | mean entailed / contradicted "
               "| entailed at 1 / contradicted at 0 | same-premise pairs: accuracy, n "
-              "| copied sentence at 1 |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+              "| copied sentence at 1 | copied span at 1 |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for title, by_split in figures.items():
             p, c = by_split[split]["pairs"], by_split[split]["copies"]
             low, high = p["auroc_ci95"]
             same = (f"{fmt(p['same_premise_accuracy'])}, {p['same_premise_pairs']}"
                     if p["same_premise_pairs"] else "")
             unscored = f" ({p['unscored']} unscored)" if p["unscored"] else ""
+            copied = " | ".join(
+                f"{c[k]['faithfulness_1']} / {c[k]['premises']} ({fmt(c[k]['share'])})"
+                f"{', ' + str(c[k]['unscored']) + ' unscored' if c[k]['unscored'] else ''}"
+                for k in ("sentence", "span"))
             print(f"| {title} | {p['entailed']} / {p['contradicted']}{unscored} | "
                   f"{fmt(p['auroc'])} [{fmt(low)}, {fmt(high)}] | "
                   f"{fmt(p['mean_entailed'])} / {fmt(p['mean_contradicted'])} | "
-                  f"{p['entailed_scoring_1']} / {p['contradicted_scoring_0']} | {same} | "
-                  f"{c['faithfulness_1']} / {c['premises']} ({fmt(c['share'])})"
-                  f"{', ' + str(c['unscored']) + ' unscored' if c['unscored'] else ''} |")
+                  f"{p['entailed_scoring_1']} / {p['contradicted_scoring_0']} | {same} | {copied} |")
     print(f"\ncommands (per set): {commands[0]}")
     print(f"({time.perf_counter() - start:.1f} s)")
     if args.json:
