@@ -246,6 +246,27 @@ TEST(OfflineLanguagesTest, ShortChineseAnswerCarriesTheQuestion) {
             (std::vector<std::string>{"中国的首都是北京。"}));
 }
 
+TEST(OfflineLanguagesTest, OddInputNeverCrashes) {
+  const std::vector<std::string> texts = {
+      "", "不", "l'", "'", "n'", "qu'est", "《未闭合", "」「", "“", "一", "十分", "万一",
+      "九九九九九九九九九九九九九九九九九九九九亿", "〇〇〇", "３,５", "1.000.000,5", "[1] 不是。",
+      "\xE4\xB8", "abc\xFF" "def", "ない", "ませんでした", "NASA und SNCF", "ÉCOLE normale"};
+  for (const std::string& language : offline_judge_languages()) {
+    for (const std::string& text : texts) {
+      const auto tokens = offline_tokenize(text, language);
+      for (const OfflineToken& token : tokens) {
+        EXPECT_LE(token.begin, token.end);
+        EXPECT_LE(token.end, text.size());
+      }
+      for (const std::string& other : texts) {
+        const VerdictCell cell = judge_claim(text, other, language);
+        EXPECT_TRUE(cell.judged()) << language << ": " << text << " / " << other;
+      }
+      (void)extract_claims(text, "問題？", language);
+    }
+  }
+}
+
 // ---- Languages without rules ---------------------------------------------------------------
 
 TEST(OfflineLanguagesTest, UncoveredLanguageIsRefusedWithTheReason) {
