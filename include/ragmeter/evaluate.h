@@ -143,7 +143,10 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
                                const ProgressCallback& progress = {});
 
 // Scores one sample with every requested metric (no I/O): results[i] belongs to
-// options.metrics[i]. Ignores options.cancel. Thread-safe.
+// options.metrics[i]. With the offline judge, every judged metric of a sample in a
+// language the judge has no rules for is `skipped` with offline_judge_gap's reason ("the
+// offline judge does not cover Korean"; offline_judge.h), before the judge is asked.
+// Ignores options.cancel. Thread-safe.
 std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options);
 
 }  // namespace ragmeter

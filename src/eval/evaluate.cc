@@ -2,6 +2,7 @@
 // threads, hand the results to the sink in input order, accumulate the summaries.
 #include "ragmeter/evaluate.h"
 
+#include "ragmeter/offline_judge.h"
 #include "ragmeter/summary_builder.h"
 
 #include <algorithm>
@@ -202,7 +203,16 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
   results.reserve(options.metrics.size());
   Judge& judge = options.judge ? *options.judge : offline_judge();
   std::optional<SampleJudgement> judgement;  // asked for by the first judged metric
+  // The offline judge's gap for the sample's language (offline_judge_gap), found once.
+  std::optional<std::string> not_covered;
   for (const auto& request : options.metrics) {
+    if (judge.is_offline() && request.info->judged != nullptr) {
+      if (!not_covered) not_covered = offline_judge_gap(offline_sample_language(sample));
+      if (!not_covered->empty()) {
+        results.push_back(MetricResult::skipped(*not_covered));
+        continue;
+      }
+    }
     if (!options.offline_score_withdrawn && judge.is_offline() &&
         request.info->judged != nullptr && !request.info->offline_withdrawn.empty()) {
       results.push_back(MetricResult::skipped(offline_withdrawn_reason(*request.info)));
