@@ -365,7 +365,9 @@ CommandRun add_run_command(CLI::App& parent) {
       "See docs/run.md.\n\n"
       "Exit codes: 0 every row answered; 2 bad usage, or the target failed every question\n"
       "(the run stops early); 3 some rows have run_error (--allow-failures: 0). With --eval,\n"
-      "as `ragmeter eval`: 1 a --fail-under threshold not met; 3 also when scores failed.");
+      "as `ragmeter eval`: 1 a --fail-under threshold not met; 3 also when scores failed.\n"
+      "130: interrupted (Ctrl-C, SIGTERM): the rows read so far are written, the unanswered ones\n"
+      "with run_error \"interrupted\", and the summaries say \"cancelled\" (docs/run.md).");
   cmd->add_option("questions", args->questions, "Question set (.jsonl, .json, .csv), e.g. from `ragmeter gen`")
       ->required();
   cmd->add_option("--out,-o", args->out, "Answers (JSONL), in input order")->required();
