@@ -210,7 +210,6 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
 
 
 int run_eval(const EvalArgs& args) {
-  install_stop_handlers(StopMode::kGraceful);
   if (args.dry_run) {
     auto options = build_eval_options(args.eval, false);
     if (!options.ok()) {
@@ -227,6 +226,7 @@ int run_eval(const EvalArgs& args) {
     }
     return run_dry(args, *options, **reader);
   }
+  install_stop_handlers(StopMode::kGraceful);  // before the judge and the embedder are loaded
   // Every output is checked before anything is sent: an unwritable --summary must not be
   // found after the judge has been paid.
   for (const auto& [path, flag] : {std::pair{args.out, "--out"}, {args.summary, "--summary"},

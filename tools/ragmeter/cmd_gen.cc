@@ -264,7 +264,8 @@ int run_gen(const GenArgs& args) {
   // The index, beside the output.
   const std::string index_path = args.out + ".index";
   bool reused = false;
-  auto index = chunk_index(chunks, embedder, index_path, &reused);
+  auto index = stop_requested() ? StatusOr<VectorIndex>(failed_precondition("stopped by a signal"))
+                                : chunk_index(chunks, embedder, index_path, &reused);
   TestsetReport report;
   if (!index.ok() && !stop_requested()) return fail(index.status());
   if (!index.ok()) {
