@@ -252,10 +252,11 @@ struct RunOptions {
   int give_up_after = 10;
   // Set from any thread to stop the run (Ctrl-C): no attempt starts after it, every row
   // read and not finished ends as "interrupted" (an attempt in flight is abandoned, its
-  // late answer neither recorded nor used, and Target::cancel is called), no further row is read, and
-  // run_target returns the rows so far with summary.cancelled. While set (non-null), the
-  // loop waits at most 100 ms at a time and calls `progress` after each wait: a heartbeat
-  // in which the caller can look for a signal. Null: no cancel, no heartbeat.
+  // late answer neither recorded nor used, and Target::cancel is called), no further
+  // row is read, and run_target returns the rows so far with summary.cancelled. While
+  // set (non-null), the loop waits at most 100 ms at a time and calls `progress` after
+  // each wait: a heartbeat in which the caller can look for a signal. Null: no cancel,
+  // no heartbeat.
   const std::atomic<bool>* cancel = nullptr;
 };
 

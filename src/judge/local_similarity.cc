@@ -26,7 +26,8 @@ void LocalSimilarity::prepare_batch(const std::vector<const Sample*>& samples) {
   auto add = [&](std::optional<std::string_view> text) {
     if (!text || !seen.insert(*text).second) return;
     const std::size_t ids = embedder_->tokenizer().encode(*text, embedder_->max_tokens()).size();
-    if (batch->pieces.empty() || (piece_ids + ids > kPieceIds && !batch->pieces.back().texts.empty())) {
+    const bool full = piece_ids + ids > kPieceIds && !batch->pieces.back().texts.empty();
+    if (batch->pieces.empty() || full) {
       batch->pieces.emplace_back();
       piece_ids = 0;
     }
@@ -40,7 +41,9 @@ void LocalSimilarity::prepare_batch(const std::vector<const Sample*>& samples) {
   }
   for (std::size_t p = 0; p < batch->pieces.size(); ++p) {
     const std::vector<std::string>& texts = batch->pieces[p].texts;
-    for (std::size_t k = 0; k < texts.size(); ++k) batch->where.emplace(texts[k], std::make_pair(p, k));
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+      batch->where.emplace(texts[k], std::make_pair(p, k));
+    }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   batch_ = std::move(batch);
@@ -59,7 +62,8 @@ std::vector<std::vector<float>> LocalSimilarity::vectors_of(const std::vector<st
     if (batch != nullptr) {
       if (auto found = batch->where.find(texts[i]); found != batch->where.end()) {
         Piece& piece = batch->pieces[found->second.first];
-        std::call_once(piece.embedded, [&piece, this] { piece.vectors = embedder_->embed(piece.texts); });
+        std::call_once(piece.embedded,
+                       [&piece, this] { piece.vectors = embedder_->embed(piece.texts); });
         out[i] = piece.vectors[found->second.second];
         continue;
       }

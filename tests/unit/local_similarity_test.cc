@@ -33,11 +33,13 @@ std::vector<Sample> long_samples(int n) {
 
 TEST(LocalSimilarityTest, ABatchEmbeddedPieceByPieceGivesTheEmbeddersOwnSimilarities) {
   if (!std::filesystem::exists(default_embedder_model_path() + "/model.safetensors")) {
-    GTEST_SKIP() << "no model at " << default_embedder_model_path() << ": run scripts/setup_embedder.sh";
+    GTEST_SKIP() << "no model at " << default_embedder_model_path()
+                 << ": run scripts/setup_embedder.sh";
   }
   auto embedder = SentenceEmbedder::load(SentenceEmbedderOptions{});
   ASSERT_TRUE(embedder.ok()) << embedder.status().to_string();
-  const std::vector<Sample> samples = long_samples(24);  // 72 texts, about 2,400 ids: 5 pieces or more
+  // 72 texts, about 2,400 ids: 5 pieces or more.
+  const std::vector<Sample> samples = long_samples(24);
   std::vector<const Sample*> batch;
   for (const Sample& s : samples) batch.push_back(&s);
   LocalSimilarity local(*embedder);
@@ -62,7 +64,9 @@ TEST(LocalSimilarityTest, ABatchEmbeddedPieceByPieceGivesTheEmbeddersOwnSimilari
   const auto vectors = (*embedder)->embed(texts);
   auto cosine = [&](std::size_t a, std::size_t b) {
     double sum = 0;
-    for (std::size_t k = 0; k < vectors[a].size(); ++k) sum += static_cast<double>(vectors[a][k]) * vectors[b][k];
+    for (std::size_t k = 0; k < vectors[a].size(); ++k) {
+      sum += static_cast<double>(vectors[a][k]) * vectors[b][k];
+    }
     return sum;
   };
   for (std::size_t i = 0; i < samples.size(); ++i) {

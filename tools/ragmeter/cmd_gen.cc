@@ -143,9 +143,9 @@ StatusOr<VectorIndex> chunk_index(const std::vector<DocumentChunk>& chunks, cons
 }
 
 // The --summary JSON: counts, rejections by reason, coverage, usage.
-nlohmann::ordered_json gen_summary(const GenArgs& args, const LoadResult& loaded, std::size_t chunks,
-                                   nlohmann::ordered_json index, const TestsetReport& report,
-                                   const TestsetCoverage& coverage,
+nlohmann::ordered_json gen_summary(const GenArgs& args, const LoadResult& loaded,
+                                   std::size_t chunks, nlohmann::ordered_json index,
+                                   const TestsetReport& report, const TestsetCoverage& coverage,
                                    const llm::UsageTotals& chat_totals, std::int64_t requests) {
   const std::size_t rows = report.rows.size();
   nlohmann::ordered_json summary;
@@ -285,7 +285,8 @@ int run_gen(const GenArgs& args) {
     Progress progress(args.quiet);
     auto generated = generate_testset(
         chunks, *index, **chat,
-        [&embedder](const std::vector<std::string>& texts) { return embedder.embed(texts); }, options,
+        [&embedder](const std::vector<std::string>& texts) { return embedder.embed(texts); },
+        options,
         [&progress](std::size_t rows) { progress.update(static_cast<std::int64_t>(rows)); });
     progress.finish();
     if (!generated.ok()) return fail(generated.status());
@@ -312,9 +313,10 @@ int run_gen(const GenArgs& args) {
     if (Status s = file.commit(); !s.ok()) return fail(s);
   }
   if (report.cancelled) {
-    std::cerr << fmt::format("ragmeter gen: interrupted: the {} rows accepted before the stop are "
-                             "written to {}{}; exit code 130\n", rows, args.out,
-                             args.summary.empty() ? "" : " and the summary says \"cancelled\": true");
+    std::cerr << fmt::format(
+        "ragmeter gen: interrupted: the {} rows accepted before the stop are written to {}{}; "
+        "exit code 130\n",
+        rows, args.out, args.summary.empty() ? "" : " and the summary says \"cancelled\": true");
     return kExitInterrupted;
   }
   if (!args.quiet) {

@@ -139,7 +139,8 @@ class JsonlRunWriter : public RunSink {
   Status on_row(const RunRow& row) override {
     out_ << run_row_json(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     const std::string& kind = row.outcome.failure.kind;
-    if (!row.outcome.ok() && kind != "not_asked" && kind != "interrupted" && ++reported_ <= kMaxReported) {
+    const bool reported = kind != "not_asked" && kind != "interrupted";
+    if (!row.outcome.ok() && reported && ++reported_ <= kMaxReported) {
       std::cerr << fmt::format("ragmeter: row {} (line {}): {}: {}\n", row.index + 1, row.line,
                                row.outcome.failure.kind, row.outcome.failure.message);
       if (reported_ == kMaxReported) {

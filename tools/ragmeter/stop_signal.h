@@ -48,8 +48,9 @@ class ClientCanceller {
 
 // An output written whole or not at all: the text goes to a temporary file beside `path`
 // (PATH.tmp-PID), which commit() renames onto `path`. Until then `path` keeps what it
-// held. A path that is a device or a pipe (/dev/stdout) is written directly instead. The temporary is removed by the destructor when not committed, and by the stop
-// handlers before they end the process. Not thread-safe.
+// held. The temporary is removed by the destructor when not committed, and by the stop
+// handlers before they end the process. A path that is a device or a pipe (/dev/stdout)
+// is written directly instead. Not thread-safe.
 class OutputFile {
  public:
   explicit OutputFile(std::string path);
