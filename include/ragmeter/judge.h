@@ -132,8 +132,10 @@ class Judge {
   // Called by the evaluation loop with each batch of samples before any of them is
   // scored, from one thread while no other method runs. A judge may prepare what the
   // batch shares: with the local embedder, the batch's questions, responses and
-  // references are embedded together (each distinct text once, in one pass) when the
-  // first similarity is asked. The samples outlive the batch's scoring. Default: nothing.
+  // references are cut, in row order, into pieces of at most 512 word pieces, and a piece
+  // is embedded in one pass (each distinct text once) when the first similarity of one of
+  // its texts is asked: rows finish piece by piece. The samples outlive the batch's
+  // scoring. Default: nothing.
   virtual void prepare_batch(const std::vector<const Sample*>& samples) { (void)samples; }
   // What the judge's calls have used so far, per kind of call ("claims", "verdicts",
   // "questions", "entities", "embeddings"): {"kind": {"calls", "cache_hits", "failed",

@@ -265,6 +265,7 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
     batch.clear();
     std::optional<Status> strict_error;  // --strict: the first bad row
     while (batch.size() < rows_per_batch) {
+      if (cancelled(options)) break;  // reading thousands of rows takes a while too
       if (options.limit > 0 && accepted >= options.limit) {
         at_end = true;
         break;
@@ -293,6 +294,10 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
       }
       pending.rejected = std::move(error);
       batch.push_back(std::move(pending));
+    }
+    if (cancelled(options)) {  // stopped while the batch was read: none of it is scored
+      stopped = true;
+      break;
     }
     if (first_batch) {
       first_batch = false;

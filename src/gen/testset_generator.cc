@@ -3,6 +3,8 @@
 #include "ragmeter/testset.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <future>
 #include <random>
@@ -141,6 +143,10 @@ class Generator {
         options_.max_contexts ? options_.max_contexts : 4 * options_.size + 10;
     const std::size_t wave = static_cast<std::size_t>(std::max(1, options_.concurrency));
     while (report_.rows.size() < options_.size && report_.contexts_tried < max_contexts) {
+      if (stopped()) {
+        report_.cancelled = true;
+        break;
+      }
       std::vector<Context> contexts;
       while (contexts.size() < wave && report_.contexts_tried < max_contexts) {
         ++report_.contexts_tried;
@@ -149,12 +155,26 @@ class Generator {
       RAGMETER_RETURN_IF_ERROR(run_wave(contexts));
       if (progress) progress(report_.rows.size());
     }
+    // A stop during the last wave cut it short, unless the set was full anyway.
+    if (stopped() && report_.rows.size() < options_.size) report_.cancelled = true;
     report_.usage_by_call = book_.report();
     return std::move(report_);
   }
 
  private:
   void reject(const std::string& reason) { ++report_.rejected[reason]; }
+
+  bool stopped() const { return options_.cancel != nullptr && options_.cancel->load(); }
+
+  // The future's value. While it waits, a stop cancels the chat calls in flight, so it
+  // comes soon.
+  template <typename T>
+  T await(std::future<T>& future) {
+    while (future.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+      if (stopped() && !chat_cancelled_.exchange(true)) chat_.cancel();
+    }
+    return future.get();
+  }
 
   QuestionType draw_type() {
     double x = draws_.unit() * total_weight_;
@@ -293,9 +313,11 @@ class Generator {
     for (const Context& context : contexts) {
       calls.push_back(std::async(std::launch::async, [this, &context] { return generate(context); }));
     }
+    std::vector<Generated> generations;
+    for (auto& call : calls) generations.push_back(await(call));
+    if (stopped()) return ok_status();  // no pair of this wave was checked: dropped, uncounted
     std::vector<Proposal> candidates;
-    for (auto& call : calls) {
-      Generated generated = call.get();
+    for (Generated& generated : generations) {
       if (!generated.failure.empty()) {
         reject(generated.failure);
         continue;
@@ -333,11 +355,14 @@ class Generator {
         return critique(candidates[i]);
       }));
     }
+    std::vector<std::string> answered;
+    for (auto& verdict : verdicts) answered.push_back(await(verdict));
+    const bool cut_short = stopped();  // failures may be calls cancelled by the stop
     for (std::size_t n = 0; n < to_check.size(); ++n) {
-      const std::string verdict = verdicts[n].get();
+      const std::string& verdict = answered[n];
       const std::size_t i = to_check[n];
       if (!verdict.empty()) {
-        reject(verdict);
+        if (!cut_short) reject(verdict);
       } else if (near_duplicate(vectors[i])) {  // of one accepted earlier in this wave
         reject("near-duplicate question");
       } else if (report_.rows.size() >= options_.size) {
@@ -375,6 +400,7 @@ class Generator {
   double total_weight_ = 0.0;
   std::vector<std::vector<float>> accepted_vectors_;
   TestsetReport report_;
+  std::atomic<bool> chat_cancelled_{false};
 };
 
 }  // namespace

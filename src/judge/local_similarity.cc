@@ -22,13 +22,28 @@ LocalSimilarity::LocalSimilarity(std::shared_ptr<const SentenceEmbedder> embedde
 void LocalSimilarity::prepare_batch(const std::vector<const Sample*>& samples) {
   auto batch = std::make_shared<Batch>();
   std::unordered_set<std::string_view> seen;
+  std::size_t piece_ids = 0;
   auto add = [&](std::optional<std::string_view> text) {
-    if (text && seen.insert(*text).second) batch->texts.emplace_back(*text);
+    if (!text || !seen.insert(*text).second) return;
+    const std::size_t ids = embedder_->tokenizer().encode(*text, embedder_->max_tokens()).size();
+    const bool full = piece_ids + ids > kPieceIds && !batch->pieces.back().texts.empty();
+    if (batch->pieces.empty() || full) {
+      batch->pieces.emplace_back();
+      piece_ids = 0;
+    }
+    batch->pieces.back().texts.emplace_back(*text);
+    piece_ids += ids;
   };
   for (const Sample* sample : samples) {
     add(sample->user_input);
     add(sample->response);
     add(sample->reference());
+  }
+  for (std::size_t p = 0; p < batch->pieces.size(); ++p) {
+    const std::vector<std::string>& texts = batch->pieces[p].texts;
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+      batch->where.emplace(texts[k], std::make_pair(p, k));
+    }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   batch_ = std::move(batch);
@@ -43,17 +58,13 @@ std::vector<std::vector<float>> LocalSimilarity::vectors_of(const std::vector<st
   std::vector<std::vector<float>> out(texts.size());
   std::vector<std::string> missing;
   std::vector<std::size_t> missing_at;
-  if (batch != nullptr) {
-    std::call_once(batch->embedded, [&batch, this] {
-      auto vectors = embedder_->embed(batch->texts);
-      for (std::size_t i = 0; i < vectors.size(); ++i) batch->vectors.emplace(batch->texts[i], std::move(vectors[i]));
-    });
-  }
   for (std::size_t i = 0; i < texts.size(); ++i) {
     if (batch != nullptr) {
-      auto it = batch->vectors.find(texts[i]);
-      if (it != batch->vectors.end()) {
-        out[i] = it->second;
+      if (auto found = batch->where.find(texts[i]); found != batch->where.end()) {
+        Piece& piece = batch->pieces[found->second.first];
+        std::call_once(piece.embedded,
+                       [&piece, this] { piece.vectors = embedder_->embed(piece.texts); });
+        out[i] = piece.vectors[found->second.second];
         continue;
       }
     }

@@ -3,9 +3,12 @@
 // the real local model is tests/llm/test_gen_llm.py.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "../fakes/fake_llm_server_process.h"
 #include "ragmeter/hashed_embedding.h"
@@ -229,6 +232,38 @@ TEST_F(TestsetTest, TautologiesAndQuestionsTheJudgeAnswersWithoutPassagesAreReje
                                                        {"answerable without its passages", 1}};
   EXPECT_EQ(report->rejected, expected);
   EXPECT_EQ(client_->totals().requests, 7);
+}
+
+TEST_F(TestsetTest, AStopKeepsTheAcceptedRowsAndCancelsTheCallInFlight) {
+  start(Json::array({
+      generated("Which sea does the Danube reach?", "The Black Sea."),  // row 1
+      critic(true),                                                    //
+      closed_book("unknown"),                                          // accepted
+      generated("When do tulips flower?", "In spring."),               // row 2
+      critic(true),                                                    //
+      Json{{"kind", "hang"}},                                          // its closed-book call hangs
+  }));
+  const auto chunks = three_chunks();
+  const VectorIndex index = index_of(chunks);
+  TestsetOptions options = simple_one_at_a_time(3);
+  std::atomic<bool> stop{false};
+  options.cancel = &stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    stop.store(true);
+  });
+  const auto started = std::chrono::steady_clock::now();
+  auto report = generate_testset(chunks, index, *client_, hashed, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  stopper.join();
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  EXPECT_TRUE(report->cancelled);
+  ASSERT_EQ(report->rows.size(), 1u);
+  EXPECT_EQ(report->rows[0].user_input, "Which sea does the Danube reach?");
+  EXPECT_TRUE(report->rejected.empty());  // the call cut short is no rejection
+  EXPECT_EQ(client_->totals().requests, 6);  // nothing asked after the stop
+  EXPECT_LT(seconds, 4.0);  // the hanging call was cancelled, not waited for (5 s timeout)
 }
 
 TEST_F(TestsetTest, WithoutTheClosedBookCheckTheCriticsVerdictIsFinal) {

@@ -12,6 +12,7 @@
 #include "ragmeter/compare.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/report.h"
+#include "stop_signal.h"
 
 namespace ragmeter::cli {
 namespace {
@@ -151,6 +152,7 @@ void print_table(const RunComparison& c, std::size_t base_rows, std::size_t new_
 }
 
 int run_compare(const CompareArgs& args) {
+  install_stop_handlers(StopMode::kImmediate);  // --html is whole or not written (OutputFile)
   CompareOptions options;
   options.id_column = args.id_column;
   options.alpha = args.alpha;
@@ -185,7 +187,9 @@ int run_compare(const CompareArgs& args) {
   if (!args.html.empty()) {
     ReportInput input;
     input.comparison = comparison_to_json(*comparison);
-    if (Status s = write_report(args.html, input); !s.ok()) {
+    OutputFile html(args.html);
+    html.stream() << render_report(input);
+    if (Status s = html.commit(); !s.ok()) {
       std::cerr << "ragmeter: " << s.message() << "\n";
       return kExitUsage;
     }

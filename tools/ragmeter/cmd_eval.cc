@@ -1,6 +1,4 @@
 // `ragmeter eval DATASET`: score a dataset, write per-sample results and a summary.
-#include <signal.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -25,25 +23,10 @@
 #include "ragmeter/llm_config.h"
 #include "ragmeter/llm_judge.h"
 #include "ragmeter/results.h"
+#include "stop_signal.h"
 
 namespace ragmeter::cli {
 namespace {
-
-// Set by SIGINT / SIGTERM: the run stops, keeps what finished and exits with 130. A
-// second signal ends the process at once.
-std::atomic<bool> g_stop{false};
-
-void on_stop_signal(int) {
-  if (g_stop.exchange(true)) std::_Exit(kExitInterrupted);
-}
-
-void install_stop_handlers() {
-  struct sigaction action {};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
 
 struct EvalArgs {
   std::string dataset;
@@ -243,6 +226,7 @@ int run_eval(const EvalArgs& args) {
     }
     return run_dry(args, *options, **reader);
   }
+  install_stop_handlers(StopMode::kGraceful);  // before the judge and the embedder are loaded
   // Every output is checked before anything is sent: an unwritable --summary must not be
   // found after the judge has been paid.
   for (const auto& [path, flag] : {std::pair{args.out, "--out"}, {args.summary, "--summary"},
@@ -289,8 +273,7 @@ int run_eval(const EvalArgs& args) {
     sinks.add(writer.get());
   }
 
-  install_stop_handlers();
-  options.cancel = &g_stop;
+  options.cancel = &stop_flag();
   Progress progress(args.quiet);
   // The report reads the rows back as the JSONL --out has them.
   std::stringstream report_rows;
@@ -299,19 +282,13 @@ int run_eval(const EvalArgs& args) {
     report_writer = make_jsonl_result_writer(report_rows, options.metrics);
     sinks.add(report_writer.get());
   }
-  bool clients_cancelled = false;
+  ClientCanceller canceller{eval->judge.chat.get(), eval->judge.embedder.get()};
   auto summary = evaluate(**reader, args.dataset, options, sinks, [&](std::int64_t rows) {
     progress.update(rows);
     // Rows reach the writer as they finish; at most every 100 ms they reach the file too,
     // so a run killed outright loses at most that much.
     if (out_file.is_open()) out_file.flush();
-    // Stopped: the judge calls in flight are abandoned rather than waited for.
-    if (g_stop.load() && !clients_cancelled) {
-      clients_cancelled = true;
-      for (auto* client : {eval->judge.chat.get(), eval->judge.embedder.get()}) {
-        if (client != nullptr) client->cancel();
-      }
-    }
+    canceller.poll();  // stopped: the judge calls in flight are abandoned, not waited for
   });
   progress.finish();
   if (!summary.ok()) {

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "ragmeter/report.h"
+#include "stop_signal.h"
 
 namespace ragmeter::cli {
 namespace {
@@ -16,6 +17,8 @@ struct ReportArgs {
 };
 
 int run_report(const ReportArgs& args) {
+  // Ctrl-C ends the command at once; the report is whole or not written (OutputFile).
+  install_stop_handlers(StopMode::kImmediate);
   ReportInput input;
   input.results_path = args.results;
   if (Status s = read_results_rows(args.results, &input.rows); !s.ok()) {
@@ -34,7 +37,9 @@ int run_report(const ReportArgs& args) {
       return kExitUsage;
     }
   }
-  if (Status s = write_report(args.out, input); !s.ok()) {
+  OutputFile out(args.out);
+  out.stream() << render_report(input);
+  if (Status s = out.commit(); !s.ok()) {
     std::cerr << "ragmeter: " << s.message() << "\n";
     return kExitUsage;
   }
