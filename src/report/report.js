@@ -402,7 +402,9 @@
     }
     parts.push(el('h2', null, 'Metrics'), table,
       el('p', { class: 'muted' }, 'diff: paired mean difference with a paired bootstrap 95% interval; p: paired sign-flip test; ' +
-        'p Holm: corrected across the metrics; a verdict needs p Holm < ' + c.alpha + ' and an interval clear of 0.'));
+        'p Holm: corrected across the ' + c.holm_family + ' metric' + (c.holm_family === 1 ? '' : 's') +
+        ' with a non-zero difference (all ties: p Holm 1); a verdict needs p Holm < ' + c.alpha +
+        ' and an interval clear of 0.'));
     for (const [label, keys] of [['Only in base', c.only_in_base], ['Only in new', c.only_in_new]]) {
       if (keys.length) parts.push(el('h2', null, label + ' (' + keys.length + ')'), el('ul', null, keys.map((k) => el('li', null, k))));
     }
