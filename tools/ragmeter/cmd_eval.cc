@@ -92,6 +92,24 @@ bool is_csv_output(const EvalArgs& args) {
   return extension == ".csv";  // o.CSV too
 }
 
+// The progress display's total: the dataset's rows (at most --limit), counted before
+// the run starts for a file under kCountAtOnceBytes (a few milliseconds), else while it
+// runs.
+constexpr std::uintmax_t kCountAtOnceBytes = 64u << 20;
+
+void count_progress_total(const EvalArgs& args, DatasetFormat format, Progress* progress) {
+  std::error_code error;
+  const std::uintmax_t bytes = std::filesystem::file_size(args.dataset, error);
+  const bool now = !error && bytes < kCountAtOnceBytes;
+  progress->count_total(
+      [&args, format](const std::atomic<bool>& stop) -> std::optional<std::int64_t> {
+        auto rows = count_dataset_rows(args.dataset, format, args.rows_path, &stop);
+        if (rows && args.limit > 0) rows = std::min(*rows, args.limit);
+        return rows;
+      },
+      now);
+}
+
 // "H h M min" or "M min S s".
 std::string duration_text(double seconds) {
   long total = std::lround(seconds);
@@ -292,6 +310,7 @@ int run_eval(const EvalArgs& args) {
   install_stop_handlers();
   options.cancel = &g_stop;
   Progress progress(args.quiet);
+  count_progress_total(args, *format, &progress);
   // The report reads the rows back as the JSONL --out has them.
   std::stringstream report_rows;
   std::unique_ptr<ResultSink> report_writer;
