@@ -4,9 +4,9 @@
 // samples again. `compare_runs` matches the two runs' per-sample results row by row and,
 // per metric, reports both means, the mean paired difference with a paired bootstrap
 // interval, a paired sign-flip permutation test, win / tie / loss counts, and Holm's
-// correction across the metrics compared that changed on some pair. Every difference is also given "oriented":
-// multiplied by -1 for metrics where lower is better, so a positive oriented difference
-// is always an improvement.
+// correction across the metrics compared that changed on some pair. Every difference is
+// also given "oriented": multiplied by -1 for metrics where lower is better, so a positive
+// oriented difference is always an improvement.
 #pragma once
 
 #include <cstdint>

@@ -55,7 +55,7 @@ Json metrics_of(const ReportInput& input) {
       auto [it, inserted] = tallies.try_emplace(metric);
       if (inserted) order.push_back(metric);
       MetricTally& t = it->second;
-      if (rejected) {  // failed, as its status says; its reason is the row's error, not the metric's
+      if (rejected) {  // failed, as its status says; its reason is the row's error
         ++t.failed;
         ++t.rejected;
         continue;

@@ -55,13 +55,17 @@ TEST(RowCountTest, JsonlCountsNonBlankLinesWithABadLineAmongThem) {
 TEST(RowCountTest, CsvCountsRecordsAfterTheHeaderWithQuotedLineBreaksInside) {
   // Header, a cell spanning two lines, a "" escape, CRLF and a lone CR, a blank line.
   expect_count("a.csv",
-               "q,r\r\n\"line one\nline two\",x\r\n\"say \"\"hi\"\"\",y\r\n\r\nlast,z\rmore,w\n", 4);
+               "q,r\r\n\"line one\nline two\",x\r\n\"say \"\"hi\"\"\",y\r\n"
+               "\r\nlast,z\rmore,w\n",
+               4);
   expect_count("header.csv", "q,r\n", 0);
 }
 
 TEST(RowCountTest, JsonCountsTopLevelElementsNotNestedOnesOrCommasInStrings) {
   expect_count("a.json",
-               "\xEF\xBB\xBF[ {\"a\": [1, 2, {\"b\": \"x, ] y\"}]},\n {\"c\": \"\\\"]\"},\n 7 ]", 3);
+               "\xEF\xBB\xBF[ {\"a\": [1, 2, {\"b\": \"x, ] y\"}]},\n"
+               " {\"c\": \"\\\"]\"},\n 7 ]",
+               3);
   expect_count("empty.json", "[ ]", 0);
 }
 

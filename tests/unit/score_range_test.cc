@@ -50,8 +50,9 @@ TEST(ScoreRangeTest, AScoreOutsideTheRangeIsAnInternalErrorNamingMetricValueAndR
   EXPECT_TRUE(check_score_range(correctness, MetricResult::skipped("no reference")).ok());
   const Status below = check_score_range(correctness, MetricResult::ok(-0.024));
   EXPECT_EQ(below.code(), StatusCode::kInternal);
-  EXPECT_NE(below.message().find("answer_correctness = -0.024 is outside its declared range [0, 1]"),
-            std::string::npos)
+  EXPECT_NE(
+      below.message().find("answer_correctness = -0.024 is outside its declared range [0, 1]"),
+      std::string::npos)
       << below.message();
   EXPECT_FALSE(check_score_range(correctness, MetricResult::ok(std::nan(""))).ok());
   // semantic_similarity is a cosine: [-1, 1]; rubric_score is 1..5.
@@ -75,7 +76,8 @@ TEST(ScoreRangeTest, TheJsonlAndCsvWritersRefuseAnOutOfRangeScoreNamingTheLine) 
   row.line = 7;
   for (bool csv : {false, true}) {
     std::ostringstream out;
-    auto writer = csv ? make_csv_result_writer(out, metrics) : make_jsonl_result_writer(out, metrics);
+    auto writer =
+        csv ? make_csv_result_writer(out, metrics) : make_jsonl_result_writer(out, metrics);
     EXPECT_TRUE(writer->on_row(row, {MetricResult::ok(1.0)}).ok());
     const std::string written = out.str();
     const Status status = writer->on_row(row, {MetricResult::ok(1.25)});

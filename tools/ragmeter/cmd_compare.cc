@@ -198,7 +198,8 @@ int run_compare(const CompareArgs& args) {
     if (gate == gates.end()) continue;
     const GateVerdict verdict = check_regression(m, gate->second, comparison->alpha);
     if (verdict.passed) continue;
-    std::cerr << "ragmeter: " << (verdict.scored ? "regression: " : "--fail-on-regression not met: ")
+    std::cerr << "ragmeter: "
+              << (verdict.scored ? "regression: " : "--fail-on-regression not met: ")
               << verdict.message << "\n";
     regressed = true;
   }

@@ -355,8 +355,9 @@ int run_eval(const EvalArgs& args) {
               << "; the metrics that need the judge failed, the others were scored\n";
   }
   // With data on standard output, the table goes to standard error.
-  const bool data_on_stdout = std::any_of(std::begin(outputs), std::end(outputs),
-                                          [](const auto& o) { return is_standard_output(o.first); });
+  const bool data_on_stdout =
+      std::any_of(std::begin(outputs), std::end(outputs),
+                  [](const auto& o) { return is_standard_output(o.first); });
   const int code = report_eval(args.eval, *eval, *summary, args.dataset, args.summary, args.quiet,
                                args.allow_failures, args.report, &report_rows,
                                data_on_stdout ? &std::cerr : &std::cout);

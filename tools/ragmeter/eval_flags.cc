@@ -123,7 +123,8 @@ static bool thresholds_met(const EvalSummary& summary, const std::vector<Thresho
     const GateVerdict verdict =
         check_threshold(gate, metric == summary.metrics.end() ? nullptr : &*metric);
     if (verdict.passed) continue;
-    std::cerr << "ragmeter: " << (gate.bound == GateBound::kAtLeast ? "--fail-under" : "--fail-over")
+    std::cerr << "ragmeter: "
+              << (gate.bound == GateBound::kAtLeast ? "--fail-under" : "--fail-over")
               << " not met: " << verdict.message << "\n";
     met = false;
   }

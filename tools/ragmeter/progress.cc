@@ -41,7 +41,8 @@ std::string progress_line(const char* label, std::int64_t rows, std::optional<st
   const double rate = seconds > 0 ? static_cast<double>(rows) / seconds : 0.0;
   std::string line;
   if (total && *total > 0) {
-    const double done = std::clamp(static_cast<double>(rows) / static_cast<double>(*total), 0.0, 1.0);
+    const double done =
+        std::clamp(static_cast<double>(rows) / static_cast<double>(*total), 0.0, 1.0);
     const int filled = static_cast<int>(done * kBarWidth);
     line = fmt::format("{} [{}{}] {:3.0f}%  {}/{} rows  {:.0f} rows/s  {} elapsed", label,
                        std::string(filled, '#'), std::string(kBarWidth - filled, '.'),
@@ -103,7 +104,8 @@ void Progress::draw_locked(std::chrono::steady_clock::time_point now) {
   if (stopped_) return;
   last_draw_ = now;
   const double seconds = std::chrono::duration<double>(now - start_).count();
-  std::fprintf(stderr, "\r\033[K%s", progress_line(label_, rows_, total_, failed_, seconds).c_str());
+  const std::string line = progress_line(label_, rows_, total_, failed_, seconds);
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
   std::fflush(stderr);
   drawn_ = true;
 }
