@@ -4,9 +4,9 @@
 // samples again. `compare_runs` matches the two runs' per-sample results row by row and,
 // per metric, reports both means, the mean paired difference with a paired bootstrap
 // interval, a paired sign-flip permutation test, win / tie / loss counts, and Holm's
-// correction across the metrics compared. Every difference is also given "oriented":
-// multiplied by -1 for metrics where lower is better, so a positive oriented difference
-// is always an improvement.
+// correction across the metrics compared that changed on some pair. Every difference is
+// also given "oriented": multiplied by -1 for metrics where lower is better, so a positive
+// oriented difference is always an improvement.
 #pragma once
 
 #include <cstdint>
@@ -123,7 +123,7 @@ struct MetricComparison {
   bool higher_is_better = true;  // from the metric table; true for unknown (user) metrics
   bool known_direction = true;   // false: not in the metric table (a user critic)
   PairedStats stats;
-  double p_holm = 1.0;           // Holm-adjusted across every metric with n > 0
+  double p_holm = 1.0;           // Holm-adjusted across the family (in_holm_family)
   // Samples scored in one run and skipped or failed in the other: not in the pairs.
   std::int64_t scored_in_one_only = 0;
   std::vector<SampleChange> top_changes;  // largest |difference| first, at most top_changes
@@ -141,7 +141,14 @@ struct RunComparison {
   std::vector<MetricComparison> metrics;  // metrics present in both runs, base order
   std::vector<std::string> metrics_only_in_base, metrics_only_in_new;
   double alpha = 0.05;
+  std::int64_t holm_family = 0;  // metrics in Holm's family (in_holm_family)
 };
+
+// Whether a metric is one of the tests Holm's correction counts: it has at least one
+// non-zero paired difference (a win or a loss). A metric whose pairs all tie, or that has
+// no pairs, has p = 1 whatever the data and would only dilute the family; it keeps
+// p_holm = 1.
+bool in_holm_family(const MetricComparison& metric);
 
 // Matches rows by key and compares every metric both runs have. `base` and `next` must
 // outlive the result (top_changes point into them). InvalidArgument when no row matches.
@@ -156,7 +163,8 @@ bool is_regression(const MetricComparison& metric, double delta, double alpha);
 
 // The comparison as JSON (for --json and the HTML comparison report): {"ragmeter_version",
 // "base", "new",
-// "matched", "only_in_base", "only_in_new", "alpha", "metrics": [{"metric",
+// "matched", "only_in_base", "only_in_new", "metrics_only_in_base", "metrics_only_in_new",
+// "alpha", "holm_family", "metrics": [{"metric",
 // "higher_is_better", "n", "mean_base", "mean_new", "mean_diff", "ci95", "p_value",
 // "p_exact", "p_holm", "wins", "ties", "losses", "scored_in_one_only", "top_changes":
 // [{"key", "base", "new", "oriented_diff", "base_row", "new_row"}]}]}.

@@ -91,6 +91,8 @@ struct MetricSummary {
   std::int64_t failed = 0;
   std::optional<double> corpus;  // corpus-level value (BLEU, chrF) when the metric has one
   bool higher_is_better = true;
+  double min_score = 0.0;          // the metric's declared range (its table entry)
+  double max_score = 1.0;
   std::string fields;              // the fields the metric needs (its table entry)
   std::string top_skip_reason;     // the most common reason of its skips; empty if none
   std::string top_failure_reason;  // the most common reason of its failures; empty if none

@@ -35,9 +35,12 @@ struct ReportInput {
   nlohmann::ordered_json comparison;
 };
 
-// Reads a results file (JSONL, one object per line) into `rows`. InvalidArgument
-// naming the file and line for a line that is not a JSON object; NotFound when the file
-// cannot be opened.
+// Reads a results file into `rows`: JSONL, one object per line, or CSV when `path` ends
+// in .csv (as `eval --out FILE.csv` writes it: each row becomes the object the JSONL
+// output has, without evidence, lists and objects parsed back from their JSON text and
+// every other field a string; a rejected row's "row_error" holds its message).
+// InvalidArgument naming the file and line for a line that is not a JSON object, or a CSV
+// that is not a results file; NotFound when the file cannot be opened.
 Status read_results_rows(const std::string& path, std::vector<nlohmann::ordered_json>* rows);
 
 // The data the page's script reads first: {"kind": "run", "identity", "metrics", "usage",

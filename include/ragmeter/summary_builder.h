@@ -27,7 +27,8 @@ class SummaryBuilder {
   explicit SummaryBuilder(const EvalOptions& options);
 
   // One scored row: results[m] belongs to options.metrics[m]. InvalidArgument (and
-  // nothing is added) when results has another size than the metrics.
+  // nothing is added) when results has another size than the metrics; Internal (nothing
+  // added) when a score lies outside its metric's declared range (check_score_range).
   Status add_row(const std::vector<MetricResult>& results);
   // The same for one metric's outcome of the next row, for callers that hold results
   // by column; a row is complete when each metric got one (the caller keeps rows

@@ -9,6 +9,7 @@
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
@@ -17,6 +18,7 @@
 #include "data_source.h"
 #include "eval_args.h"
 #include "py_json.h"
+#include "ragmeter/gates.h"
 #include "ragmeter/judge_factory.h"
 #include "ragmeter/llm_config.h"
 #include "run_result.h"
@@ -213,6 +215,36 @@ nb::dict table_columns(const RunResult& r) {
   return columns;
 }
 
+// ragmeter.testing's gates, by the CLI's rule (gates.h): each (metric, value, at_most) is
+// first checked to fit its metric (ValueError otherwise), then against the run's summary.
+// Returns the failed ones as dicts {"metric", "message", "scored"}, in the order given.
+nb::list check_thresholds(const RunResult& r,
+                          const std::vector<std::tuple<std::string, double, bool>>& gates,
+                          const std::string& at_least, const std::string& at_most) {
+  const GateSpelling spelling{at_least, at_most};
+  std::vector<std::pair<ThresholdGate, const MetricSummary*>> checked;
+  for (const auto& [metric, value, maximum] : gates) {
+    ThresholdGate gate{metric, value, maximum ? GateBound::kAtMost : GateBound::kAtLeast};
+    const MetricSummary* summary = find_summary(r, metric);
+    if (summary != nullptr) {
+      ok_or_raise(check_gate_fits(gate, summary->higher_is_better, summary->min_score,
+                                  summary->max_score, spelling));
+    }
+    checked.emplace_back(std::move(gate), summary);
+  }
+  nb::list failed;
+  for (const auto& [gate, summary] : checked) {
+    const GateVerdict verdict = check_threshold(gate, summary, spelling);
+    if (verdict.passed) continue;
+    nb::dict entry;
+    entry["metric"] = gate.metric;
+    entry["message"] = verdict.message;
+    entry["scored"] = verdict.scored;
+    failed.append(entry);
+  }
+  return failed;
+}
+
 const RowResult& row_at(const RunResult& r, std::int64_t i) {
   const auto n = static_cast<std::int64_t>(r.run.table.rows.size());
   if (i < 0) i += n;
@@ -248,6 +280,10 @@ void bind_run(nb::module_& m) {
           },
           "metric"_a, "The metric's mean over its scored samples; None when none was scored.")
       .def("columns", &table_columns, "The per-row table as columns (for pandas).")
+      .def("check_thresholds", &check_thresholds, "gates"_a, "at_least"_a, "at_most"_a,
+           "The CI gates' rule (`eval --fail-under/--fail-over`) over this run: the failed "
+           "gates as {metric, message, scored}; ValueError for a gate that does not fit its "
+           "metric.")
       .def(
           "evidence",
           [](const RunResult& r, std::int64_t i) {

@@ -312,7 +312,10 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
             summary.add_rejected();
             return sink.on_rejected(*pending.rejected);
           }
-          RAGMETER_RETURN_IF_ERROR(summary.add_row(pending.results));
+          if (Status added = summary.add_row(pending.results); !added.ok()) {
+            return Status(added.code(), file_name + ":" + std::to_string(pending.row.line) +
+                                            ": " + added.message());
+          }
           return sink.take_row(std::move(pending.row), std::move(pending.results));
         });
     if (!delivered.ok()) return delivered.status();

@@ -182,17 +182,25 @@ StatusOr<RunComparison> compare_runs(const RunResults& base, const RunResults& n
       out.metrics_only_in_new.push_back(metric);
     }
   }
-  // Holm across the metrics that have pairs; a metric without pairs keeps p = 1.
+  // Holm's family: the metrics with at least one non-zero paired difference. A metric whose
+  // pairs all tie (or that has none) is no test at all: its p is 1 whatever happens, so
+  // counting it would only raise the others' adjusted p (a real regression once went
+  // unflagged behind metrics that had not moved). It keeps p Holm = 1.
   std::vector<double> p;
   for (const auto& mc : out.metrics) {
-    if (mc.stats.n > 0) p.push_back(mc.stats.p_value);
+    if (in_holm_family(mc)) p.push_back(mc.stats.p_value);
   }
   std::vector<double> adjusted = holm_adjust(p);
   std::size_t k = 0;
   for (auto& mc : out.metrics) {
-    mc.p_holm = mc.stats.n > 0 ? adjusted[k++] : 1.0;
+    mc.p_holm = in_holm_family(mc) ? adjusted[k++] : 1.0;
   }
+  out.holm_family = static_cast<std::int64_t>(p.size());
   return out;
+}
+
+bool in_holm_family(const MetricComparison& metric) {
+  return metric.stats.wins + metric.stats.losses > 0;
 }
 
 bool is_regression(const MetricComparison& metric, double delta, double alpha) {
@@ -241,6 +249,7 @@ nlohmann::ordered_json comparison_to_json(const RunComparison& c) {
           {"metrics_only_in_base", c.metrics_only_in_base},
           {"metrics_only_in_new", c.metrics_only_in_new},
           {"alpha", c.alpha},
+          {"holm_family", c.holm_family},
           {"metrics", std::move(metrics)}};
 }
 

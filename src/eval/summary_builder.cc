@@ -41,6 +41,9 @@ Status SummaryBuilder::add_row(const std::vector<MetricResult>& results) {
                             std::to_string(accumulators_.size()) + " metrics");
   }
   for (std::size_t m = 0; m < results.size(); ++m) {
+    RAGMETER_RETURN_IF_ERROR(check_score_range(metrics_[m], results[m]));
+  }
+  for (std::size_t m = 0; m < results.size(); ++m) {
     const MetricResult& r = results[m];
     add_outcome(m, r.outcome, r.score, r.reason, r.corpus_stats, r.note);
   }
@@ -93,6 +96,8 @@ EvalSummary SummaryBuilder::finish() && {
     metric.skipped = acc.skipped;
     metric.failed = acc.failed;
     metric.higher_is_better = request.info->higher_is_better;
+    metric.min_score = request.info->min_score;
+    metric.max_score = request.info->max_score;
     metric.fields = std::string(request.info->fields);
     metric.top_skip_reason = most_common(acc.skip_reasons);
     metric.top_failure_reason = most_common(acc.failure_reasons);

@@ -74,6 +74,13 @@ MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {
   return with_calls(std::move(result), j.similarity_calls());
 }
 
+// A cosine as a share of similarity for the metrics declared in [0, 1] that are built on
+// one (answer_correctness, answer_relevancy): a negative cosine (texts less alike than
+// unrelated ones) counts as no similarity. ragas declares both metrics in [0, 1] but adds
+// the raw cosine, which makes them negative now and then; the value is ragas's whenever
+// its cosine is >= 0. semantic_similarity itself stays the cosine ([-1, 1]).
+double similarity_share(double cosine) { return std::max(0.0, cosine); }
+
 }  // namespace
 
 MetricResult faithfulness(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
@@ -137,8 +144,9 @@ MetricResult semantic_similarity(Judgement& j, const MetricRequest&, const Scori
   return similarity_result(j, o);
 }
 
-// ragas: 0.75 * factual F1 + 0.25 * semantic similarity (weights normalised to sum 1).
-// A response or reference without claims has no F1: the metric is skipped with its reason.
+// ragas: 0.75 * factual F1 + 0.25 * semantic similarity (weights normalised to sum 1), the
+// similarity's negative cosines counted as 0 (similarity_share). A response or reference
+// without claims has no F1: the metric is skipped with its reason.
 MetricResult answer_correctness(Judgement& j, const MetricRequest&, const ScoringOptions& o) {
   if (auto skip = require(j.sample(), false, true, true, false)) return *skip;
   double wf = o.answer_correctness_factual_weight;
@@ -151,7 +159,7 @@ MetricResult answer_correctness(Judgement& j, const MetricRequest&, const Scorin
   MetricResult similarity = similarity_result(j, ScoringOptions{});
   if (similarity.outcome != Outcome::kOk) return similarity;
   MetricResult result =
-      MetricResult::ok((wf * f1.score + ws * similarity.score) / (wf + ws));
+      MetricResult::ok((wf * f1.score + ws * similarity_share(similarity.score)) / (wf + ws));
   result.evidence["factual_f1"] = f1.score;
   result.evidence["semantic_similarity"] = similarity.score;
   result.evidence["weights"] = {wf, ws};
@@ -159,7 +167,8 @@ MetricResult answer_correctness(Judgement& j, const MetricRequest&, const Scorin
   return result;
 }
 
-// Mean similarity of the question to each generated question; 0 when noncommittal.
+// Mean similarity of the question to each generated question (negative cosines as 0,
+// similarity_share); 0 when noncommittal.
 MetricResult answer_relevancy(Judgement& j, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require(j.sample(), true, true, false, false)) return *skip;
   const auto& generated = j.questions();
@@ -181,7 +190,7 @@ MetricResult answer_relevancy(Judgement& j, const MetricRequest&, const ScoringO
   nlohmann::ordered_json questions = nlohmann::ordered_json::array();
   for (std::size_t i = 0; i < generated->questions.size(); ++i) {
     const double similarity = (*similarities)[i];
-    sum += similarity;
+    sum += similarity_share(similarity);
     questions.push_back({{"question", generated->questions[i]}, {"similarity", similarity}});
   }
   result.score = sum / static_cast<double>(generated->questions.size());

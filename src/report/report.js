@@ -57,12 +57,14 @@
   // ---- shared pieces ----
   function identityBlock(identity) {
     const labels = [['ragmeter_version', 'ragmeter'], ['dataset', 'dataset'], ['dataset_sha256', 'dataset sha256'],
-      ['judge', 'judge'], ['model', 'model'], ['plan', 'plan'], ['date', 'date'], ['results', 'results'], ['rows', 'rows']];
+      ['judge', 'judge'], ['model', 'model'], ['plan', 'plan'], ['date', 'date'], ['results', 'results'], ['rows', 'rows'],
+      ['rejected', 'rejected rows']];
     const dl = el('dl', { class: 'identity', id: 'identity' });
     for (const [key, label] of labels) {
       if (identity[key] === undefined || identity[key] === null || identity[key] === '') continue;
       dl.appendChild(el('dt', null, label));
-      dl.appendChild(el('dd', { 'data-key': key }, valueNode(identity[key])));
+      dl.appendChild(el('dd', { 'data-key': key, class: key === 'rejected' && identity[key] > 0 ? 'failed' : '' },
+        valueNode(identity[key])));
     }
     return dl;
   }
@@ -126,7 +128,8 @@
     for (const m of metrics) {
       const column = metricColumn(m.name);
       const notes = [];
-      if (m.failed > 0 && m.top_failure) notes.push('most common failure: ' + m.top_failure);
+      if (m.rejected > 0) notes.push(m.rejected + ' of the failed are rejected rows (failed for every metric)');
+      if (m.failed > m.rejected && m.top_failure) notes.push('most common failure: ' + m.top_failure);
       if (m.n === 0 && m.skipped > 0 && m.top_skip) notes.push('all skipped: ' + m.top_skip);
       if (m.corpus !== undefined && m.corpus !== null) notes.push('corpus ' + fmt(m.corpus));
       table.appendChild(el('tr', { 'data-metric': m.name },
@@ -402,7 +405,9 @@
     }
     parts.push(el('h2', null, 'Metrics'), table,
       el('p', { class: 'muted' }, 'diff: paired mean difference with a paired bootstrap 95% interval; p: paired sign-flip test; ' +
-        'p Holm: corrected across the metrics; a verdict needs p Holm < ' + c.alpha + ' and an interval clear of 0.'));
+        'p Holm: corrected across the ' + c.holm_family + ' metric' + (c.holm_family === 1 ? '' : 's') +
+        ' with a non-zero difference (all ties: p Holm 1); a verdict needs p Holm < ' + c.alpha +
+        ' and an interval clear of 0.'));
     for (const [label, keys] of [['Only in base', c.only_in_base], ['Only in new', c.only_in_new]]) {
       if (keys.length) parts.push(el('h2', null, label + ' (' + keys.length + ')'), el('ul', null, keys.map((k) => el('li', null, k))));
     }

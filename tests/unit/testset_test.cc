@@ -86,7 +86,7 @@ class TestsetTest : public ::testing::Test {
   // Starts the fake server with `steps` (one reply per request, in order).
   void start(const Json& steps) {
     const std::string path = fake_llm_server_path();
-    if (!std::filesystem::exists(path)) GTEST_SKIP() << "fake server not built at " << path;
+    ASSERT_TRUE(test_judges::fake_llm_server_built());
     script_ = std::filesystem::temp_directory_path() /
               ("ragmeter-testset-script-" + std::to_string(::getpid()) + ".json");
     std::ofstream(script_) << Json({{"steps", steps}}).dump();
@@ -138,7 +138,7 @@ TEST(TestsetRequestTest, GenerationAsksForExactlyNPairsOverLabelledPassages) {
 
 TEST_F(TestsetTest, EveryFilterCountsItsRejectionAndTheSetStopsAtItsSize) {
   // One context at a time (concurrency 1), so the requests come in this order.
-  start(Json::array({
+  ASSERT_NO_FATAL_FAILURE(start(Json::array({
       generated("What does json.dumps return for a Python dict?", "A JSON string."),  // 1
       critic(true),                                                                    // passes
       closed_book("unknown"),                                                          // accepted
@@ -149,7 +149,7 @@ TEST_F(TestsetTest, EveryFilterCountsItsRejectionAndTheSetStopsAtItsSize) {
       generated("Which sea does the Danube reach?", "The Black Sea."),                 // 5
       critic(true),                                                                    // passes
       closed_book("I am not sure of it."),                                             // accepted
-  }));
+  })));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
   TestsetOptions options = simple_one_at_a_time(2);
@@ -187,11 +187,11 @@ TEST_F(TestsetTest, EveryFilterCountsItsRejectionAndTheSetStopsAtItsSize) {
 }
 
 TEST_F(TestsetTest, PairsNamingMissingPassagesOrTooFewForMultiContextAreRejected) {
-  start(Json::array({
+  ASSERT_NO_FATAL_FAILURE(start(Json::array({
       generated("Which sea does the Danube reach in the end?", "The Black Sea.", {"P1"}),
       generated("How do tulips and the Danube differ in season?", "They do not.", {"P1", "P2"}),
       critic(true, true, false),  // not grounded
-  }));
+  })));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
   TestsetOptions options;
@@ -212,7 +212,7 @@ TEST_F(TestsetTest, PairsNamingMissingPassagesOrTooFewForMultiContextAreRejected
 
 TEST_F(TestsetTest, TautologiesAndQuestionsTheJudgeAnswersWithoutPassagesAreRejected) {
   // Issue 17's held-out run kept "What is the name of PharmaCann?" / "PharmaCann".
-  start(Json::array({
+  ASSERT_NO_FATAL_FAILURE(start(Json::array({
       generated("What is the name of PharmaCann?", "PharmaCann"),           // rule: no call
       generated("Which sea does the Danube reach?", "The Black Sea."),      //
       critic(true),                                                        //
@@ -220,7 +220,7 @@ TEST_F(TestsetTest, TautologiesAndQuestionsTheJudgeAnswersWithoutPassagesAreReje
       generated("When do tulips flower?", "Tulips flower in spring."),      //
       critic(true),                                                        //
       closed_book("unknown"),                                              // accepted
-  }));
+  })));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
   TestsetOptions options = simple_one_at_a_time(1);
@@ -267,7 +267,8 @@ TEST_F(TestsetTest, AStopKeepsTheAcceptedRowsAndCancelsTheCallInFlight) {
 }
 
 TEST_F(TestsetTest, WithoutTheClosedBookCheckTheCriticsVerdictIsFinal) {
-  start(Json::array({generated("Which sea does the Danube reach?", "The Black Sea."), critic(true)}));
+  ASSERT_NO_FATAL_FAILURE(start(Json::array(
+      {generated("Which sea does the Danube reach?", "The Black Sea."), critic(true)})));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
   TestsetOptions options = simple_one_at_a_time(1);

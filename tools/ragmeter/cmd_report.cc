@@ -37,6 +37,15 @@ int run_report(const ReportArgs& args) {
       return kExitUsage;
     }
   }
+  if (args.out == "-") {  // standard output, as `-o -` means to Unix tools
+    std::cout << render_report(input);
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "ragmeter: cannot write the report to standard output\n";
+      return kExitUsage;
+    }
+    return kExitOk;
+  }
   OutputFile out(args.out);
   out.stream() << render_report(input);
   if (Status s = out.commit(); !s.ok()) {
@@ -54,12 +63,16 @@ CommandRun add_report_command(CLI::App& parent) {
       "report", "Write a run's results (eval --out) as one self-contained HTML file.");
   cmd->footer(
       "The file holds its style, script and data: it opens from disk or as a CI artifact and\n"
-      "fetches nothing. Give --summary (eval --summary) for the run's identity and usage.\n\n"
+      "fetches nothing. Give --summary (eval --summary) for the run's identity and usage.\n"
+      "The results may be eval's JSONL or its CSV (by the .csv extension; the CSV holds no\n"
+      "evidence, so sample pages show no claims). `-o -` writes the page to standard output.\n\n"
       "Example:\n"
       "  ragmeter report results.jsonl --summary summary.json -o report.html");
-  cmd->add_option("results", args->results, "Results file (ragmeter eval --out, JSONL)")->required();
+  cmd->add_option("results", args->results, "Results file (ragmeter eval --out, JSONL or CSV)")
+      ->required();
   cmd->add_option("--summary", args->summary, "The run's summary JSON (ragmeter eval --summary)");
-  cmd->add_option("--out,-o", args->out, "The HTML file to write")->required();
+  cmd->add_option("--out,-o", args->out, "The HTML file to write (- for standard output)")
+      ->required();
   return [args] { return run_report(*args); };
 }
 
