@@ -86,7 +86,7 @@ struct Run {
 Run measure(const ragmeter::SentenceEmbedder& embedder, const std::vector<std::string>& texts) {
   double flops = 0, ids = 0;
   for (const auto& text : texts) {
-    const std::size_t n = embedder.tokenizer().encode(text, embedder.max_tokens()).size();
+    const std::size_t n = embedder.token_ids(text).size();
     flops += model_flops(n);
     ids += static_cast<double>(n);
   }
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     std::string text, word;
     while (words >> word) {
       const std::string next = text.empty() ? word : text + " " + word;
-      if (embedder.tokenizer().encode(next).size() > 200) break;
+      if (embedder.token_ids(next).size() > 200) break;
       text = next;
     }
     long_texts.push_back(text);

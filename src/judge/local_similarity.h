@@ -1,14 +1,18 @@
-// Similarity by the local sentence embedder (sentence_embedder.h), batched across the rows
-// of an evaluation batch: prepare_batch() records the batch's questions, responses and
-// references; the first similarity asked then embeds every distinct one of them in one
-// pass (the embedder's threads), and later asks of the batch are lookups. Texts outside
-// the batch (or with no batch) are embedded when asked.
+// Similarity by the local sentence embedders (sentence_embedder.h), batched across the
+// rows of an evaluation batch. Texts compared with each other are embedded by one model,
+// the one LocalEmbedders::choose picks for the pair (the multilingual model when either
+// text is not English). prepare_batch() records, per model, the texts of the pairs the
+// metrics compare (question and response, response and reference); the first similarity
+// asked of a model then embeds every distinct one of its texts in one pass (the embedder's
+// threads), and later asks are lookups. Texts outside the batch (or with no batch) are
+// embedded when asked.
 //
 // Thread-safety: similarity() and similarities() may be called from any number of threads;
 // prepare_batch() from one thread while no similarity is being asked (the evaluation loop
 // calls it between batches).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,26 +27,29 @@ namespace ragmeter {
 
 class LocalSimilarity {
  public:
-  explicit LocalSimilarity(std::shared_ptr<const SentenceEmbedder> embedder);
+  explicit LocalSimilarity(LocalEmbedders embedders);
 
   void prepare_batch(const std::vector<const Sample*>& samples);
   double similarity(std::string_view a, std::string_view b);
-  // Cosine of `a` to each of `others`.
+  // Cosine of `a` to each of `others`, all embedded by the model chosen for `a` with each
+  // of `others` (one model for all, so the values compare).
   std::vector<double> similarities(std::string_view a, const std::vector<std::string>& others);
-  // The embedder's identity ("local all-MiniLM-L6-v2 ...").
-  const std::string& identity() const { return embedder_->identity(); }
+  // The embedders' identity ("local all-MiniLM-L6-v2 ...", LocalEmbedders::identity).
+  const std::string& identity() const { return identity_; }
 
  private:
-  struct Batch {
+  struct Texts {
     std::vector<std::string> texts;
     std::once_flag embedded;
     std::unordered_map<std::string_view, std::vector<float>> vectors;  // keys view `texts`
   };
-  std::vector<std::vector<float>> vectors_of(const std::vector<std::string>& texts);
+  using Batch = std::map<const SentenceEmbedder*, std::shared_ptr<Texts>>;
+  std::vector<std::vector<float>> vectors_of(const SentenceEmbedder& model, const std::vector<std::string>& texts);
 
-  std::shared_ptr<const SentenceEmbedder> embedder_;
+  LocalEmbedders embedders_;
+  std::string identity_;
   std::mutex mutex_;  // guards batch_ (the pointer)
-  std::shared_ptr<Batch> batch_;
+  std::shared_ptr<const Batch> batch_;
 };
 
 }  // namespace ragmeter
