@@ -78,9 +78,10 @@ std::string packed_name(const std::string& name) {
   const std::string_view part = rest.substr(0, last);
   if (kind != "weight" && kind != "bias") return {};
   for (const auto& [long_name, short_name] : kParts) {
-    if (part == long_name && (prefix.empty() == (short_name.rfind("emb.", 0) == 0))) {
-      return prefix + std::string(short_name) + (kind == "weight" ? ".w" : ".b");
-    }
+    if (part != long_name || prefix.empty() != (short_name.rfind("emb.", 0) == 0)) continue;
+    // The embedding tables have no suffix ("emb.pos"); every other tensor has .w or .b.
+    if (short_name == "emb.pos" || short_name == "emb.type") return kind == "weight" ? std::string(short_name) : "";
+    return prefix + std::string(short_name) + (kind == "weight" ? ".w" : ".b");
   }
   return {};
 }
