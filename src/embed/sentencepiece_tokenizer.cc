@@ -300,8 +300,6 @@ std::vector<std::int32_t> SentencePieceTokenizer::encode(std::string_view text, 
   return ids;
 }
 
-std::string SentencePieceTokenizer::normalize(std::string_view text) const { return impl_->normalize(text); }
-
 std::int32_t SentencePieceTokenizer::bos_id() const { return impl_->ids.bos; }
 std::int32_t SentencePieceTokenizer::eos_id() const { return impl_->ids.eos; }
 std::int32_t SentencePieceTokenizer::unknown_id() const { return impl_->ids.unknown; }
