@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "process_memory.h"
 #include "ragmeter/sentence_embedder.h"
 
 namespace {
@@ -34,14 +35,7 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-long rss_kib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
+using ragmeter::bench::rss_kib;
 
 // GFLOP/s of `threads` concurrent single-threaded sgemm calls of m x k times k x n, each
 // repeated for about `budget` seconds; best of 3.

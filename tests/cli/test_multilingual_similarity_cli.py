@@ -41,6 +41,9 @@ def ranked_right_first(run, out, *flags):
     assert p.returncode == 0, p.stderr
     by_case = scores_by_case(out)
     assert len(by_case) == 12
+    print(f"semantic_similarity (right, wrong) with {flags or 'the default'}:",
+          {case: (round(a["right"]["semantic_similarity"], 4), round(a["wrong"]["semantic_similarity"], 4))
+           for case, a in sorted(by_case.items())})
     return {metric: sorted(case for case, answers in by_case.items()
                            if answers["right"][metric] > answers["wrong"][metric])
             for metric in ("semantic_similarity", "answer_correctness")}
