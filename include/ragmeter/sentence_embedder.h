@@ -33,9 +33,10 @@
 //
 // Cost: loading maps the weights (90 MB file; about 45 MB of it is read for the encoder,
 // the word-embedding rows as texts use them) and takes well under a second; the
-// multilingual model maps 72 MB, turns its 12 layers into 85 MB of float32 and reads its
-// 17 MB tokenizer.json, about a second, and costs several times the English model per
-// text (12 layers against 6, and more ids per text: bench/sentence_embedder_bench.cc). Throughput
+// multilingual model maps 72 MB, turns its 12 layers into 85 MB of float32, reads its
+// 17 MB tokenizer.json and hashes its weights, seconds rather than a fraction of one, and
+// costs 1.9 to 2.8 times the English model per text (12 layers against 6, and more ids per
+// English text; bench/multilingual_embedder_bench.cc, docs/performance.md). Throughput
 // and memory are measured by bench/sentence_embedder_bench.cc (docs/performance.md).
 //
 // Thread-safety: a loaded SentenceEmbedder is immutable; embed() may be called from any
