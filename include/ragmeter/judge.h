@@ -25,7 +25,7 @@
 
 namespace ragmeter {
 
-class SentenceEmbedder;
+struct LocalEmbedders;
 
 // context_entity_recall's entities: of the reference, and of the retrieved contexts
 // together (normalised strings; each list without repeats).
@@ -153,9 +153,10 @@ class Judge {
 //  - entities: offline_entities (text_vectors.h).
 std::shared_ptr<Judge> make_offline_judge();
 // The same with similarity (semantic_similarity, answer_correctness, answer_relevancy)
-// from `embedder` (sentence_embedder.h; null: the offline vectors), batched across the
-// rows of each evaluation batch (prepare_batch). description() names the embedder.
-std::shared_ptr<Judge> make_offline_judge(std::shared_ptr<const SentenceEmbedder> embedder);
+// from `embedders` (sentence_embedder.h: the English model, and the multilingual one for
+// text that is not English; none: the offline vectors), batched across the rows of each
+// evaluation batch (prepare_batch). description() names the embedders.
+std::shared_ptr<Judge> make_offline_judge(LocalEmbedders embedders);
 
 // The judge's answers for one sample, each asked for once and kept. Not thread-safe.
 class SampleJudgement {

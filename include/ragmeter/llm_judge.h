@@ -67,6 +67,7 @@
 
 #include "ragmeter/judge.h"
 #include "ragmeter/llm.h"
+#include "ragmeter/sentence_embedder.h"
 #include "ragmeter/metric.h"
 
 namespace ragmeter {
@@ -75,7 +76,6 @@ namespace llm {
 class ReplyStore;  // judge_hooks.h
 }  // namespace llm
 
-class SentenceEmbedder;
 
 inline constexpr std::string_view kLlmPromptVersion = "llm-v12";
 
@@ -87,9 +87,10 @@ struct LlmJudgeOptions {
   llm::EndpointOptions endpoint_options;
   std::shared_ptr<llm::Client> embedder;  // null: local_embedder, else offline similarity
   llm::EndpointOptions embedder_endpoint_options;
-  // Similarity in-process (sentence_embedder.h) when `embedder` is null, batched across
-  // each evaluation batch's rows (Judge::prepare_batch). null: the offline vectors.
-  std::shared_ptr<const SentenceEmbedder> local_embedder;
+  // Similarity in-process (sentence_embedder.h: the English model, the multilingual one
+  // for text that is not English) when `embedder` is null, batched across each evaluation
+  // batch's rows (Judge::prepare_batch). None: the offline vectors.
+  LocalEmbedders local_embedder;
   int max_tokens = 2048;                  // per reply
   // The judge model's context window in tokens; 0: unknown (nothing is split, and a
   // request too long for the model fails at the server, its metrics `failed` with the

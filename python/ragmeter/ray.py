@@ -495,7 +495,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--judge-model")
     p.add_argument("--judge-key-env", default=None,
                    help="the NAME of the variable holding the key, set on every node")
-    p.add_argument("--embedder", default=None, choices=["auto", "offline", "local", "openai"])
+    p.add_argument("--embedder", default=None, choices=["auto", "offline", "local", "local-multilingual", "openai"])
     p.add_argument("--concurrency", type=int, default=None, help="judge requests in flight per worker")
     p.add_argument("--timeout", type=float, default=None)
     p.add_argument("--deadline", type=float, default=None)

@@ -278,9 +278,10 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
   add_judge_flags(cmd, &flags->judge, run,
                   "Judge of the judged metrics: offline (the default: no model, no network) or "
                   "openai (any OpenAI-compatible server: --judge-url, --judge-model)",
-                  "Embeddings for semantic similarity and answer_relevancy: auto (default: local "
-                  "when installed, else offline), offline (bag of stems), local (all-MiniLM-L6-v2 "
-                  "in-process) or openai");
+                  "Embeddings for semantic similarity and answer_relevancy: auto (default: the "
+                  "local models that are installed, multilingual-e5-small for text that is not "
+                  "English, else offline), offline (bag of stems), local (all-MiniLM-L6-v2 "
+                  "in-process), local-multilingual (multilingual-e5-small in-process) or openai");
   cmd->add_option("--judge-context-tokens", flags->judge_context_tokens,
                   "The judge model's context window; verdict calls that would not fit are split "
                   "(premise pieces x claim groups), never truncated. 0: unknown, no splitting")
