@@ -2,6 +2,7 @@
 // threads, hand the results to the sink in input order, accumulate the summaries.
 #include "ragmeter/evaluate.h"
 
+#include "ragmeter/language.h"
 #include "ragmeter/summary_builder.h"
 
 #include <algorithm>
@@ -43,6 +44,19 @@ RowError conversion_error(const std::string& file, const Row& row, const Status&
     error.message = message.substr(end + 3);
   }
   return error;
+}
+
+// Gives the row's sample its language and writes it into the row's fields, where every
+// sink finds it next to the row's own columns.
+void assign_language(PendingRow& pending, const EvalOptions& options) {
+  assign_sample_language(&pending.sample, options.language);
+  nlohmann::ordered_json& fields = pending.row.fields;
+  fields["language"] = pending.sample.language;
+  if (!pending.sample.field_languages.empty()) {
+    fields["languages"] = pending.sample.field_languages;
+  } else if (fields.contains("languages")) {
+    fields.erase("languages");
+  }
 }
 
 bool cancelled(const EvalOptions& options) {
@@ -122,6 +136,7 @@ StatusOr<bool> score_and_deliver(std::vector<PendingRow>& batch, const EvalOptio
     for (std::size_t i = next++; i < batch.size(); i = next++) {
       if (!batch[i].rejected) {
         if (cancelled(options) || stop.load()) break;
+        assign_language(batch[i], options);
         batch[i].results = score_sample(batch[i].sample, options);
         if (!options.keep_evidence) {
           for (MetricResult& result : batch[i].results) result.evidence = nullptr;
@@ -198,6 +213,12 @@ Judge& offline_judge() {
 }  // namespace
 
 std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options) {
+  const bool forced_other = !options.language.empty() && sample.language != options.language;
+  if (sample.language.empty() || forced_other) {
+    Sample with_language = sample;
+    assign_sample_language(&with_language, options.language);
+    return score_sample(with_language, options);
+  }
   std::vector<MetricResult> results;
   results.reserve(options.metrics.size());
   Judge& judge = options.judge ? *options.judge : offline_judge();
@@ -297,7 +318,7 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
             summary.add_rejected();
             return sink.on_rejected(*pending.rejected);
           }
-          RAGMETER_RETURN_IF_ERROR(summary.add_row(pending.results));
+          RAGMETER_RETURN_IF_ERROR(summary.add_row(pending.results, pending.sample.language));
           return sink.take_row(std::move(pending.row), std::move(pending.results));
         });
     if (!delivered.ok()) return delivered.status();
