@@ -93,12 +93,19 @@ std::string_view language_name(std::string_view code);
 
 // The language of each text field of a sample, as told by detect_language.
 struct SampleLanguages {
-  // The sample's language: detect_language over all of its text at once (each field's
-  // first 4 KiB), so a short answer is read with its question and passages.
+  // The sample's language: detect_language over its question, response and reference at
+  // once (each field's first KiB), so a short answer is read with its question; when
+  // they do not tell ("und"), over them and the contexts. A Chinese answer to a Chinese
+  // question over English passages is "zh": the language the sample is asked and answered in.
   std::string language;
   // Per field ("user_input", "response", "reference", "retrieved_contexts",
-  // "reference_contexts"), the detected language of each field that has one other than
-  // "und". Empty unless two fields differ: a sample in one language lists nothing here.
+  // "reference_contexts"), the language of each field that has one other than "und": a
+  // field whose dominant script is the sample's is taken to be in the sample's language
+  // (an English question over German passages is not told apart: that would cost a CLD2
+  // call per field); another script's field is detected on its own, unless it has fewer
+  // than 200 bytes in a script several languages share (Latin, Cyrillic, Arabic,
+  // Hebrew, Devanagari: CLD2 misreads short names). Empty unless two fields differ: a
+  // sample in one language lists nothing here.
   std::map<std::string, std::string> fields;
 };
 

@@ -449,7 +449,8 @@ def evaluate(
                     columns["corpus"][metric] = stats.to_pylist()
                 if _CORPUS + metric not in internal:
                     internal.append(_CORPUS + metric)
-        builder.add([e is not None for e in errors], **columns)
+        languages = batch.column("language").to_pylist() if "language" in names else None
+        builder.add([e is not None for e in errors], **columns, languages=languages)
         hits += sum(batch.column(_HITS).to_pylist())
         failed_calls += sum(batch.column(_FAILED_CALLS).to_pylist())
         key_redacted += sum(batch.column(_KEY_REDACTED).to_pylist())

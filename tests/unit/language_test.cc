@@ -101,6 +101,12 @@ TEST(SupportedLanguagesTest, SortedIsoCodesWithNames) {
             "unknown language 'xx' for --language; supported (ISO 639-1");
 }
 
+// An English passage of more than 200 bytes (the least a field needs to be detected alone).
+constexpr const char* kParisPassage =
+    "Paris is the capital and largest city of France. With an estimated population of two "
+    "million residents, it is the centre of the Paris Region, and it has been one of the "
+    "world's major centres of finance, diplomacy, commerce, culture and science.";
+
 Sample sample_of(std::string question, std::string response, std::vector<std::string> contexts) {
   Sample sample;
   sample.user_input = std::move(question);
@@ -117,13 +123,22 @@ TEST(SampleLanguageTest, OneLanguageSampleListsNoFields) {
 }
 
 TEST(SampleLanguageTest, MixedSampleNamesEachFieldsLanguage) {
-  Sample sample = sample_of("What is the capital of France?", "法国的首都是巴黎。",
-                            {"Paris is the capital and largest city of France, with an "
-                             "estimated population of two million residents."});
+  Sample sample = sample_of("法国的首都是哪里？", "法国的首都是巴黎。", {kParisPassage});
   assign_sample_language(&sample);
+  EXPECT_EQ(sample.language, "zh");  // asked and answered in Chinese, over English passages
+  EXPECT_EQ(sample.field_languages.at("user_input"), "zh");
   EXPECT_EQ(sample.field_languages.at("response"), "zh");
   EXPECT_EQ(sample.field_languages.at("retrieved_contexts"), "en");
-  EXPECT_EQ(sample.field_languages.at("user_input"), "en");
+}
+
+TEST(SampleLanguageTest, ShortLatinFieldsAreNotGivenALanguageOfTheirOwn) {
+  // HaluEval row: CLD2 calls the answer "Steyr Mannlicher" German, reliably. Under 200
+  // bytes a Latin field is read only with the rest of the sample.
+  Sample sample = sample_of("Which company made the rifle that the Austrian army used?",
+                            "Steyr Mannlicher", {kParisPassage});
+  assign_sample_language(&sample);
+  EXPECT_EQ(sample.language, "en");
+  EXPECT_TRUE(sample.field_languages.empty());
 }
 
 TEST(SampleLanguageTest, ForcedLanguageWinsAndColumnIsKept) {

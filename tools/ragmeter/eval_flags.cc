@@ -11,6 +11,7 @@
 #include "output_stream.h"
 #include "ragmeter/gates.h"
 #include "ragmeter/judge_factory.h"
+#include "ragmeter/language.h"
 #include "ragmeter/llm_config.h"
 #include "ragmeter/report.h"
 
@@ -74,6 +75,10 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_eviden
     RAGMETER_RETURN_IF_ERROR(parse_column_mapping(mapping, &options.column_map));
   }
   RAGMETER_RETURN_IF_ERROR(build_scoring_options(args, &options.scoring));
+  if (args.language != "auto") options.language = args.language;
+  if (!options.language.empty() && !is_supported_language(options.language)) {
+    return invalid_argument(unknown_language_message(options.language, "--language"));
+  }
   options.threads = args.threads;
   options.keep_evidence = keep_evidence;
   options.bootstrap.seed = args.seed;
@@ -265,6 +270,10 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                   "Rename a column: COLUMN=FIELD (e.g. query=user_input; a nested field by its "
                   "dotted path, meta.question=user_input); repeatable. A column no row has is "
                   "an error");
+  cmd->add_option("--language", flags->language,
+                  "The language of every sample, an ISO 639-1 code (zh, ja, de, ...), over a "
+                  "`language` column; default auto: each row's column, else detected from its "
+                  "text (docs/languages.md)");
   cmd->add_option("--threads,-j", flags->threads, "CPU threads for scoring")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
