@@ -270,3 +270,19 @@ def test_first_screen_leads_with_the_answer(ragmeter, browser, tmp_path, artifac
     browser.wait_until("document.getElementById('sample-title') !== null")
     assert browser.eval("location.hash") == f"#sample={shown[0]}"
     assert browser.errors() == []
+
+
+def test_a_run_with_nothing_scored_says_the_data_cannot_tell(ragmeter, browser, tmp_path):
+    # Two rows without a response or contexts: every metric is skipped; no chart, no worst sample.
+    data = tmp_path / "empty.jsonl"
+    data.write_text("".join(json.dumps({"id": f"e{i}", "user_input": f"question {i}"}) + "\n" for i in range(2)))
+    html = tmp_path / "empty.html"
+    ragmeter("eval", data, "-m", "faithfulness,context_recall", "--out", tmp_path / "r.jsonl", "--report", html, "-q")
+    browser.open(html)
+    browser.wait_until("document.body.dataset.rendered === '1'")
+    assert browser.errors() == []
+    assert text_of(browser, "#verdict .verdict-head") == "Which part is weaker cannot be said"
+    assert "no retrieval metric was scored" in text_of(browser, "#verdict-why")
+    assert text_of(browser, "#worst p") == "No sample scores in the worse half of any metric\u2019s range."
+    assert browser.eval("document.querySelectorAll('svg[data-chart]').length") == 0
+    assert browser.eval("document.querySelectorAll('#headline .card').length") == 2
