@@ -14,6 +14,7 @@ debian_packages=(
   nlohmann-json3-dev libcli11-dev libfmt-dev libicu-dev libstemmer-dev
   libsqlite3-dev libcurl4-openssl-dev libssl-dev libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsimdjson-dev libmimalloc-dev
+  libcld2-dev  # language detection for scripts that several languages share (language.h)
   libopenblas-dev  # --embedder local: the sentence encoder's matrix products (sgemm)
   libpoppler-cpp-dev libgumbo-dev libhnswlib-dev libcmark-dev  # ragmeter gen: PDF, HTML, vector index, Markdown
   python3-doc poppler-utils  # ragmeter gen tests: a real HTML document set; pdftotext cross-check
