@@ -4,15 +4,26 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "../fakes/fake_llm_server_process.h"
+#include "judge/judge_language.h"
+#include "judge/llm_requests.h"
 #include "ragmeter/evaluate.h"
+#include "ragmeter/evaluate_rows.h"
+#include "ragmeter/hashed_embedding.h"
+#include "ragmeter/language.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/llm_judge.h"
+#include "ragmeter/results.h"
 #include "ragmeter/testset.h"
+#include "tests/unit/fake_llm_judge.h"
 #include "tests/unit/recording_chat_client.h"
+#include "tests/unit/test_paths.h"
 
 namespace ragmeter {
 namespace {
@@ -114,6 +125,325 @@ TEST(LlmLanguageTest, EnglishRequestsAreByteIdenticalToPromptsLlmV12) {
   EXPECT_EQ(llm::chat_cache_key(fake_endpoint(),
                                 testset_closed_book_request("When was the bridge finished?", 512)),
             "57b4698e97ceee48b5f949901a4949597fb8ce002774c51a17ab0f3b6f5f2b9c");
+}
+
+// ---- A Chinese sample -------------------------------------------------------------
+
+// Two sentences of Chinese (no `language` column: the judge detects it).
+Sample chinese_sample() {
+  Sample sample;
+  sample.user_input = "大桥是哪一年建成的？";
+  sample.response = "大桥建于1932年。它横跨长江，全长一千多米。";  // two sentences: a claims call
+  sample.retrieved_contexts = std::vector<std::string>{"大桥于1932年完工。", "这条河春天会发洪水。"};
+  return sample;
+}
+
+constexpr const char* kChinese = "大桥建于1932年。";
+
+// The LANGUAGE line a Chinese sample's request ends with, for `what`, as
+// prompts/language.txt and language_insist.txt word it.
+std::string chinese_line(const std::string& what) {
+  return "LANGUAGE: the texts are in Chinese (中文). Write " + what +
+         " in Chinese (中文), as the texts are written. Keep the keys and the fixed values of the "
+         "reply exactly as the task shows them.\n";
+}
+std::string chinese_insist_line(const std::string& what) {
+  return "LANGUAGE: the texts are in Chinese (中文). Write " + what +
+         " in Chinese (中文) only: not in English, not in Latin script. A reply written in Latin "
+         "script is rejected. Keep the keys and the fixed values of the reply exactly as the task "
+         "shows them.\n";
+}
+
+bool ends_with(const std::string& text, const std::string& end) {
+  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+const std::string& user_message(const llm::ChatRequest& request) { return request.messages.back().content; }
+
+TEST(LlmLanguageTest, AChineseSamplesRequestsSayChineseAfterTheEnglishOnes) {
+  auto client = std::make_shared<RecordingChatClient>(kChinese);
+  auto results = score(chinese_sample(), judge_over(client),
+                       {"faithfulness", "answer_relevancy", "coherence", "rubric_score"});
+  for (const MetricResult& result : results) EXPECT_EQ(result.outcome, Outcome::kOk) << result.reason;
+  const std::vector<std::pair<std::string, std::string>> kinds = {
+      {"claims", "every claim"}, {"verdicts", "every reason"}, {"questions", "the questions"},
+      {"verdict", "the reason"}, {"score", "the reason"}};
+  for (const auto& [name, what] : kinds) {
+    const auto requests = client->requests_named(name);
+    ASSERT_EQ(requests.size(), 1u) << name;  // replies in Han: nothing asked again
+    EXPECT_TRUE(ends_with(user_message(requests[0]), "\n\n" + chinese_line(what)))
+        << name << ": " << user_message(requests[0]);
+  }
+  // The LANGUAGE line is the only difference from the English request for the same texts.
+  const llm::ChatRequest english = llm_questions_request(*chinese_sample().response, 2048);
+  const llm::ChatRequest chinese = client->requests_named("questions")[0];
+  EXPECT_EQ(chinese.messages.front().content, english.messages.front().content);
+  EXPECT_EQ(user_message(chinese),
+            with_instruction(user_message(english), chinese_line("the questions")));
+  EXPECT_EQ(results[1].evidence["questions"][0]["question"], kChinese);
+}
+
+TEST(LlmLanguageTest, ALanguageColumnDecidesOverDetection) {
+  // English words, but the row says Chinese: the prompts ask for Chinese.
+  Sample sample = english_sample();
+  sample.language = "zh";
+  auto client = std::make_shared<RecordingChatClient>(kChinese);
+  score(sample, judge_over(client), {"answer_relevancy"});
+  ASSERT_EQ(client->requests_named("questions").size(), 1u);
+  EXPECT_TRUE(ends_with(user_message(client->requests_named("questions")[0]),
+                        chinese_line("the questions")));
+}
+
+// Questions in Latin script for a Chinese sample, `latin_replies` times, then in Chinese.
+std::shared_ptr<RecordingChatClient> latin_questions(int latin_replies) {
+  auto client = std::make_shared<RecordingChatClient>(kChinese);
+  client->reply_for = [latin_replies](const llm::ChatRequest& request, int earlier) -> std::optional<Json> {
+    if (request.schema_name != "questions") return std::nullopt;
+    const std::string question = earlier < latin_replies ? "When was the bridge built?" : "大桥是哪一年建成的？";
+    return Json{{"questions", {question}}, {std::string(kNoncommittalKey), false}};
+  };
+  return client;
+}
+
+TEST(LlmLanguageTest, LatinQuestionsForAChineseSampleAreAskedAgainOnceThenFail) {
+  auto client = latin_questions(2);
+  auto judge = judge_over(client);
+  const MetricResult result = score(chinese_sample(), judge, {"answer_relevancy"})[0];
+  EXPECT_EQ(result.outcome, Outcome::kFailed);
+  EXPECT_EQ(result.reason,
+            "judge: the judge wrote the questions in Latin script, not in Chinese, also when asked "
+            "again in so many words");
+  const auto requests = client->requests_named("questions");
+  ASSERT_EQ(requests.size(), 2u);  // once, and once more: never a third time
+  EXPECT_TRUE(ends_with(user_message(requests[0]), chinese_line("the questions")));
+  EXPECT_TRUE(ends_with(user_message(requests[1]), "\n\n" + chinese_insist_line("the questions")));
+  const auto usage = judge->usage_by_call();
+  EXPECT_EQ(usage["questions"]["calls"], 2);
+  EXPECT_EQ(usage["questions"]["asked_again_for_language"], 1);
+  EXPECT_EQ(usage["questions"]["wrong_language"], 1);
+}
+
+TEST(LlmLanguageTest, QuestionsInChineseWhenAskedAgainAreScored) {
+  auto client = latin_questions(1);
+  auto judge = judge_over(client);
+  const MetricResult result = score(chinese_sample(), judge, {"answer_relevancy"})[0];
+  ASSERT_EQ(result.outcome, Outcome::kOk) << result.reason;
+  EXPECT_EQ(result.evidence["questions"][0]["question"], "大桥是哪一年建成的？");
+  // The question itself: similarity 1 with the offline vectors.
+  EXPECT_NEAR(result.score, 1.0, 1e-12);
+  EXPECT_EQ(client->requests_named("questions").size(), 2u);
+  EXPECT_EQ(judge->usage_by_call()["questions"]["wrong_language"], 0);
+}
+
+TEST(LlmLanguageTest, LatinClaimsForAChineseSampleFailTheLedgerMetrics) {
+  auto client = std::make_shared<RecordingChatClient>(kChinese);
+  client->reply_for = [](const llm::ChatRequest& request, int) -> std::optional<Json> {
+    if (request.schema_name != "claims") return std::nullopt;
+    Json reply = Json::object();
+    for (const Json& key : request.schema["required"]) reply[key.get<std::string>()] = {"The bridge was built in 1932."};
+    return reply;
+  };
+  const MetricResult result = score(chinese_sample(), judge_over(client), {"faithfulness"})[0];
+  EXPECT_EQ(result.outcome, Outcome::kFailed);
+  EXPECT_EQ(result.reason,
+            "judge: the judge wrote the claims in Latin script, not in Chinese, also when asked "
+            "again in so many words");
+  const auto requests = client->requests_named("claims");
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_TRUE(ends_with(user_message(requests[1]), chinese_insist_line("every claim")));
+  EXPECT_TRUE(client->requests_named("verdicts").empty());  // no claims, nothing to judge
+}
+
+TEST(LlmLanguageTest, LatinReasonsKeepTheVerdictsWithAWarning) {
+  auto client = std::make_shared<RecordingChatClient>(kChinese);
+  client->reply_for = [](const llm::ChatRequest& request, int) -> std::optional<Json> {
+    if (request.schema_name != "verdicts") return std::nullopt;
+    Json reply = Json::object();
+    for (const Json& key : request.schema["required"]) {
+      const std::string k = key.get<std::string>();
+      reply[k] = k.rfind("Evidence", 0) == 0 ? "none"
+                 : k.rfind("reason", 0) == 0 ? "No passage says when the bridge was built."
+                                             : "Neutral";
+    }
+    return reply;
+  };
+  const MetricResult result = score(chinese_sample(), judge_over(client), {"faithfulness"})[0];
+  ASSERT_EQ(result.outcome, Outcome::kOk) << result.reason;
+  EXPECT_EQ(result.score, 0.0);  // the verdicts stand: no passage supports the claim
+  ASSERT_TRUE(result.evidence.contains("warnings")) << result.evidence.dump();
+  EXPECT_EQ(result.evidence["warnings"],
+            nlohmann::ordered_json::array(
+                {"the judge wrote the verdicts' reasons in Latin script, not in Chinese, also "
+                 "when asked again in so many words; the verdicts are kept"}));
+  EXPECT_EQ(client->requests_named("verdicts").size(), 2u);
+}
+
+TEST(LlmLanguageTest, ACriticsLatinReasonKeepsItsVerdictWithAWarning) {
+  auto client = std::make_shared<RecordingChatClient>(kChinese);
+  client->reply_for = [](const llm::ChatRequest& request, int) -> std::optional<Json> {
+    if (request.schema_name != "verdict") return std::nullopt;
+    return Json{{"reason", "The response is clear."}, {"verdict", 1}};
+  };
+  const MetricResult result = score(chinese_sample(), judge_over(client), {"coherence"})[0];
+  ASSERT_EQ(result.outcome, Outcome::kOk) << result.reason;
+  EXPECT_EQ(result.score, 1.0);
+  EXPECT_EQ(result.evidence["warnings"][0],
+            "the judge wrote the reason in Latin script, not in Chinese, also when asked again in "
+            "so many words; the verdict is kept");
+  EXPECT_EQ(client->requests_named("verdict").size(), 2u);
+}
+
+// The same retry through the FAKE HTTP server (tests/fakes/fake_llm_server.cc): its
+// script answers Latin questions twice.
+TEST(LlmLanguageTest, OverTheFakeServerLatinQuestionsAreAskedTwiceThenFail) {
+  const std::string path = test_judges::fake_llm_server_path();
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "fake server not built at " << path;
+  const std::string latin = Json{{"questions", {"When was the bridge built?"}},
+                                 {std::string(kNoncommittalKey), false}}.dump();
+  const auto script = std::filesystem::temp_directory_path() /
+                      ("ragmeter-language-script-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(script) << Json{{"default", {{"content", latin}}}}.dump();
+  fakes::FakeLlmServerProcess server;
+  ASSERT_TRUE(server.start(path, {"--script", script.string()}));
+  auto judge = test_judges::llm_judge_over(server.base_url());
+  ASSERT_TRUE(judge.ok()) << judge.status().to_string();
+  const MetricResult result = score(chinese_sample(), *judge, {"answer_relevancy"})[0];
+  std::filesystem::remove(script);
+  EXPECT_EQ(result.outcome, Outcome::kFailed);
+  EXPECT_NE(result.reason.find("the questions in Latin script, not in Chinese"), std::string::npos)
+      << result.reason;
+  EXPECT_EQ((*judge)->usage_by_call()["questions"]["calls"], 2);
+  ASSERT_EQ(result.evidence["judge_calls"].size(), 2u);  // both requests named
+  EXPECT_NE(result.evidence["judge_calls"][0], result.evidence["judge_calls"][1]);
+}
+
+// ---- The summary --------------------------------------------------------------------
+
+TEST(LlmLanguageTest, TheSummaryCountsTheSamplesJudgedPerLanguage) {
+  auto client = std::make_shared<RecordingChatClient>(kChinese);
+  auto judge = judge_over(client);
+  EvalOptions options;
+  options.metrics = {{find_metric("answer_relevancy"), 0, "answer_relevancy"}};
+  options.judge = judge;
+  std::vector<nlohmann::ordered_json> rows = {
+      {{"user_input", "大桥是哪一年建成的？"}, {"response", kChinese}},
+      {{"user_input", "When was the bridge built?"}, {"response", "The bridge was built in 1932 by the city."}},
+      {{"user_input", "大桥是哪一年建成的？"}, {"response", "1932年。"}},
+      {{"user_input", "?"}, {"response", "1932"}}};  // no letter: "und", judged in English
+  auto run = evaluate_rows(std::move(rows), options);
+  ASSERT_TRUE(run.ok()) << run.status().to_string();
+  const nlohmann::ordered_json expected = {{"en", 2}, {"zh", 2}};
+  EXPECT_EQ(judge->judged_languages(), expected);
+  RunInfo info;
+  info.judged_languages = judge->judged_languages();
+  EXPECT_EQ(summary_to_json(run->summary, info)["judge"]["languages"], expected);
+  // The offline judge writes nothing: no languages.
+  EXPECT_TRUE(summary_to_json(run->summary, RunInfo{})["judge"].contains("name"));
+  EXPECT_FALSE(summary_to_json(run->summary, RunInfo{})["judge"].contains("languages"));
+}
+
+// ---- gen ------------------------------------------------------------------------------
+
+struct GenRun {
+  std::shared_ptr<RecordingChatClient> client;
+  TestsetReport report;
+};
+
+// One Chinese chunk, one simple question; the pairs are written by `pair` (Latin or Han).
+GenRun generate_from_chinese(const std::string& question, const std::string& reference) {
+  auto client = std::make_shared<RecordingChatClient>(kChinese);
+  client->reply_for = [question, reference](const llm::ChatRequest& request, int) -> std::optional<Json> {
+    if (request.schema_name == "pairs") {
+      return Json{{"pairs", {{{"passages", {"P1"}}, {"question", question}, {"reference", reference}}}}};
+    }
+    if (request.schema_name == "check") {
+      return Json{{"answerable", true}, {"grounded", true}, {"standalone", true}, {"why_not", ""}};
+    }
+    if (request.schema_name == "answer") return Json{{"answer", "unknown"}};
+    return std::nullopt;
+  };
+  DocumentChunk chunk;
+  chunk.id = "a";
+  chunk.text = "金门大桥于1937年通车，全长约2737米。";
+  chunk.source_path = "doc.md";
+  auto index = VectorIndex::create(kHashedEmbeddingDimensions).value();
+  EXPECT_TRUE(index.add(hashed_embedding(chunk.text)).ok());
+  TestsetOptions options;
+  options.size = 1;
+  options.mix = {{QuestionType::kSimple, 1.0}};
+  options.neighbours = 0;
+  options.concurrency = 1;
+  options.max_contexts = 1;
+  EmbedTexts embed = [](const std::vector<std::string>& texts) -> StatusOr<std::vector<std::vector<float>>> {
+    std::vector<std::vector<float>> out;
+    for (const std::string& text : texts) out.push_back(hashed_embedding(text));
+    return out;
+  };
+  auto report = generate_testset({chunk}, index, *client, embed, options);
+  EXPECT_TRUE(report.ok()) << report.status().to_string();
+  return {client, report.ok() ? std::move(report).value() : TestsetReport{}};
+}
+
+TEST(LlmLanguageTest, GenWritesChinesePairsFromChinesePassages) {
+  GenRun run = generate_from_chinese("金门大桥于哪一年通车？", "金门大桥于1937年通车。");
+  ASSERT_EQ(run.report.rows.size(), 1u) << Json(run.report.rejected).dump();
+  EXPECT_EQ(run.report.rows[0].user_input, "金门大桥于哪一年通车？");
+  ASSERT_EQ(run.client->requests_named("pairs").size(), 1u);
+  EXPECT_TRUE(ends_with(user_message(run.client->requests_named("pairs")[0]),
+                        "\n\n" + chinese_line("every question and reference")));
+  ASSERT_EQ(run.client->requests_named("answer").size(), 1u);  // "unknown": not checked
+  EXPECT_TRUE(ends_with(user_message(run.client->requests_named("answer")[0]),
+                        "\n\n" + chinese_line("the answer")));
+  // The critic writes no text that is kept: its request is the English one.
+  ASSERT_EQ(run.client->requests_named("check").size(), 1u);
+  EXPECT_EQ(user_message(run.client->requests_named("check")[0]).find("LANGUAGE:"), std::string::npos);
+}
+
+TEST(LlmLanguageTest, GenRejectsPairsStillInLatinScriptForChinesePassages) {
+  GenRun run = generate_from_chinese("When did the Golden Gate Bridge open?", "In 1937.");
+  EXPECT_TRUE(run.report.rows.empty());
+  const std::map<std::string, std::size_t> expected = {
+      {"generation failed: the judge wrote the pairs in Latin script, not in Chinese, also when "
+       "asked again in so many words",
+       1}};
+  EXPECT_EQ(run.report.rejected, expected);
+  ASSERT_EQ(run.client->requests_named("pairs").size(), 2u);
+  EXPECT_TRUE(ends_with(user_message(run.client->requests_named("pairs")[1]),
+                        chinese_insist_line("every question and reference")));
+  EXPECT_EQ(run.report.usage_by_call["generate"]["wrong_language"], 1);
+}
+
+// ---- Scripts of a language ------------------------------------------------------------
+
+TEST(LanguageScriptsTest, ICUGivesEachLanguageItsScripts) {
+  EXPECT_EQ(language_scripts("zh"), std::vector<Script>{Script::kHan});
+  EXPECT_EQ(language_scripts("ja"), (std::vector<Script>{Script::kKatakana, Script::kHiragana, Script::kHan}));
+  EXPECT_EQ(language_scripts("ko"), (std::vector<Script>{Script::kHangul, Script::kHan}));
+  EXPECT_EQ(language_scripts("de"), std::vector<Script>{Script::kLatin});
+  EXPECT_EQ(language_scripts("ru"), std::vector<Script>{Script::kCyrillic});
+  EXPECT_EQ(language_scripts("ta"), std::vector<Script>{Script::kOther});
+  EXPECT_TRUE(language_scripts("und").empty());
+  EXPECT_TRUE(language_scripts("xx").empty());
+}
+
+TEST(LanguageScriptsTest, TheShareWeighsLettersByTheirBytes) {
+  // 3 Han characters (9 bytes) and 23 Latin letters.
+  EXPECT_NEAR(script_share("PharmaCann由Theodore Scott创立。", {Script::kHan}), 9.0 / 32.0, 1e-12);
+  EXPECT_EQ(script_share("1932, 2737.", {Script::kHan}), 1.0);  // no letter
+  EXPECT_EQ(script_share("When was it built?", {Script::kHan}), 0.0);
+  EXPECT_EQ(script_share("東京に行きました", {Script::kKatakana, Script::kHiragana, Script::kHan}), 1.0);
+}
+
+TEST(LanguageScriptsTest, AReplyIsInAnotherScriptBelowAQuarterOfItsLetters) {
+  const JudgeLanguage chinese = judge_language("zh");
+  EXPECT_FALSE(wrong_script(chinese, {"PharmaCann由Theodore Scott创立。"}));  // 28% Han
+  EXPECT_EQ(wrong_script(chinese, {"When was the bridge built?", "大桥"}), Script::kLatin);  // 6 of 27 bytes
+  EXPECT_FALSE(wrong_script(chinese, {"1932"}));
+  EXPECT_TRUE(judge_language("en").english());
+  EXPECT_TRUE(judge_language("und").english());
+  EXPECT_FALSE(wrong_script(judge_language("en"), {"大桥"}));  // English is never checked
+  EXPECT_EQ(language_display_name("zh"), "Chinese (中文)");
+  EXPECT_EQ(language_display_name("de"), "German (Deutsch)");
 }
 
 }  // namespace
