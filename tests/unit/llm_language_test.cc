@@ -183,6 +183,24 @@ TEST(LlmLanguageTest, AChineseSamplesRequestsSayChineseAfterTheEnglishOnes) {
   EXPECT_EQ(results[1].evidence["questions"][0]["question"], kChinese);
 }
 
+TEST(LlmLanguageTest, UnderTheRagasPlanTheVerdictCallsAskForChineseReasons) {
+  auto client = std::make_shared<RecordingChatClient>(kChinese);
+  auto judge = judge_over(client, /*ragas_plan=*/true);
+  const MetricResult result = score(chinese_sample(), judge, {"faithfulness"})[0];
+  EXPECT_EQ(result.outcome, Outcome::kOk) << result.reason;
+  const auto verdicts = client->requests_named("verdicts");
+  ASSERT_FALSE(verdicts.empty());
+  for (const llm::ChatRequest& request : verdicts) {
+    EXPECT_TRUE(ends_with(user_message(request), "\n\n" + chinese_line("every reason")));
+  }
+  // The ledgers name the prompts they were asked with: the language line's version and code.
+  EXPECT_EQ(judge->scoped_claim_ledger(chinese_sample(), "faithfulness", nullptr)->provenance.prompt_version,
+            "llm-v12+lang-v1:zh+ragas-plan");
+  EXPECT_EQ(judge->claim_ledger(chinese_sample(), nullptr)->provenance.prompt_version,
+            "llm-v12+lang-v1:zh");
+  EXPECT_EQ(judge->claim_ledger(english_sample(), nullptr)->provenance.prompt_version, "llm-v12");
+}
+
 TEST(LlmLanguageTest, ALanguageColumnDecidesOverDetection) {
   // English words, but the row says Chinese: the prompts ask for Chinese.
   Sample sample = english_sample();
