@@ -53,12 +53,16 @@ struct CriticVerdict {
   std::string reason;
   int votes_for = 0;  // judgements that said yes
   int votes = 0;      // judgements made
+  // Why the reason is not in the sample's language (the LLM judge wrote it in another
+  // script, also when asked again); the verdict stands. Empty when it is.
+  std::string warning;
 };
 
 // A rubric score: an integer 1..5 with the judge's reason.
 struct RubricScore {
   int score = 0;
   std::string reason;
+  std::string warning;  // as CriticVerdict::warning
 };
 
 // context_relevance: which sentences of the retrieved contexts are needed to answer
@@ -142,6 +146,11 @@ class Judge {
   // "prompt_tokens", "completion_tokens"}}; null for a judge that makes no calls.
   // Thread-safe.
   virtual nlohmann::ordered_json usage_by_call() const { return nullptr; }
+  // The samples the judge was given (prepare_batch), counted by the language its prompts
+  // asked it to write in: {"en": 12, "zh": 10} ("en" for English and for samples whose
+  // language cannot be told, which get the English prompts as they are). Null for a
+  // judge that writes nothing (the offline judge). Thread-safe.
+  virtual nlohmann::ordered_json judged_languages() const { return nullptr; }
 };
 
 // The offline judge: deterministic, thread-safe, no I/O.

@@ -139,6 +139,8 @@ struct ConfiguredJudge {
   JudgeUsage usage() const;
   // Judge::usage_by_call(), or null when `judge` is null.
   nlohmann::ordered_json usage_by_call() const;
+  // Judge::judged_languages(), or null when `judge` is null.
+  nlohmann::ordered_json judged_languages() const;
   // Every call so far (with JudgeOptions::keep_traces): the chat client's, then the
   // embedder's.
   std::vector<llm::CallTrace> traces() const;

@@ -91,6 +91,18 @@ const std::vector<std::string>& supported_languages();
 // The English name of a supported code ("zh" -> "Chinese"); empty for any other code.
 std::string_view language_name(std::string_view code);
 
+// The scripts `code`'s language is written in, by ICU's uscript_getCode (CLDR's likely
+// script): {kHan} for "zh", {kKatakana, kHiragana, kHan} for "ja", {kHangul, kHan} for
+// "ko", {kLatin} for "de", {kCyrillic} for "ru", {kOther} for "ta" (a script this enum
+// does not name). Empty for "und" and codes ICU does not know. Thread-safe.
+std::vector<Script> language_scripts(std::string_view code);
+
+// The share, from 0 to 1, of `text`'s letters written in one of `scripts`, the letters
+// weighed by their UTF-8 bytes as dominant_script weighs them (kOther stands for every
+// script the enum does not name); 1 for a text without letters. Reads the first 4 KiB,
+// as detect_language does. Never fails.
+double script_share(std::string_view text, const std::vector<Script>& scripts);
+
 // The language of each text field of a sample, as told by detect_language.
 struct SampleLanguages {
   // The sample's language: detect_language over its question, response and reference at

@@ -306,6 +306,31 @@ std::string_view language_name(std::string_view code) {
   return entry != nullptr ? entry->name : std::string_view();
 }
 
+std::vector<Script> language_scripts(std::string_view code) {
+  std::vector<Script> out;
+  if (code.empty() || code == kUndeterminedLanguage) return out;
+  UScriptCode codes[8];
+  UErrorCode status = U_ZERO_ERROR;
+  const int n = uscript_getCode(std::string(code).c_str(), codes, 8, &status);
+  for (int i = 0; U_SUCCESS(status) && i < n; ++i) {
+    const Script script = script_of(codes[i]);
+    if (std::find(out.begin(), out.end(), script) == out.end()) out.push_back(script);
+  }
+  return out;
+}
+
+double script_share(std::string_view text, const std::vector<Script>& scripts) {
+  const ScriptCounts counts = count_scripts(text);
+  if (counts.total == 0) return 1.0;
+  int inside = 0;
+  for (int s = 0; s < USCRIPT_CODE_LIMIT; ++s) {
+    if (counts.letters[s] == 0) continue;
+    const Script script = script_of(static_cast<UScriptCode>(s));
+    if (std::find(scripts.begin(), scripts.end(), script) != scripts.end()) inside += counts.letters[s];
+  }
+  return static_cast<double>(inside) / counts.total;
+}
+
 std::string unknown_language_message(std::string_view code, std::string_view what) {
   std::string message = "unknown language '" + std::string(code) + "' for " + std::string(what) +
                         "; supported (ISO 639-1): ";

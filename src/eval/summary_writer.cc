@@ -58,6 +58,7 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
     out["ragas_score"] = {{"value", summary.ragas->value}, {"of", summary.ragas->of}};
   }
   out["judge"] = {{"name", info.judge}};
+  if (!info.judged_languages.is_null()) out["judge"]["languages"] = info.judged_languages;
   if (usage.adaptive) {
     out["judge"]["concurrency"] = {{"ceiling", usage.concurrency_ceiling},
                                    {"settled", usage.concurrency_settled},

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "judge/judge_language.h"
 #include "judge/llm_requests.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter/language.h"
@@ -77,9 +78,10 @@ bool closed_book_match(std::string_view closed_book, std::string_view question,
   return added > 0 && static_cast<double>(found) >= kClosedBookMatch * static_cast<double>(added);
 }
 
-llm::ChatRequest testset_closed_book_request(std::string_view question, int max_tokens) {
+llm::ChatRequest testset_closed_book_request(std::string_view question, int max_tokens,
+                                             std::string_view instruction) {
   return json_schema_request(std::string(prompts::k_gen_closed_book),
-                             "QUESTION:\n" + std::string(question) + "\n",
+                             with_instruction("QUESTION:\n" + std::string(question) + "\n", instruction),
                              {{"type", "object"},
                               {"properties", {{"answer", {{"type", "string"}}}}},
                               {"required", {"answer"}}},

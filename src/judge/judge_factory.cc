@@ -156,6 +156,10 @@ nlohmann::ordered_json ConfiguredJudge::usage_by_call() const {
   return judge ? judge->usage_by_call() : nlohmann::ordered_json();
 }
 
+nlohmann::ordered_json ConfiguredJudge::judged_languages() const {
+  return judge ? judge->judged_languages() : nlohmann::ordered_json();
+}
+
 std::vector<llm::CallTrace> ConfiguredJudge::traces() const {
   std::vector<llm::CallTrace> out;
   for (const llm::Client* client : {chat.get(), embedder.get()}) {

@@ -52,6 +52,15 @@ MetricResult with_calls(MetricResult result, const CallLog& calls) {
   return result;
 }
 
+// Adds what the judge warned of (e.g. reasons written in another language than the
+// sample's, docs/judges.md "Languages") to a result's evidence.
+MetricResult with_warnings(MetricResult result, const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return result;
+  if (!result.evidence.is_object()) result.evidence = nlohmann::ordered_json::object();
+  for (const std::string& warning : warnings) result.evidence["warnings"].push_back(warning);
+  return result;
+}
+
 // Reads a ledger metric after checking the fields.
 template <typename Read>
 MetricResult from_ledger(Judgement& j, std::string_view ragas_scope, bool response,
@@ -60,7 +69,7 @@ MetricResult from_ledger(Judgement& j, std::string_view ragas_scope, bool respon
   const CallLog* calls = nullptr;
   const auto& ledger = j.ledger_for(ragas_scope, &calls);
   if (!ledger.ok()) return with_calls(judge_failed(ledger.status()), *calls);
-  return with_calls(read(*ledger), *calls);
+  return with_calls(with_warnings(read(*ledger), ledger->warnings), *calls);
 }
 
 MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {
@@ -166,6 +175,7 @@ MetricResult answer_correctness(Judgement& j, const MetricRequest&, const Scorin
   result.evidence["semantic_similarity"] = similarity.score;
   result.evidence["weights"] = {wf, ws};
   result.evidence["claims"] = std::move(f1.evidence["claims"]);
+  if (f1.evidence.contains("warnings")) result.evidence["warnings"] = std::move(f1.evidence["warnings"]);
   return result;
 }
 
@@ -347,6 +357,7 @@ MetricResult aspect_critic(Judgement& j, const MetricRequest& r, const ScoringOp
   result.evidence["votes_for"] = verdict->votes_for;
   result.evidence["votes"] = verdict->votes;
   if (!verdict->reason.empty()) result.evidence["reason"] = verdict->reason;
+  if (!verdict->warning.empty()) result = with_warnings(std::move(result), {verdict->warning});
   return with_calls(std::move(result), calls);
 }
 
@@ -366,6 +377,7 @@ MetricResult rubric_score(Judgement& j, const MetricRequest&, const ScoringOptio
   MetricResult result = MetricResult::ok(score->score);
   result.evidence["rubric"] = own ? "sample" : "default";
   if (!score->reason.empty()) result.evidence["reason"] = score->reason;
+  if (!score->warning.empty()) result = with_warnings(std::move(result), {score->warning});
   return with_calls(std::move(result), calls);
 }
 
