@@ -21,9 +21,9 @@ namespace {
 // The most bytes of one text that detection reads (language.h).
 constexpr std::size_t kDetectionBytes = 4096;
 
-// The UTF-8 bytes of the letters of each script, as CLD2 measures its shares: a Han
-// character (3 bytes) weighs as much as three Latin letters, which is about what each
-// says. ASCII letters are Latin, other ASCII is no script's; the rest asks ICU.
+// The weight of the letters of each script (letter_weight): mostly their UTF-8 bytes, as
+// CLD2 measures its shares, so a Han character (3 bytes) weighs as much as three Latin
+// letters, which is about what each says; an alphabet's letter weighs one. ASCII letters are Latin, other ASCII is no script's; the rest asks ICU.
 // USCRIPT_COMMON (digits, punctuation, symbols) and USCRIPT_INHERITED (combining marks)
 // count as no letter.
 struct ScriptCounts {
@@ -43,6 +43,25 @@ struct ScriptCounts {
 
 bool is_ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 
+// A letter of an alphabet (Greek, Cyrillic, Armenian, Georgian, Hebrew, Arabic) weighs one,
+// as a Latin letter does, although UTF-8 spends two bytes on it: weighed by its bytes, an
+// English question quoting a Greek title ("Who wrote Οδύσσεια?") was read as Greek and its
+// sample skipped by the offline judge. Other scripts weigh their bytes (a Han character,
+// three bytes, says about what three Latin letters say).
+int letter_weight(UScriptCode script, int bytes) {
+  switch (script) {
+    case USCRIPT_GREEK:
+    case USCRIPT_CYRILLIC:
+    case USCRIPT_ARMENIAN:
+    case USCRIPT_GEORGIAN:
+    case USCRIPT_HEBREW:
+    case USCRIPT_ARABIC:
+      return 1;
+    default:
+      return bytes;
+  }
+}
+
 // The script counts of `text` (at most kDetectionBytes of it, cut at a character).
 ScriptCounts count_scripts(std::string_view text) {
   ScriptCounts counts;
@@ -60,7 +79,7 @@ ScriptCounts count_scripts(std::string_view text) {
     if (c < 0) continue;  // invalid, or a character cut by the limit
     UErrorCode status = U_ZERO_ERROR;
     const UScriptCode script = uscript_getScript(c, &status);
-    if (U_SUCCESS(status)) counts.add(script, i - start);
+    if (U_SUCCESS(status)) counts.add(script, letter_weight(script, i - start));
   }
   return counts;
 }

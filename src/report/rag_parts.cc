@@ -38,6 +38,7 @@ constexpr std::pair<std::string_view, RagPart> kParts[] = {
 
   {"exact_match", kE},                    {"string_presence", kE},
   {"squad_exact_match", kE},              {"token_f1", kE},
+  {"cmrc_f1", kE},                        {"cmrc_em", kE},
   {"bleu", kE},                           {"chrf", kE},
   {"chrf_pp", kE},                        {"rouge1", kE},
   {"rouge2", kE},                         {"rouge_l", kE},

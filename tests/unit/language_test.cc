@@ -84,6 +84,15 @@ TEST(DominantScriptTest, CountsLettersNotDigitsOrPunctuation) {
   EXPECT_FALSE(has_unspaced_letters("서울은 한국의 수도입니다. Ünïcode"));
 }
 
+// Fixed bug: letters were weighed by their UTF-8 bytes, so the 8 Greek letters of this title
+// (16 bytes) outweighed the question's 11 Latin letters and the sample was read as Greek (the
+// offline judge then skipped it). A Greek letter weighs one, as a Latin letter does.
+TEST(DominantScriptTest, AnAlphabetsLetterWeighsAsMuchAsALatinLetter) {
+  EXPECT_EQ(dominant_script("Who wrote the Οδύσσεια?"), Script::kLatin);
+  EXPECT_EQ(dominant_script("Who wrote Преступление и наказание?"), Script::kCyrillic);  // 8 : 20
+  EXPECT_EQ(dominant_script("Η Αθήνα είναι η πρωτεύουσα της Ελλάδας (Athens)."), Script::kGreek);
+}
+
 TEST(SupportedLanguagesTest, SortedIsoCodesWithNames) {
   const std::vector<std::string>& codes = supported_languages();
   EXPECT_TRUE(std::is_sorted(codes.begin(), codes.end()));
