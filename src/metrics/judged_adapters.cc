@@ -19,6 +19,14 @@ namespace {
 
 using Judgement = SampleJudgement;
 
+constexpr const char* kOnlyImages =
+    "the retrieved contexts are all images, which a text metric does not read (the multimodal_* "
+    "metrics do)";
+// The note on a text metric's score for a sample with images among its contexts.
+constexpr const char* kImagesNotRead =
+    "image contexts were not read by this text metric (multimodal_claim_faithfulness, "
+    "multimodal_context_recall and multimodal_context_utilization read them)";
+
 // The first missing field among the ones asked for, as a skipped result.
 std::optional<MetricResult> require(const Sample& s, bool user_input, bool response,
                                     bool reference, bool contexts) {
@@ -32,6 +40,9 @@ std::optional<MetricResult> require(const Sample& s, bool user_input, bool respo
     if (auto skip = require_field(s.reference(), "reference")) return skip;
   }
   if (contexts) {
+    if (!s.retrieved_images.empty() && s.retrieved_contexts && s.retrieved_contexts->empty()) {
+      return MetricResult::skipped(kOnlyImages);
+    }
     if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return skip;
   }
   return std::nullopt;
@@ -58,7 +69,11 @@ MetricResult from_ledger(Judgement& j, std::string_view ragas_scope, bool respon
   const CallLog* calls = nullptr;
   const auto& ledger = j.ledger_for(ragas_scope, &calls);
   if (!ledger.ok()) return with_calls(judge_failed(ledger.status()), *calls);
-  return with_calls(read(*ledger), *calls);
+  MetricResult result = read(*ledger);
+  if (contexts && result.outcome == Outcome::kOk && !j.sample().retrieved_images.empty()) {
+    result.note = kImagesNotRead;
+  }
+  return with_calls(std::move(result), *calls);
 }
 
 MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {

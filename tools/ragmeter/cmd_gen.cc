@@ -13,6 +13,7 @@
 #include "progress.h"
 #include "ragmeter/chunker.h"
 #include "ragmeter/documents.h"
+#include "ragmeter/ocr.h"
 #include "ragmeter/hashed_embedding.h"
 #include "ragmeter/sentence_embedder.h"
 #include "ragmeter/llm.h"
@@ -205,6 +206,7 @@ int run_gen(const GenArgs& args) {
   LoadOptions load;
   if (!args.include.empty()) load.include = args.include;
   load.exclude = args.exclude;
+  load.ocr = make_tesseract_reader();  // scanned pages (docs/images.md)
   LoadResult loaded = load_documents(args.documents, load);
   for (const LoadProblem& problem : loaded.problems) {
     std::cerr << "ragmeter gen: skipped " << problem.path << ": " << problem.reason << "\n";

@@ -39,6 +39,17 @@ struct EvalFlags {
   std::string bleu_tokenize = "13a";
   double context_match_threshold = 0.5;
   bool offline_score_withdrawn = false;  // --offline-score-withdrawn
+  // Images among the retrieved contexts (docs/images.md).
+  std::string media_root;                  // --media-root
+  bool allow_media_urls = false;           // --allow-media-urls
+  std::vector<std::string> media_networks;  // --allow-media-network
+  std::size_t max_image_bytes = MediaOptions{}.max_bytes;  // --max-image-bytes
+  std::string ocr_language;                // --ocr-language
+  std::string ocr_cache;                   // --ocr-cache
+  std::string judge_images = "vision";     // --judge-images vision|ocr
+  std::string judge_image_detail = "auto";  // --judge-image-detail
+  int judge_max_images = 16;               // --judge-max-images
+  std::size_t judge_max_image_bytes = 20 * 1024 * 1024;  // --judge-max-image-bytes
 };
 
 // Registers the flags on `cmd`. `run` (for `ragmeter run`): the metrics flag is --eval and
