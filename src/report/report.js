@@ -339,7 +339,7 @@
     return figure;
   }
 
-  function contextsBlock(contexts, claims, images) {
+  function contextsBlock(contexts, claims, images = new Map()) {
     const host = el('div', { class: 'contexts' });
     if (!Array.isArray(contexts) || contexts.length === 0) return el('p', { class: 'muted' }, 'none');
     contexts.forEach((text, j) => {
