@@ -10,19 +10,16 @@
 #include <memory>
 
 #include "docs/document_formats.h"
+#include "media/pix.h"
 #include "ragmeter/ocr.h"
 
 namespace ragmeter::docs {
 namespace {
 
-struct PixDeleter {
-  void operator()(Pix* pix) const { pixDestroy(&pix); }
-};
-
 // poppler's ARGB32 image (native-endian 0xAARRGGBB words) as a Leptonica RGB pix.
-std::unique_ptr<Pix, PixDeleter> to_pix(const poppler::image& image) {
+PixPtr to_pix(const poppler::image& image) {
   const int width = image.width(), height = image.height();
-  std::unique_ptr<Pix, PixDeleter> pix(pixCreate(width, height, 32));
+  PixPtr pix(pixCreate(width, height, 32));
   if (!pix) return pix;
   for (int y = 0; y < height; ++y) {
     const char* row = image.const_data() + static_cast<std::ptrdiff_t>(y) * image.bytes_per_row();

@@ -14,6 +14,7 @@
 #include "core/cache_dir.h"
 #include "llm/response_cache.h"
 #include "media/ocr_text.h"
+#include "media/pix.h"
 #include "ragmeter/ocr.h"
 
 namespace ragmeter {
@@ -22,22 +23,20 @@ namespace {
 // Changes whenever what is stored for an image changes (passage cutting, line joining).
 constexpr std::string_view kOcrKeyVersion = "ragmeter-ocr-v1";
 
-struct PixDeleter {
-  void operator()(Pix* pix) const { pixDestroy(&pix); }
-};
-using PixPtr = std::unique_ptr<Pix, PixDeleter>;
-
 class TesseractReader : public OcrReader {
  public:
   explicit TesseractReader(OcrOptions options) : options_(std::move(options)) {}
 
-  std::string engine() const override { return std::string("tesseract ") + tesseract::TessBaseAPI::Version(); }
+  std::string engine() const override {
+    return std::string("tesseract ") + tesseract::TessBaseAPI::Version();
+  }
 
   StatusOr<OcrResult> read(const Image& image, std::string_view language) override {
-    const std::string code = options_.language.empty() ? tesseract_language(language) : options_.language;
+    const std::string code =
+        options_.language.empty() ? tesseract_language(language) : options_.language;
     if (code.empty()) {
-      return failed_precondition("OCR: no Tesseract language is known for '" + std::string(language) +
-                                 "' (--ocr-language names one)");
+      return failed_precondition("OCR: no Tesseract language is known for '" +
+                                 std::string(language) + "' (--ocr-language names one)");
     }
     const std::string key = cache_key(image.sha256, code);
     if (auto kept = remembered(key)) return *kept;
@@ -52,7 +51,8 @@ class TesseractReader : public OcrReader {
   using Api = std::unique_ptr<tesseract::TessBaseAPI>;
 
   std::string cache_key(const std::string& sha256, const std::string& code) const {
-    return llm::content_address(std::string(kOcrKeyVersion) + "\n" + engine() + "\n" + code + "\n" + sha256);
+    return llm::content_address(std::string(kOcrKeyVersion) + "\n" + engine() + "\n" + code + "\n" +
+                                sha256);
   }
 
   std::optional<OcrResult> remembered(const std::string& key) {
@@ -124,14 +124,11 @@ class TesseractReader : public OcrReader {
   }
 
   StatusOr<OcrResult> recognise(const Image& image, const std::string& code) {
-    PixPtr decoded(pixReadMem(reinterpret_cast<const l_uint8*>(image.bytes.data()), image.bytes.size()));
-    if (!decoded) {
+    PixPtr flat = decode_on_white(image);
+    if (!flat) {
       return invalid_argument(std::string("OCR: the ") + image_mime_type(image.format) +
                               " image cannot be decoded");
     }
-    // A transparent background blended onto white, as a viewer shows it (Tesseract would
-    // read the colour behind the alpha channel).
-    PixPtr flat(pixGetDepth(decoded.get()) == 32 ? pixRemoveAlpha(decoded.get()) : pixClone(decoded.get()));
     RAGMETER_ASSIGN_OR_RETURN(Api api, acquire(code));
     api->SetImage(flat.get());
     if (pixGetXRes(flat.get()) < 70) api->SetSourceResolution(96);  // screen images carry none
@@ -144,7 +141,8 @@ class TesseractReader : public OcrReader {
     return result;
   }
 
-  static std::vector<OcrPassage> read_passages(tesseract::TessBaseAPI& api, const std::string& code) {
+  static std::vector<OcrPassage> read_passages(tesseract::TessBaseAPI& api,
+                                               const std::string& code) {
     std::vector<OcrPassage> passages;
     std::unique_ptr<tesseract::ResultIterator> it(api.GetIterator());
     if (!it) return passages;
@@ -176,10 +174,24 @@ class TesseractReader : public OcrReader {
 
 std::string tesseract_language(std::string_view iso639_1) {
   static constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kCodes = {{
-      {"en", "eng"}, {"zh", "chi_sim"}, {"ja", "jpn"}, {"de", "deu"}, {"ko", "kor"},
-      {"da", "dan"}, {"es", "spa"}, {"fi", "fin"}, {"fr", "fra"}, {"hu", "hun"},
-      {"id", "ind"}, {"it", "ita"}, {"nl", "nld"}, {"no", "nor"}, {"pt", "por"},
-      {"ru", "rus"}, {"sv", "swe"}, {"und", "eng"},
+      {"en", "eng"},
+      {"zh", "chi_sim"},
+      {"ja", "jpn"},
+      {"de", "deu"},
+      {"ko", "kor"},
+      {"da", "dan"},
+      {"es", "spa"},
+      {"fi", "fin"},
+      {"fr", "fra"},
+      {"hu", "hun"},
+      {"id", "ind"},
+      {"it", "ita"},
+      {"nl", "nld"},
+      {"no", "nor"},
+      {"pt", "por"},
+      {"ru", "rus"},
+      {"sv", "swe"},
+      {"und", "eng"},
   }};
   if (iso639_1.empty()) return "eng";
   for (const auto& [iso, code] : kCodes) {

@@ -6,26 +6,17 @@
 #include <memory>
 
 #include "media/base64.h"
+#include "media/pix.h"
 #include "ragmeter/image.h"
 
 namespace ragmeter {
-namespace {
-
-struct PixDeleter {
-  void operator()(Pix* pix) const { pixDestroy(&pix); }
-};
-using PixPtr = std::unique_ptr<Pix, PixDeleter>;
-
-}  // namespace
-
 std::string image_thumbnail(const Image& image, int max_side) {
-  PixPtr decoded(pixReadMem(reinterpret_cast<const l_uint8*>(image.bytes.data()), image.bytes.size()));
-  if (!decoded || max_side <= 0) return {};
-  PixPtr flat(pixGetDepth(decoded.get()) == 32 ? pixRemoveAlpha(decoded.get()) : pixClone(decoded.get()));
+  PixPtr flat = max_side > 0 ? decode_on_white(image) : PixPtr();
   PixPtr colour(flat ? pixConvertTo32(flat.get()) : nullptr);
   if (!colour) return {};
   const int longest = std::max(pixGetWidth(colour.get()), pixGetHeight(colour.get()));
-  const float scale = longest > max_side ? static_cast<float>(max_side) / static_cast<float>(longest) : 1.0f;
+  const float scale =
+      longest > max_side ? static_cast<float>(max_side) / static_cast<float>(longest) : 1.0f;
   PixPtr scaled(scale < 1.0f ? pixScale(colour.get(), scale, scale) : pixClone(colour.get()));
   if (!scaled) return {};
   l_uint8* data = nullptr;
