@@ -42,6 +42,7 @@ struct EvalArgs {
   bool allow_media_urls = false;
   std::size_t max_image_bytes = MediaOptions{}.max_bytes;
   std::string ocr_language;
+  std::string language;  // every sample's language; empty or "auto": each row's, detected
 };
 
 // Checks the arguments and builds the options, without the judge (apply_judge adds it);

@@ -108,6 +108,7 @@ def evaluate(
     allow_media_urls: bool = False,
     max_image_bytes: Optional[int] = None,
     ocr_language: Optional[str] = None,
+    language: Optional[str] = None,
     labels: Any = None,
     label_scale: str = "binary",
     label_id: str = "id",
@@ -138,6 +139,11 @@ def evaluate(
         ``--max-image-bytes`` and ``--ocr-language``. A context may be a
         ``pathlib.Path`` (a file under media_root), ``bytes`` or a PIL image (sent as a
         data URI), a data URI or URL string, or ``{"type": "image", "path"|"url": ...}``.
+    language: the language of every sample, an ISO 639-1 code ("zh", "ja", "de"), over
+        a ``language`` column; None or "auto": each row's column, else detected from its
+        text (``ragmeter eval --language``, docs/languages.md). Each result row's
+        ``language`` says which, and the summary's ``languages`` counts them; an unknown
+        code raises InvalidArgumentError listing the supported ones.
     progress: True (tqdm when installed, else a line on stderr), False, or a callable
         ``progress(rows_done, total)``; an exception it raises stops the run.
     labels: your labels of these samples (a path, a list of dicts, a DataFrame; see
@@ -186,6 +192,7 @@ def evaluate(
             allow_media_urls=allow_media_urls,
             max_image_bytes=max_image_bytes if max_image_bytes is not None else 10 * 1024 * 1024,
             ocr_language=ocr_language or "",
+            language=language or "",
             judge=judge_fields,
             offline_score_withdrawn=offline_score_withdrawn,
             progress=bar,
