@@ -131,6 +131,7 @@ ClaimLedger ledger_with_images(const ClaimLedger& text, const std::vector<Sample
   out.response_vs_reference = text.response_vs_reference;
   out.reference_vs_response = text.reference_vs_response;
   out.provenance = text.provenance;
+  out.warnings = text.warnings;
   out.response_vs_chunks = VerdictTable(text.response_claims.size(), order.size());
   out.reference_vs_chunks = VerdictTable(text.reference_claims.size(), order.size());
   for (std::size_t k = 0; k < order.size(); ++k) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "metrics/adapters.h"
+#include "metrics/judged_evidence.h"
 #include "metrics/required_fields.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/ledger_metrics.h"
@@ -52,24 +53,6 @@ std::optional<MetricResult> require(const Sample& s, bool user_input, bool respo
 
 MetricResult judge_failed(const Status& status) {
   return MetricResult::failed("judge: " + status.message());
-}
-
-// Adds the keys of the judge calls behind a result to its evidence (none for the
-// offline judge), so `--traces` can show each call.
-MetricResult with_calls(MetricResult result, const CallLog& calls) {
-  if (calls.empty()) return result;
-  if (!result.evidence.is_object()) result.evidence = nlohmann::ordered_json::object();
-  for (const std::string& key : calls) result.evidence["judge_calls"].push_back(key);
-  return result;
-}
-
-// Adds what the judge warned of (e.g. reasons written in another language than the
-// sample's, docs/judges.md "Languages") to a result's evidence.
-MetricResult with_warnings(MetricResult result, const std::vector<std::string>& warnings) {
-  if (warnings.empty()) return result;
-  if (!result.evidence.is_object()) result.evidence = nlohmann::ordered_json::object();
-  for (const std::string& warning : warnings) result.evidence["warnings"].push_back(warning);
-  return result;
 }
 
 // Reads a ledger metric after checking the fields.

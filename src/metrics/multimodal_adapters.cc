@@ -12,6 +12,7 @@
 // On a sample without images the three claim-level metrics read the text ledger itself,
 // so they equal faithfulness, context_recall and context_utilization.
 #include "metrics/adapters.h"
+#include "metrics/judged_evidence.h"
 #include "metrics/required_fields.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/ledger_metrics.h"
@@ -34,13 +35,6 @@ std::optional<MetricResult> require_contexts(const Sample& s) {
 MetricResult image_problem(const Status& status) {
   if (status.code() == StatusCode::kFailedPrecondition) return MetricResult::skipped(status.message());
   return MetricResult::failed(status.message());
-}
-
-MetricResult with_calls(MetricResult result, const CallLog& calls) {
-  if (calls.empty()) return result;
-  if (!result.evidence.is_object()) result.evidence = Json::object();
-  for (const std::string& key : calls) result.evidence["judge_calls"].push_back(key);
-  return result;
 }
 
 // The indices of the claims a chunk supports, in one table.
@@ -105,7 +99,7 @@ MetricResult from_multimodal_ledger(SampleJudgement& j, bool response, bool refe
   if (!ledger.ok()) {
     return with_calls(MetricResult::failed("judge: " + ledger.status().message()), calls);
   }
-  MetricResult result = read(*ledger);
+  MetricResult result = with_warnings(read(*ledger), ledger->warnings);
   if (result.outcome == Outcome::kOk && !s.retrieved_images.empty()) {
     result.evidence["images"] = image_evidence(j, *ledger, reference && !response);
   }
