@@ -43,6 +43,9 @@ enum class MultimodalQuestion { kFaithfulness, kRelevance };
 struct MultimodalVerdict {
   bool verdict = false;
   std::string reason;
+  // Why the reason is not in the sample's language (the judge wrote it in another script,
+  // also when asked again); the verdict stands. Empty when it is.
+  std::string warning;
 };
 
 // context_entity_recall's entities: of the reference, and of the retrieved contexts

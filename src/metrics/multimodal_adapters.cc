@@ -127,6 +127,7 @@ MetricResult one_call(SampleJudgement& j, MultimodalQuestion question) {
   result.evidence["verdict"] = verdict->verdict;
   if (!verdict->reason.empty()) result.evidence["reason"] = verdict->reason;
   result.evidence["images"] = read->size();
+  if (!verdict->warning.empty()) result = with_warnings(std::move(result), {verdict->warning});
   return with_calls(std::move(result), calls);
 }
 
