@@ -69,18 +69,23 @@ Status build_media_options(const EvalFlags& args, EvalOptions* options) {
   if (auto checked = address_in_networks("::1", args.media_networks); !checked.ok()) {
     return checked.status();
   }
-  OcrOptions ocr;
-  ocr.language = args.ocr_language;
-  ocr.cache.path = args.ocr_cache;
-  const std::string mode = args.judge.cache_mode.value_or("rw");
-  ocr.cache.mode = mode == "off" ? llm::CacheMode::kOff
-                   : mode == "rw" ? llm::CacheMode::kReadWrite
-                                  : llm::CacheMode::kReadOnly;
-  options->ocr = make_tesseract_reader(ocr);
+  options->ocr = make_cli_ocr_reader(args.ocr_language, args.ocr_cache, args.judge);
   return ok_status();
 }
 
 }  // namespace
+
+std::shared_ptr<OcrReader> make_cli_ocr_reader(const std::string& language,
+                                               const std::string& cache, const JudgeFlags& judge) {
+  OcrOptions ocr;
+  ocr.language = language;
+  ocr.cache.path = cache;
+  const std::string mode = judge.cache_mode.value_or("rw");
+  ocr.cache.mode = mode == "off" ? llm::CacheMode::kOff
+                   : mode == "rw" ? llm::CacheMode::kReadWrite
+                                  : llm::CacheMode::kReadOnly;
+  return make_tesseract_reader(ocr);
+}
 
 StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_evidence) {
   EvalOptions options;
@@ -364,9 +369,7 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                   "The largest image read, from any source")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
-  cmd->add_option("--ocr-language", flags->ocr_language,
-                  "Tesseract language(s) for the text in images, e.g. eng or deu+eng (default: "
-                  "the sample's language)");
+  add_ocr_flags(cmd, &flags->ocr_language, &flags->ocr_cache, "the sample's language");
   cmd->add_option("--judge-images", flags->judge_images,
                   "How an LLM judge reads image contexts: vision (sent to the model as image_url "
                   "parts) or ocr (their text, judged as text)")
@@ -383,10 +386,16 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
   cmd->add_option("--judge-max-image-bytes", flags->judge_max_image_bytes,
                   "Bytes of one image the judge server takes (a larger one fails its metric)")
       ->capture_default_str();
-  cmd->add_option("--ocr-cache", flags->ocr_cache,
+}
+
+void add_ocr_flags(CLI::App* cmd, std::string* language, std::string* cache,
+                   std::string_view default_language) {
+  cmd->add_option("--ocr-language", *language,
+                  "Tesseract language(s) for the text in images, e.g. eng or deu+eng (default: " +
+                      std::string(default_language) + ")");
+  cmd->add_option("--ocr-cache", *cache,
                   "SQLite file of OCR results (default ~/.cache/ragmeter/ocr.sqlite; follows "
                   "--cache-mode)");
-
 }
 
 }  // namespace ragmeter::cli

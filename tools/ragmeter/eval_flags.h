@@ -15,6 +15,7 @@
 #include "ragmeter/evaluate.h"
 #include "ragmeter/gates.h"
 #include "ragmeter/llm.h"
+#include "ragmeter/ocr.h"
 #include "ragmeter/results.h"
 
 namespace ragmeter::cli {
@@ -58,6 +59,15 @@ struct EvalFlags {
 // the judge's --concurrency and --timeout are --judge-concurrency and --judge-timeout,
 // since run's own flags of those names are the target's.
 void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run);
+
+// Registers --ocr-language (its help naming `default_language`) and --ocr-cache.
+void add_ocr_flags(CLI::App* cmd, std::string* language, std::string* cache,
+                   std::string_view default_language);
+
+// The Tesseract reader of a command's --ocr-language and --ocr-cache; its cache follows
+// --cache-mode (eval, run --eval and gen's scanned PDF pages; docs/images.md).
+std::shared_ptr<OcrReader> make_cli_ocr_reader(const std::string& language,
+                                               const std::string& cache, const JudgeFlags& judge);
 
 // The options the flags describe, without the judge. `keep_evidence`: whether results
 // keep their evidence (only a JSONL --out writes it).
