@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from cli_shared import fake_script
+from cli_shared import JUDGE_REPLY, REPO, fake_script
 
 PIL = pytest.importorskip("PIL")
 from PIL import Image, ImageDraw, ImageFont  # noqa: E402
@@ -193,3 +193,145 @@ def test_vision_judge_gets_image_url_parts_and_counts_image_tokens(run, tmp_path
     usage = json.loads(summary.read_text())["usage"]
     assert usage["images"] == 1 and usage["image_tokens_estimated"] == 85  # OpenAI's low detail
     assert usage["prompt_tokens"] == 120  # the server's count, images included
+
+
+def fake_requests(base):
+    with urllib.request.urlopen(base + "/fake/requests", timeout=10) as reply:
+        return json.load(reply)
+
+
+def user_parts(request):
+    """The user message's content parts of a request to the FAKE server."""
+    return request["body"]["messages"][-1]["content"]
+
+
+def part_texts(parts):
+    return "".join(p["text"] for p in parts if p["type"] == "text")
+
+
+def test_vision_relevance_shows_the_question_and_scores_a_no_as_zero(run, tmp_path, media,
+                                                                     start_fake_llm_server):
+    no = json.dumps({"reason": "The image gives a height, not a colour.", "verdict": 0})
+    base = start_fake_llm_server(no)
+    fake_script(base, {"default": {"content": no}})
+    rows = [{"user_input": "What colour is the Eiffel Tower?", "response": "It is 330 metres tall.",
+             "retrieved_contexts": [{"type": "image", "path": "tower.png"}, "The tower is in Paris."]}]
+    result, out, _ = score(run, tmp_path, rows, "--metrics", "multimodal_relevance",
+                           "--media-root", media, "--judge-url", base + "/v1",
+                           "--judge-model", "fake-vision", "--cache-mode", "off")
+    assert result.returncode == 0, result.stderr
+    assert out[0]["scores"]["multimodal_relevance"] == 0.0
+    assert out[0]["evidence"]["multimodal_relevance"]["reason"] == "The image gives a height, not a colour."
+    requests = fake_requests(base)
+    assert len(requests) == 1
+    parts = user_parts(requests[0])
+    texts = part_texts(parts)
+    assert "QUESTION:\nWhat colour is the Eiffel Tower?" in texts
+    assert "RESPONSE:\nIt is 330 metres tall." in texts
+    # The image first (rank 1), then the text (rank 2), as the row lists them.
+    assert texts.index("[1] an image:") < texts.index("[2] The tower is in Paris.")
+    images = [p for p in parts if p["type"] == "image_url"]
+    assert len(images) == 1 and images[0]["image_url"]["detail"] == "auto"  # the default
+    assert "LANGUAGE:" not in texts  # an English sample's request is unchanged
+
+
+def test_vision_url_not_allowed_skips_the_one_call_metric_without_a_request(run, tmp_path, media,
+                                                                            start_fake_llm_server):
+    base = start_fake_llm_server(json.dumps({"reason": "r", "verdict": 1}))
+    rows = [{"user_input": "How tall?", "response": "330 metres.",
+             "retrieved_contexts": ["https://example.com/tower.png"]},
+            {"user_input": "How tall?", "response": "The Eiffel Tower is 330 metres tall.",
+             "retrieved_contexts": [{"type": "image", "path": "tower.png"}]}]
+    result, out, _ = score(run, tmp_path, rows, "--metrics", "multimodal_faithfulness",
+                           "--media-root", media, "--judge-url", base + "/v1",
+                           "--judge-model", "fake-vision", "--cache-mode", "off")
+    assert result.returncode == 0, result.stderr
+    assert out[0]["status"]["multimodal_faithfulness"] == "skipped"
+    assert "--allow-media-urls" in out[0]["reasons"]["multimodal_faithfulness"]
+    assert out[1]["scores"]["multimodal_faithfulness"] == 1.0
+    assert len(fake_requests(base)) == 1  # only the second row's
+
+
+def test_vision_reason_in_the_samples_language_or_a_warning(run, tmp_path, media, start_fake_llm_server):
+    latin = json.dumps({"reason": "The image states the height.", "verdict": 1})
+    base = start_fake_llm_server(latin)
+    fake_script(base, {"default": {"content": latin}})
+    image = {"type": "image", "path": "tower.png"}
+    rows = [{"user_input": "埃菲尔铁塔有多高？", "response": "埃菲尔铁塔高330米。", "retrieved_contexts": [image]},
+            {"user_input": "How tall is it?", "response": "The Eiffel Tower is 330 metres tall.",
+             "retrieved_contexts": [image]}]
+    result, out, _ = score(run, tmp_path, rows, "--metrics", "multimodal_faithfulness",
+                           "--media-root", media, "--judge-url", base + "/v1",
+                           "--judge-model", "fake-vision", "--cache-mode", "off")
+    assert result.returncode == 0, result.stderr
+    chinese, english = out
+    # The verdict stands; the reason in Latin script is named as a warning.
+    assert chinese["scores"]["multimodal_faithfulness"] == 1.0
+    assert chinese["evidence"]["multimodal_faithfulness"]["warnings"] == [
+        "the judge wrote the reason in Latin script, not in Chinese, also when asked again in so "
+        "many words; the verdict is kept"]
+    assert "warnings" not in english["evidence"]["multimodal_faithfulness"]
+    texts = [part_texts(user_parts(r)) for r in fake_requests(base)]
+    chinese_texts = [t for t in texts if "埃菲尔铁塔高330米" in t]
+    english_texts = [t for t in texts if "The Eiffel Tower is 330 metres tall." in t]
+    assert len(chinese_texts) == 2 and len(english_texts) == 1
+    assert chinese_texts[0].endswith(
+        "LANGUAGE: the texts are in Chinese (中文). Write the reason in Chinese (中文), as the "
+        "texts are written. Keep the keys and the fixed values of the reply exactly as the task "
+        "shows them.\n")
+    assert "not in Latin script" in chinese_texts[1]
+    assert "LANGUAGE:" not in english_texts[0]
+
+
+def test_vision_claim_level_reads_each_claim_against_the_image(run, tmp_path, media, start_fake_llm_server):
+    def reply(verdict):  # JUDGE_REPLY: the claims and text verdicts every judged CLI test uses
+        return json.dumps({**json.loads(JUDGE_REPLY),
+                           "claim 01": {"reason": "The image shows it.", "verdict": verdict}})
+
+    base = start_fake_llm_server(reply("Entailment"))
+    rows = [{"response": "The tower is in Paris.", "retrieved_contexts": [{"type": "image", "path": "tower.png"}]}]
+    scores = {}
+    for verdict in ("Entailment", "Contradiction"):
+        fake_script(base, {"default": {"content": reply(verdict)}})
+        result, out, _ = score(run, tmp_path, rows, "--metrics", "multimodal_claim_faithfulness",
+                               "--media-root", media, "--judge-url", base + "/v1",
+                               "--judge-model", "fake-vision", "--cache-mode", "off")
+        assert result.returncode == 0, result.stderr
+        scores[verdict] = out[0]["scores"]["multimodal_claim_faithfulness"]
+        evidence = out[0]["evidence"]["multimodal_claim_faithfulness"]
+        assert evidence["images"][0]["supports"] == ([0] if verdict == "Entailment" else [])
+        assert "ocr" not in evidence["images"][0]  # the vision judge read the image itself
+        image_calls = [r for r in fake_requests(base)
+                       if any(p.get("type") == "image_url" for p in user_parts(r)
+                              if isinstance(user_parts(r), list))]
+        assert len(image_calls) == 1
+        assert "claim 01: The tower is in Paris." in part_texts(user_parts(image_calls[0]))
+    assert scores == {"Entailment": 1.0, "Contradiction": 0.0}
+
+
+GEN_REPLY = json.dumps({
+    "pairs": [{"passages": ["P1"], "question": "When was the lighthouse at Cape Wrath built?",
+               "reference": "In 1828."}],
+    "answerable": True, "grounded": True, "standalone": True, "why_not": "",
+    "answer": "unknown",
+})
+
+
+def test_gen_reads_a_scanned_pdf_page_by_ocr(run, tmp_path, start_fake_llm_server):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "scanned.pdf").write_bytes((REPO / "tests/data/images/scanned.pdf").read_bytes())
+    base = start_fake_llm_server(GEN_REPLY)
+    out = tmp_path / "testset.jsonl"
+    p = run("gen", docs, "--out", out, "--size", "1", "--ocr-cache", tmp_path / "ocr.sqlite",
+            "--judge-url", base + "/v1", "--judge-model", "fake", "--cache-mode", "off",
+            "--concurrency", "1")
+    assert p.returncode == 0, p.stderr
+    assert "skipped" not in p.stderr  # the page without a text layer was read, not skipped
+    # The generation request carries the text Tesseract read in the drawn page.
+    prompts = " ".join(json.dumps(r["body"]) for r in fake_requests(base))
+    assert "The lighthouse at Cape Wrath was built in 1828." in prompts
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == 1
+    assert "Cape Wrath" in " ".join(rows[0]["reference_contexts"])
+    assert not (tmp_path / "ocr.sqlite").exists()  # --cache-mode off: the OCR cache too
