@@ -13,6 +13,7 @@
 #include <nanobind/nanobind.h>
 
 #include "ragmeter/evaluate.h"
+#include "ragmeter/image.h"
 #include "ragmeter/judge_factory.h"
 
 namespace ragmeter::python {
@@ -35,6 +36,12 @@ struct EvalArgs {
   double context_match_threshold = 0.5;
   bool keep_evidence = true;
   bool offline_score_withdrawn = false;
+  // Images among the contexts (image.h, ocr.h): --media-root, --allow-media-urls,
+  // --max-image-bytes, --ocr-language.
+  std::string media_root;
+  bool allow_media_urls = false;
+  std::size_t max_image_bytes = MediaOptions{}.max_bytes;
+  std::string ocr_language;
   std::string language;  // every sample's language; empty or "auto": each row's, detected
 };
 

@@ -174,14 +174,14 @@ StatusOr<bool> score_and_deliver(std::vector<PendingRow>& batch, const EvalOptio
 }
 
 MetricResult guarded_score(const MetricRequest& request, const Sample& sample,
-                           const ScoringOptions& scoring, std::optional<SampleJudgement>& judgement,
+                           const EvalOptions& options, std::optional<SampleJudgement>& judgement,
                            Judge& judge) {
   try {
     if (request.info->judged != nullptr) {
-      if (!judgement) judgement.emplace(sample, judge);
-      return request.info->judged(*judgement, request, scoring);
+      if (!judgement) judgement.emplace(sample, judge, ImageAccess{&options.media, options.ocr.get()});
+      return request.info->judged(*judgement, request, options.scoring);
     }
-    return request.info->score(sample, request, scoring);
+    return request.info->score(sample, request, options.scoring);
   } catch (const std::exception& e) {
     return MetricResult::failed(std::string("internal error: ") + e.what());
   }
@@ -239,7 +239,7 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
       results.push_back(MetricResult::skipped(offline_withdrawn_reason(*request.info)));
       continue;
     }
-    results.push_back(guarded_score(request, sample, options.scoring, judgement, judge));
+    results.push_back(guarded_score(request, sample, options, judgement, judge));
   }
   return results;
 }
