@@ -26,6 +26,7 @@ constexpr std::pair<std::string_view, RagPart> kParts[] = {
   {"context_precision", kR},              {"context_recall", kR},
   {"context_entity_recall", kR},          {"context_relevance", kR},
   {"context_utilization", kR},            // ragas: context precision with the response as reference
+  {"multimodal_context_recall", kR},      {"multimodal_context_utilization", kR},
   {"ragchecker_claim_recall", kR},        {"ragchecker_context_precision", kR},
 
   {"faithfulness", kG},                   {"answer_relevancy", kG},
@@ -35,6 +36,8 @@ constexpr std::pair<std::string_view, RagPart> kParts[] = {
   {"ragchecker_context_utilization", kG}, {"ragchecker_hallucination", kG},
   {"ragchecker_noise_sensitivity_in_relevant", kG},
   {"ragchecker_noise_sensitivity_in_irrelevant", kG},
+  {"multimodal_faithfulness", kG},        {"multimodal_relevance", kG},
+  {"multimodal_claim_faithfulness", kG},
 
   {"exact_match", kE},                    {"string_presence", kE},
   {"squad_exact_match", kE},              {"token_f1", kE},
