@@ -77,7 +77,7 @@ class ReplyStore;  // judge_hooks.h
 
 class SentenceEmbedder;
 
-inline constexpr std::string_view kLlmPromptVersion = "llm-v12";
+inline constexpr std::string_view kLlmPromptVersion = "llm-v13";
 
 struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> chat;      // required

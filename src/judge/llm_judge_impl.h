@@ -18,6 +18,7 @@
 #include "judge/claim_store.h"
 #include "judge/llm_claims.h"
 #include "judge/local_similarity.h"
+#include "judge/verdict_signs.h"
 #include "judge/verdict_store.h"
 #include "ragmeter/llm_judge.h"
 
@@ -83,15 +84,27 @@ class LlmJudge : public Judge {
                                                         const std::vector<std::size_t>& group_premises,
                                                         const std::vector<Pair>& missing);
   // One verdict table call for `pairs` (claim, premise); a failed call leaves every
-  // cell missing with its error.
-  void table_call(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
-                  const std::vector<Pair>& pairs, std::vector<std::vector<StoredVerdict>>* cells);
+  // cell missing with its error. Returns the claims whose reply shows a sign that the
+  // model did not read the passages (verdict_signs.h).
+  std::vector<SuspectClaim> table_call(const std::vector<std::string>& claims,
+                                       const std::vector<std::string>& premises,
+                                       const std::vector<Pair>& pairs,
+                                       std::vector<std::vector<StoredVerdict>>* cells);
+  // The `suspects` of a table call of `claims` against `premises` (the `asked` cells)
+  // asked again in one table call per passage, concurrently; their cells in `cells` are
+  // replaced by those calls' and their reasons say why.
+  void reask_by_passage(const std::vector<std::string>& claims,
+                        const std::vector<std::string>& premises, const std::vector<Pair>& asked,
+                        const std::vector<SuspectClaim>& suspects,
+                        std::vector<std::vector<StoredVerdict>>* cells);
 
   LlmJudgeOptions options_;
   CallBook book_;
   CallBook embed_book_;
   VerdictStore store_;
   ClaimStore claims_;
+  // The largest verdict table this server's replies showed it reads (verdict_signs.h).
+  TableSpanLimit span_limit_;
   std::optional<LocalSimilarity> local_;
 };
 
