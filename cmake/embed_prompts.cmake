@@ -42,6 +42,13 @@ function(ragmeter_embed_prompts output)
   ragmeter_embed_text_files(${output} ragmeter::prompts PROMPT NAME_ONLY ${prompt_files})
 endfunction()
 
+# The offline judge's stopword lists (src/judge/stopwords/<language code>.txt, licences in
+# LICENSE.md there), included by src/judge/offline_language.cc as k_<code>.
+function(ragmeter_embed_stopwords output)
+  file(GLOB stopword_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../src/judge/stopwords/*.txt)
+  ragmeter_embed_text_files(${output} ragmeter::stopwords STOPWORDS NAME_ONLY ${stopword_files})
+endfunction()
+
 # The HTML report's page template (src/report/report.html, .css, .js), included by
 # src/report/report.cc as k_report_html, k_report_css, k_report_js.
 function(ragmeter_embed_report output)

@@ -4,9 +4,9 @@
 // samples again. `compare_runs` matches the two runs' per-sample results row by row and,
 // per metric, reports both means, the mean paired difference with a paired bootstrap
 // interval, a paired sign-flip permutation test, win / tie / loss counts, and Holm's
-// correction across the metrics compared. Every difference is also given "oriented":
-// multiplied by -1 for metrics where lower is better, so a positive oriented difference
-// is always an improvement.
+// correction across the metrics compared that changed on some pair. Every difference is
+// also given "oriented": multiplied by -1 for metrics where lower is better, so a positive
+// oriented difference is always an improvement.
 #pragma once
 
 #include <cstdint>
@@ -118,15 +118,33 @@ struct SampleChange {
   const nlohmann::ordered_json* new_row = nullptr;
 };
 
+// The paired differences of one metric, oriented (positive = new is better) and binned
+// for a chart: `better[k]` counts pairs whose oriented difference d is in
+// (k * width / 10, (k + 1) * width / 10], `worse[k]` those with -d in that range (k = 0 is
+// next to no change), `ties` those within the tie tolerance of 0. `width` is the metric's
+// range (max - min from the metric table; 1 for a metric it lacks), the largest possible
+// |d|; a difference beyond it (a score outside the table's range) goes in the last bin.
+struct DiffHistogram {
+  static constexpr int kBinsPerSide = 10;
+  double width = 1.0;
+  std::vector<std::int64_t> worse = std::vector<std::int64_t>(kBinsPerSide, 0);
+  std::vector<std::int64_t> better = std::vector<std::int64_t>(kBinsPerSide, 0);
+  std::int64_t ties = 0;
+};
+
+// Adds one oriented difference to `histogram`; |d| <= tie_tolerance is a tie.
+void add_difference(double oriented_diff, double tie_tolerance, DiffHistogram* histogram);
+
 struct MetricComparison {
   std::string metric;
   bool higher_is_better = true;  // from the metric table; true for unknown (user) metrics
   bool known_direction = true;   // false: not in the metric table (a user critic)
   PairedStats stats;
-  double p_holm = 1.0;           // Holm-adjusted across every metric with n > 0
+  double p_holm = 1.0;           // Holm-adjusted across the family (in_holm_family)
   // Samples scored in one run and skipped or failed in the other: not in the pairs.
   std::int64_t scored_in_one_only = 0;
   std::vector<SampleChange> top_changes;  // largest |difference| first, at most top_changes
+  DiffHistogram differences;              // every pair's oriented difference, binned
   // The oriented interval (lower bound, upper bound) of the mean difference.
   double oriented_ci_low() const;
   double oriented_ci_high() const;
@@ -141,7 +159,14 @@ struct RunComparison {
   std::vector<MetricComparison> metrics;  // metrics present in both runs, base order
   std::vector<std::string> metrics_only_in_base, metrics_only_in_new;
   double alpha = 0.05;
+  std::int64_t holm_family = 0;  // metrics in Holm's family (in_holm_family)
 };
+
+// Whether a metric is one of the tests Holm's correction counts: it has at least one
+// non-zero paired difference (a win or a loss). A metric whose pairs all tie, or that has
+// no pairs, has p = 1 whatever the data and would only dilute the family; it keeps
+// p_holm = 1.
+bool in_holm_family(const MetricComparison& metric);
 
 // Matches rows by key and compares every metric both runs have. `base` and `next` must
 // outlive the result (top_changes point into them). InvalidArgument when no row matches.
@@ -154,12 +179,24 @@ StatusOr<RunComparison> compare_runs(const RunResults& base, const RunResults& n
 // p-value is below the comparison's alpha. No pairs: false.
 bool is_regression(const MetricComparison& metric, double delta, double alpha);
 
+// What a comparison says about one metric, the rule of `ragmeter compare`'s verdict
+// column: kBetter when the Holm-adjusted p-value is below `alpha` and the whole oriented
+// 95% interval of the mean difference is above 0; kWorse when p_holm < alpha and the
+// interval is below 0; kNoSignificantChange otherwise; kNoPairs when no sample was
+// scored in both runs.
+enum class ChangeVerdict { kBetter, kWorse, kNoSignificantChange, kNoPairs };
+ChangeVerdict change_verdict(const MetricComparison& metric, double alpha);
+// "better", "worse", "no significant change", "no pairs".
+const char* change_verdict_name(ChangeVerdict verdict);
+
 // The comparison as JSON (for --json and the HTML comparison report): {"ragmeter_version",
 // "base", "new",
-// "matched", "only_in_base", "only_in_new", "alpha", "metrics": [{"metric",
+// "matched", "only_in_base", "only_in_new", "metrics_only_in_base", "metrics_only_in_new",
+// "alpha", "holm_family", "metrics": [{"metric",
 // "higher_is_better", "n", "mean_base", "mean_new", "mean_diff", "ci95", "p_value",
-// "p_exact", "p_holm", "wins", "ties", "losses", "scored_in_one_only", "top_changes":
-// [{"key", "base", "new", "oriented_diff", "base_row", "new_row"}]}]}.
+// "p_exact", "p_holm", "wins", "ties", "losses", "scored_in_one_only", "verdict"
+// (change_verdict_name), "differences": {"width", "worse", "ties", "better"} (DiffHistogram),
+// "top_changes": [{"key", "base", "new", "oriented_diff", "base_row", "new_row"}]}]}.
 nlohmann::ordered_json comparison_to_json(const RunComparison& comparison);
 
 }  // namespace ragmeter

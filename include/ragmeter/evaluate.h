@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,11 @@ struct EvalOptions {
   std::vector<MetricRequest> metrics;  // what to score, in output order
   ScoringOptions scoring;
   ColumnMap column_map;                // user column -> sample field
+  // The language of every sample (an ISO 639-1 code that is_supported_language accepts;
+  // the caller checks it), over any `language` column. Empty: each sample's column, else
+  // detected from its text (assign_sample_language, language.h), which costs about a
+  // microsecond per KiB of text on one thread (docs/languages.md).
+  std::string language;
   // The judge of the judged metrics; null means the offline judge (make_offline_judge).
   std::shared_ptr<Judge> judge;
   // false: under the offline judge (Judge::is_offline), a metric the table withdraws from
@@ -91,6 +97,8 @@ struct MetricSummary {
   std::int64_t failed = 0;
   std::optional<double> corpus;  // corpus-level value (BLEU, chrF) when the metric has one
   bool higher_is_better = true;
+  double min_score = 0.0;          // the metric's declared range (its table entry)
+  double max_score = 1.0;
   std::string fields;              // the fields the metric needs (its table entry)
   std::string top_skip_reason;     // the most common reason of its skips; empty if none
   std::string top_failure_reason;  // the most common reason of its failures; empty if none
@@ -115,6 +123,8 @@ struct EvalSummary {
   std::optional<RagasScore> ragas;  // ragas_score(metrics)
   std::int64_t rows_read = 0;      // every row the sink saw, good or bad
   std::int64_t rows_rejected = 0;  // rows that could not be read or converted
+  // How many scored rows were in each language (Sample::language: "zh", "en", "und").
+  std::map<std::string, std::int64_t> languages;
   // True when EvalOptions::cancel stopped the run: the summary covers the rows the
   // sink saw, which are a prefix of the input.
   bool cancelled = false;
@@ -127,7 +137,11 @@ struct EvalSummary {
 // empty: the calling thread then scores too.
 using ProgressCallback = std::function<void(std::int64_t rows_seen)>;
 
-// Scores every row of `reader` (the file name is used in error messages). Each
+// Scores every row of `reader` (the file name is used in error messages). Each row's
+// sample gets its language (EvalOptions::language, its column, or detected), which the
+// sink sees in the row's fields: "language" (the code) and, for a sample whose texts are
+// in different languages, "languages" (field -> code); both replace columns of those
+// names. Each
 // rejected row goes to sink.on_rejected and the run goes on, unless options.strict,
 // where the first one ends the run with InvalidArgument once the rows before it have
 // reached the sink. Rows reach the sink in input order, from the calling thread, as
@@ -143,7 +157,12 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
                                const ProgressCallback& progress = {});
 
 // Scores one sample with every requested metric (no I/O): results[i] belongs to
-// options.metrics[i]. Ignores options.cancel. Thread-safe.
+// options.metrics[i]. A sample without a language (Sample::language empty), or whose
+// language differs from options.language when that is set, is scored as a copy with its
+// language assigned (assign_sample_language). With the offline judge, every judged metric
+// of a sample in a language the judge has no rules for is `skipped` with
+// offline_judge_gap's reason ("the offline judge does not cover Korean"; offline_judge.h),
+// before the judge is asked. Ignores options.cancel. Thread-safe.
 std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options);
 
 }  // namespace ragmeter

@@ -127,16 +127,18 @@ struct MetricInfo {
   std::string_view definition;  // one line
   bool takes_cutoff;            // accepts "@k"
   bool higher_is_better;
+  // The range every score of the metric lies in (each table row declares it): an `ok`
+  // score outside it is a bug, refused where results are summarised and written
+  // (check_score_range). Thresholds outside it are rejected (gates.h), and the report's
+  // histograms and compare's effect sizes use it.
+  double min_score;
+  double max_score;
   ScoreFunction score;          // deterministic metrics; nullptr for judged ones
   CorpusFunction corpus;        // nullptr unless the metric has a corpus-level form
   JudgedScoreFunction judged;   // judged metrics; nullptr for deterministic ones
   // The facts below are read by the dry-run plan, the --metrics groups, the rule of which
   // metrics need an LLM, --plan ragas and the help text: each is said here once.
   unsigned calls = judge_calls::kNone;  // judge_calls bits (judged metrics)
-  // The range a score can take: thresholds outside it are rejected (--fail-under), and
-  // the report's histograms and compare's effect sizes use it.
-  double min_score = 0.0;
-  double max_score = 1.0;
   unsigned groups = metric_groups::kNone;  // metric_groups bits
   // --plan ragas: the ledger scope whose calls ragas makes for this metric (metrics that
   // share a scope share its calls); empty: the shared compact ledger.
@@ -189,6 +191,13 @@ bool offline_default_leaves_out(const MetricInfo& info, bool score_withdrawn);
 // MetricInfo::offline_withdrawn and how to get a score (an LLM judge, or the flag that
 // forces the offline judge). Empty when `info` is not withdrawn.
 std::string offline_withdrawn_reason(const MetricInfo& info);
+
+// OK unless `result` is `ok` with a score that is not finite or lies outside the metric's
+// declared range [min_score, max_score]: then Internal, "METRIC = VALUE is outside its
+// declared range [MIN, MAX]: a bug in ragmeter ...". Skipped and failed results are OK.
+// The summary (SummaryBuilder) and the result writers call it on every result, so every
+// run, and every test that produces results, checks every metric's range. Thread-safe.
+Status check_score_range(const MetricRequest& request, const MetricResult& result);
 
 // A user-defined aspect critic: "NAME=DEFINITION" (e.g. "polite=Is the response polite to
 // the user?"). Scores 1 when the judge says the response meets the definition, else 0.

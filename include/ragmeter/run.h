@@ -87,6 +87,12 @@ class Target {
   using Done = std::function<void(TargetOutcome)>;
   // Attempts still running are abandoned: their `done` may not be called.
   virtual ~Target() = default;
+  // Ends the attempts in flight soon (their `done` is called with a failure, or not at
+  // all) instead of letting them run to their timeout: run_target calls it when
+  // RunOptions::cancel stops the run, so the target is destroyed without waiting for
+  // them. ask() must not be called after it. Thread-safe. Default: nothing (attempts run
+  // to their end).
+  virtual void cancel() {}
   // Starts one attempt at `request`; `done` runs exactly once, on any thread, when the
   // attempt has ended. Returns quickly (queues the work). Thread-safe.
   virtual void ask(const TargetRequest& request, Done done) = 0;
@@ -108,6 +114,8 @@ class BlockingTarget {
   virtual TargetOutcome answer(const TargetRequest& request, int worker) = 0;
   virtual std::string identity() const = 0;
   virtual nlohmann::ordered_json diagnostics() const { return nullptr; }
+  // As Target::cancel: the calls of answer() running return soon. Thread-safe.
+  virtual void cancel() {}
 };
 
 // A Target whose ask() queues the request for `workers` threads (at least 1) calling
@@ -242,12 +250,13 @@ struct RunOptions {
   // Stop when this many rows have been asked and every one failed (0: never): the rows
   // not asked then end as "not_asked", and the run returns FailedPrecondition.
   int give_up_after = 10;
-  // Set from any thread to stop the run (Ctrl-C in a binding): no attempt starts after
-  // it, every row read and not finished ends as "interrupted" (an attempt in flight is
-  // abandoned, its late answer neither recorded nor used), no further row is read, and
-  // run_target returns the rows so far with summary.cancelled. While set (non-null), the
-  // loop waits at most 100 ms at a time and calls `progress` after each wait: a heartbeat
-  // in which the caller can look for a signal. Null: no cancel, no heartbeat.
+  // Set from any thread to stop the run (Ctrl-C): no attempt starts after it, every row
+  // read and not finished ends as "interrupted" (an attempt in flight is abandoned, its
+  // late answer neither recorded nor used, and Target::cancel is called), no further
+  // row is read, and run_target returns the rows so far with summary.cancelled. While
+  // set (non-null), the loop waits at most 100 ms at a time and calls `progress` after
+  // each wait: a heartbeat in which the caller can look for a signal. Null: no cancel,
+  // no heartbeat.
   const std::atomic<bool>* cancel = nullptr;
 };
 
@@ -317,7 +326,10 @@ StatusOr<RunSummary> run_target(RowReader& reader, Target& target, const RunOpti
 // answering. Rows reach evaluate() in input order as run_row_json() writes them; a row
 // that ends with run_error reaches it as a rejected row, so every metric of that row is
 // `failed` with the reason "row rejected: SOURCE:N: field 'run_error': KIND: MESSAGE", N
-// the row's line in the run's output (its 1-based position).
+// the row's line in the run's output (its 1-based position). A row ended "interrupted"
+// (RunOptions::cancel) is not passed on: the evaluation covers the rows before the stop.
+// With options.cancel set (the same flag as the run's, say), evaluate() stops as it does
+// for `ragmeter eval` and the rows after the stop are dropped without an error.
 // on_row() is called from one thread (run_target's); `results` and `progress` are called
 // from the evaluation's thread.
 class RunEvaluation : public RunSink {
@@ -331,7 +343,8 @@ class RunEvaluation : public RunSink {
   // Ends the input (when finish() was not called) and waits for the thread.
   virtual ~RunEvaluation() = default;
   // Queues the row; waits while the queue holds many rows (scoring lags the run). The
-  // evaluation's error when it has already stopped on one.
+  // evaluation's error when it has already stopped on one; OK (the row dropped) when it
+  // was cancelled.
   Status on_row(const RunRow& row) override = 0;
   // Ends the input and waits for the evaluation: its summary, or its error.
   virtual StatusOr<EvalSummary> finish() = 0;

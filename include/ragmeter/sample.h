@@ -29,6 +29,14 @@ class Sample {
   std::optional<std::vector<std::string>> reference_context_ids;
   std::optional<std::map<std::string, std::string>> rubrics;
 
+  // The sample's language, an ISO 639-1 code ("zh") or "und" (language.h): the row's
+  // `language` column, else the run's --language (which overrides the column), else
+  // detected from its text by assign_sample_language. Empty until one of them sets it.
+  std::string language;
+  // Set only when the sample's texts are in different languages: each text field's
+  // detected language ("response" -> "zh", "retrieved_contexts" -> "en"), "und" left out.
+  std::map<std::string, std::string> field_languages;
+
   // The reference answers, held once: `reference()` is always the first of
   // `references()`, so single-reference metrics (ROUGE, exact match, the judged ones)
   // and multi-reference ones (BLEU, chrF, SQuAD EM/F1, which take the best over all)

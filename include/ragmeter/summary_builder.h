@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ragmeter/evaluate.h"
@@ -26,9 +27,13 @@ class SummaryBuilder {
   // options.threads, which does not change the interval).
   explicit SummaryBuilder(const EvalOptions& options);
 
-  // One scored row: results[m] belongs to options.metrics[m]. InvalidArgument (and
-  // nothing is added) when results has another size than the metrics.
-  Status add_row(const std::vector<MetricResult>& results);
+  // One scored row: results[m] belongs to options.metrics[m]; `language` (the sample's,
+  // "zh") is counted in EvalSummary::languages unless empty. InvalidArgument (and nothing
+  // is added) when results has another size than the metrics; Internal (nothing added)
+  // when a score lies outside its metric's declared range (check_score_range).
+  Status add_row(const std::vector<MetricResult>& results, std::string_view language = {});
+  // Counts one scored row in `language` (for callers using add_outcome); empty: not counted.
+  void count_language(std::string_view language);
   // The same for one metric's outcome of the next row, for callers that hold results
   // by column; a row is complete when each metric got one (the caller keeps rows
   // aligned). `corpus_stats` and `note` (MetricResult::note) may be empty.

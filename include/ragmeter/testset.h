@@ -27,6 +27,7 @@
 // options; the client and the embedder must be thread-safe (llm::Client is).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -78,6 +79,12 @@ struct TestsetOptions {
   // answers from memory measures neither the retriever nor the grounding of an answer,
   // and a test set of them flatters a RAG system. Off saves that call.
   bool closed_book_check = true;
+  // Set from any thread to stop (Ctrl-C): no context is drawn after it, the calls in
+  // flight are cancelled (chat.cancel()), the pairs of the wave in flight are kept when
+  // their every call had answered and dropped otherwise (uncounted), and the rows accepted
+  // so far are returned with TestsetReport::cancelled. Looked at every 100 ms while calls
+  // run. Null: no stop. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // The rule that rejects a tautological pair: true when every content word of `answer`
@@ -116,6 +123,7 @@ struct TestsetReport {
   std::size_t pairs_proposed = 0;
   std::map<std::string, std::size_t> rejected;  // reason -> count
   nlohmann::ordered_json usage_by_call;         // per kind of call: calls, tokens, cache hits
+  bool cancelled = false;                       // TestsetOptions::cancel stopped generation
 };
 
 // What a test set covers, for gen's summary: per question type its share of the rows;
@@ -150,16 +158,20 @@ StatusOr<TestsetReport> generate_testset(const std::vector<DocumentChunk>& chunk
                                          const std::function<void(std::size_t)>& progress = {});
 
 // The requests, exposed for tests: the generation call for `type` over `passages`
-// (numbered "P1", ...), and the critic call for one pair.
+// (numbered "P1", ...), and the critic call for one pair. `instruction`: the LANGUAGE line
+// asking for the passages' language (docs/testset.md), last; empty for English, whose
+// requests are then those of before languages, byte for byte.
 llm::ChatRequest testset_generation_request(QuestionType type,
                                             const std::vector<std::string>& passages,
-                                            std::size_t pairs, int max_tokens);
+                                            std::size_t pairs, int max_tokens,
+                                            std::string_view instruction = {});
 llm::ChatRequest testset_critic_request(const std::vector<std::string>& passages,
                                         std::string_view question, std::string_view answer,
                                         int max_tokens);
 // The closed-book call: the question alone; reply {"answer": "..."}, "unknown" when the
 // judge does not know.
-llm::ChatRequest testset_closed_book_request(std::string_view question, int max_tokens);
+llm::ChatRequest testset_closed_book_request(std::string_view question, int max_tokens,
+                                             std::string_view instruction = {});
 
 // Where a chunk came from, as a row's sources list it.
 TestsetSource testset_source_of(const DocumentChunk& chunk);

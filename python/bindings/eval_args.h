@@ -35,6 +35,7 @@ struct EvalArgs {
   double context_match_threshold = 0.5;
   bool keep_evidence = true;
   bool offline_score_withdrawn = false;
+  std::string language;  // every sample's language; empty or "auto": each row's, detected
 };
 
 // Checks the arguments and builds the options, without the judge (apply_judge adds it);

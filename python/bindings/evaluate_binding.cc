@@ -9,6 +9,7 @@
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.h"
@@ -17,7 +18,9 @@
 #include "data_source.h"
 #include "eval_args.h"
 #include "py_json.h"
+#include "ragmeter/gates.h"
 #include "ragmeter/judge_factory.h"
+#include "ragmeter/language.h"
 #include "ragmeter/llm_config.h"
 #include "run_result.h"
 #include "scoring_options.h"
@@ -97,6 +100,10 @@ EvalOptions build_options(const EvalArgs& args) {
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.bootstrap_resamples;
   options.offline_score_withdrawn = args.offline_score_withdrawn;
+  if (args.language != "auto") options.language = args.language;
+  if (!options.language.empty() && !is_supported_language(options.language)) {
+    raise_status(invalid_argument(unknown_language_message(options.language, "language")));
+  }
   return options;
 }
 
@@ -213,6 +220,36 @@ nb::dict table_columns(const RunResult& r) {
   return columns;
 }
 
+// ragmeter.testing's gates, by the CLI's rule (gates.h): each (metric, value, at_most) is
+// first checked to fit its metric (ValueError otherwise), then against the run's summary.
+// Returns the failed ones as dicts {"metric", "message", "scored"}, in the order given.
+nb::list check_thresholds(const RunResult& r,
+                          const std::vector<std::tuple<std::string, double, bool>>& gates,
+                          const std::string& at_least, const std::string& at_most) {
+  const GateSpelling spelling{at_least, at_most};
+  std::vector<std::pair<ThresholdGate, const MetricSummary*>> checked;
+  for (const auto& [metric, value, maximum] : gates) {
+    ThresholdGate gate{metric, value, maximum ? GateBound::kAtMost : GateBound::kAtLeast};
+    const MetricSummary* summary = find_summary(r, metric);
+    if (summary != nullptr) {
+      ok_or_raise(check_gate_fits(gate, summary->higher_is_better, summary->min_score,
+                                  summary->max_score, spelling));
+    }
+    checked.emplace_back(std::move(gate), summary);
+  }
+  nb::list failed;
+  for (const auto& [gate, summary] : checked) {
+    const GateVerdict verdict = check_threshold(gate, summary, spelling);
+    if (verdict.passed) continue;
+    nb::dict entry;
+    entry["metric"] = gate.metric;
+    entry["message"] = verdict.message;
+    entry["scored"] = verdict.scored;
+    failed.append(entry);
+  }
+  return failed;
+}
+
 const RowResult& row_at(const RunResult& r, std::int64_t i) {
   const auto n = static_cast<std::int64_t>(r.run.table.rows.size());
   if (i < 0) i += n;
@@ -248,6 +285,10 @@ void bind_run(nb::module_& m) {
           },
           "metric"_a, "The metric's mean over its scored samples; None when none was scored.")
       .def("columns", &table_columns, "The per-row table as columns (for pandas).")
+      .def("check_thresholds", &check_thresholds, "gates"_a, "at_least"_a, "at_most"_a,
+           "The CI gates' rule (`eval --fail-under/--fail-over`) over this run: the failed "
+           "gates as {metric, message, scored}; ValueError for a gate that does not fit its "
+           "metric.")
       .def(
           "evidence",
           [](const RunResult& r, std::int64_t i) {
@@ -297,13 +338,13 @@ void bind_evaluate(nb::module_& m) {
          bool strict, std::uint64_t seed, int bootstrap_resamples, bool rouge_stem,
          const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
          const std::string& bleu_tokenize, double context_match_threshold, bool keep_evidence,
-         bool offline_score_withdrawn, nb::dict judge, const ClusterJudge* made_judge,
-         nb::object progress, CancelFlag* cancel) {
+         bool offline_score_withdrawn, const std::string& language, nb::dict judge,
+         const ClusterJudge* made_judge, nb::object progress, CancelFlag* cancel) {
         EvalArgs args{metrics,       metrics_given,   std::move(critics),      critic_votes,
                       std::move(column_map), threads, limit,                   strict,
                       seed,          bootstrap_resamples, rouge_stem,           rouge_tokenizer,
                       bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence,
-                      offline_score_withdrawn};
+                      offline_score_withdrawn, language};
         return run_evaluate(data, args, judge, made_judge, std::move(progress), cancel);
       },
       "data"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
@@ -312,7 +353,7 @@ void bind_evaluate(nb::module_& m) {
       "strict"_a = false, "seed"_a = 42, "bootstrap_resamples"_a = 1000, "rouge_stem"_a = false,
       "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
       "context_match_threshold"_a = 0.5, "keep_evidence"_a = true,
-      "offline_score_withdrawn"_a = false, "judge"_a = nb::dict(),
+      "offline_score_withdrawn"_a = false, "language"_a = "", "judge"_a = nb::dict(),
       "made_judge"_a.none() = nb::none(), "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
       "Scores `data` (a DataSource) with the judge `judge` describes (JudgeOptions fields "
       "by name; empty: the offline judge; or `made_judge`, a ClusterJudge made once) and returns (Run, the exception that stopped it or None). "

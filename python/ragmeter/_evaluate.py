@@ -104,6 +104,7 @@ def evaluate(
     judge_context_tokens: Optional[int] = None,
     plan: Optional[str] = None,
     offline_score_withdrawn: bool = False,
+    language: Optional[str] = None,
     labels: Any = None,
     label_scale: str = "binary",
     label_id: str = "id",
@@ -129,6 +130,11 @@ def evaluate(
     offline_score_withdrawn: score the metrics withdrawn from the offline judge (they
         did not beat chance on held-out human labels, or were not measured; see
         docs/judges.md) instead of reporting them ``skipped`` with that reason.
+    language: the language of every sample, an ISO 639-1 code ("zh", "ja", "de"), over
+        a ``language`` column; None or "auto": each row's column, else detected from its
+        text (``ragmeter eval --language``, docs/languages.md). Each result row's
+        ``language`` says which, and the summary's ``languages`` counts them; an unknown
+        code raises InvalidArgumentError listing the supported ones.
     progress: True (tqdm when installed, else a line on stderr), False, or a callable
         ``progress(rows_done, total)``; an exception it raises stops the run.
     labels: your labels of these samples (a path, a list of dicts, a DataFrame; see
@@ -173,6 +179,7 @@ def evaluate(
             bleu_tokenize=bleu_tokenize,
             context_match_threshold=context_match_threshold,
             keep_evidence=keep_evidence,
+            language=language or "",
             judge=judge_fields,
             offline_score_withdrawn=offline_score_withdrawn,
             progress=bar,

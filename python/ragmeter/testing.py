@@ -1,18 +1,23 @@
 """Assertions for CI, e.g. in pytest:
 
     def test_rag_quality():
-        result = ragmeter.evaluate(load_samples(), metrics=["faithfulness", "token_f1"])
-        ragmeter.testing.assert_thresholds(result, faithfulness=0.8, token_f1=0.6)
+        result = ragmeter.evaluate(load_samples(), metrics=["faithfulness", "token_f1",
+                                                            "ragchecker_hallucination"])
+        ragmeter.testing.assert_thresholds(result, faithfulness=0.8, token_f1=0.6,
+                                           fail_over={"ragchecker_hallucination": 0.1})
 
-On failure the message names each metric below its threshold with its mean and 95%
-confidence interval, and the worst samples with their scores and reasons, so a failing
-CI log says where to look.
+The rule is `ragmeter eval --fail-under / --fail-over`'s, from the same C++ code: a
+higher-is-better metric takes a minimum (keyword arguments, or ``fail_under``), a
+lower-is-better one a maximum (``fail_over``), each within the metric's range (ValueError
+otherwise, as the CLI's exit code 2); a metric nothing was scored for fails, saying so.
+On failure the message names each metric that missed with its mean and 95% confidence
+interval, and the worst samples with their scores and reasons, so a failing CI log says
+where to look.
 """
 
 from __future__ import annotations
 
-import math
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from ._result import Result
 
@@ -20,7 +25,7 @@ __all__ = ["assert_thresholds", "ThresholdError"]
 
 
 class ThresholdError(AssertionError):
-    """A metric's mean is below its threshold (or nothing was scored)."""
+    """A metric's mean missed its threshold (or nothing was scored)."""
 
     def __init__(self, message: str, failures: Dict[str, Optional[float]]):
         super().__init__(message)
@@ -32,13 +37,15 @@ def _text(value: Any, limit: int = 70) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _worst(result: Result, metric: str, count: int) -> List[str]:
-    """The `count` lowest-scored samples, then the failed and skipped ones, as lines."""
+def _worst(result: Result, metric: str, count: int, higher_is_better: bool) -> List[str]:
+    """The `count` worst-scored samples (lowest, or highest for a lower-is-better metric),
+    then the failed and skipped ones, as lines."""
     frame_scores = result.scores(metric)
     columns = result._run.columns()
     status = columns["status"][metric]
     reasons = columns["reasons"][metric]
-    scored = sorted((s, i) for i, s in enumerate(frame_scores) if s is not None)
+    scored = sorted(((s, i) for i, s in enumerate(frame_scores) if s is not None),
+                    key=lambda pair: (pair[0] if higher_is_better else -pair[0], pair[1]))
     lines = []
     for score, i in scored[:count]:
         row = result.row(i)
@@ -50,38 +57,42 @@ def _worst(result: Result, metric: str, count: int) -> List[str]:
     return lines
 
 
-def assert_thresholds(result: Result, worst: int = 3, **thresholds: float) -> None:
-    """Raises ThresholdError (an AssertionError) unless each named metric's mean is at
-    least its threshold: ``assert_thresholds(result, faithfulness=0.8)``. A metric the
-    run did not score, or of which no sample was scored, fails. `worst`: how many of the
-    lowest-scored samples the message lists per failing metric."""
-    if not thresholds:
+def assert_thresholds(result: Result, worst: int = 3, *,
+                      fail_under: Optional[Mapping[str, float]] = None,
+                      fail_over: Optional[Mapping[str, float]] = None,
+                      **thresholds: float) -> None:
+    """Raises ThresholdError (an AssertionError) unless each higher-is-better metric's
+    mean is at least its minimum (keyword arguments ``faithfulness=0.8``, or
+    ``fail_under={"ndcg@10": 0.5}`` for names that are not identifiers) and each
+    lower-is-better metric's mean at most its maximum (``fail_over={...}``). A metric the
+    run did not score, or of which no sample was scored, fails. A threshold outside the
+    metric's range, or a minimum for a lower-is-better metric (or the reverse), is a
+    ValueError. `worst`: how many of the worst-scored samples the message lists per
+    failing metric."""
+    minimums = dict(fail_under or {})
+    for metric, value in thresholds.items():
+        if metric in minimums:
+            raise ValueError(f"assert_thresholds: {metric} is given twice")
+        minimums[metric] = value
+    maximums = dict(fail_over or {})
+    if not minimums and not maximums:
         raise ValueError("assert_thresholds: name at least one metric=threshold")
+    gates = [(m, float(v), False) for m, v in minimums.items()]
+    gates += [(m, float(v), True) for m, v in maximums.items()]
+    failed = result._run.check_thresholds(gates, at_least="fail_under", at_most="fail_over")
+    if not failed:
+        return
+    metrics = result.summary["metrics"]
     failures: Dict[str, Optional[float]] = {}
     lines: List[str] = []
-    metrics = result.summary["metrics"]
-    for metric, threshold in thresholds.items():
+    for entry in failed:
+        metric = entry["metric"]
         if metric not in metrics:
             failures[metric] = None
-            lines.append(f"{metric}: not in this result (metrics: {', '.join(result.metrics)})")
+            lines.append(f"{entry['message']} (metrics: {', '.join(result.metrics)})")
             continue
-        stats = metrics[metric]
-        mean = stats["mean"]
-        if mean is not None and not math.isnan(mean) and mean >= threshold:
-            continue
-        failures[metric] = mean
-        if mean is None:
-            lines.append(
-                f"{metric}: no sample scored (skipped {stats['skipped']}, failed "
-                f"{stats['failed']}); threshold {threshold}"
-            )
-        else:
-            low, high = stats["ci95"]
-            lines.append(
-                f"{metric}: mean {mean:.4f} < {threshold} (95% CI {low:.4f}..{high:.4f}, "
-                f"n={stats['n']}, skipped {stats['skipped']}, failed {stats['failed']})"
-            )
-        lines.append(f"  worst samples:")
-        lines.extend(_worst(result, metric, worst))
-    if failures:
-        raise ThresholdError("\n".join(["ragmeter thresholds not met:"] + lines), failures)
+        failures[metric] = metrics[metric]["mean"]
+        lines.append(entry["message"])
+        lines.append("  worst samples:")
+        lines.extend(_worst(result, metric, worst, metrics[metric]["higher_is_better"]))
+    raise ThresholdError("\n".join(["ragmeter thresholds not met:"] + lines), failures)

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "io/list_literal.h"
+#include "ragmeter/language.h"
 
 namespace ragmeter {
 namespace {
@@ -26,6 +27,7 @@ const std::vector<FieldAliases>& field_aliases() {
       {"retrieved_context_ids", {"retrieved_context_ids"}},
       {"reference_context_ids", {"reference_context_ids"}},
       {"rubrics", {"rubrics"}},
+      {"language", {"language"}},
   };
   return kAliases;
 }
@@ -154,6 +156,18 @@ StatusOr<std::map<std::string, std::string>> as_rubrics(const Json& value, std::
   return out;
 }
 
+// A `language` column: a supported code, "und" (as result rows write it), or nothing to
+// say ("" or "auto": detect). Case and surrounding spaces are ignored.
+StatusOr<std::string> language_column(const Json& value, std::string_view name) {
+  RAGMETER_ASSIGN_OR_RETURN(std::string code, as_string(value, name));
+  const std::size_t begin = code.find_first_not_of(" \t");
+  code = begin == std::string::npos ? std::string() : code.substr(begin, code.find_last_not_of(" \t") + 1 - begin);
+  for (char& c : code) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  if (code.empty() || code == "auto") return std::string();
+  if (code == kUndeterminedLanguage || is_supported_language(code)) return code;
+  return field_error(name, unknown_language_message(code, "the language column"));
+}
+
 Status fill_string(const Json& fields, std::string_view field, const ColumnMap& map,
                    std::optional<std::string>* out) {
   std::string_view name;
@@ -248,6 +262,9 @@ StatusOr<Sample> sample_from_json(const nlohmann::ordered_json& fields, const Co
   std::string_view name;
   if (const Json* value = lookup(fields, "rubrics", column_map, &name)) {
     RAGMETER_ASSIGN_OR_RETURN(sample.rubrics, as_rubrics(*value, name));
+  }
+  if (const Json* value = lookup(fields, "language", column_map, &name)) {
+    RAGMETER_ASSIGN_OR_RETURN(sample.language, language_column(*value, name));
   }
   return sample;
 }

@@ -1,6 +1,7 @@
 // Per-sample CSV results (RFC 4180 quoting), for spreadsheets.
 #include <set>
 
+#include "eval/result_json.h"
 #include "ragmeter/results.h"
 
 namespace ragmeter {
@@ -34,6 +35,7 @@ class CsvResultWriter : public ResultSink {
       : out_(out), metrics_(std::move(metrics)) {}
 
   Status on_row(const Row& row, const std::vector<MetricResult>& results) override {
+    RAGMETER_RETURN_IF_ERROR(result_json::check_row_scores(row, metrics_, results));
     if (!header_written_) {
       write_header(row.fields);
       RAGMETER_RETURN_IF_ERROR(write_held_rows());

@@ -2,6 +2,8 @@
 // threads, hand the results to the sink in input order, accumulate the summaries.
 #include "ragmeter/evaluate.h"
 
+#include "ragmeter/offline_judge.h"
+#include "ragmeter/language.h"
 #include "ragmeter/summary_builder.h"
 
 #include <algorithm>
@@ -43,6 +45,19 @@ RowError conversion_error(const std::string& file, const Row& row, const Status&
     error.message = message.substr(end + 3);
   }
   return error;
+}
+
+// Gives the row's sample its language and writes it into the row's fields, where every
+// sink finds it next to the row's own columns.
+void assign_language(PendingRow& pending, const EvalOptions& options) {
+  assign_sample_language(&pending.sample, options.language);
+  nlohmann::ordered_json& fields = pending.row.fields;
+  fields["language"] = pending.sample.language;
+  if (!pending.sample.field_languages.empty()) {
+    fields["languages"] = pending.sample.field_languages;
+  } else if (fields.contains("languages")) {
+    fields.erase("languages");
+  }
 }
 
 bool cancelled(const EvalOptions& options) {
@@ -122,6 +137,7 @@ StatusOr<bool> score_and_deliver(std::vector<PendingRow>& batch, const EvalOptio
     for (std::size_t i = next++; i < batch.size(); i = next++) {
       if (!batch[i].rejected) {
         if (cancelled(options) || stop.load()) break;
+        assign_language(batch[i], options);
         batch[i].results = score_sample(batch[i].sample, options);
         if (!options.keep_evidence) {
           for (MetricResult& result : batch[i].results) result.evidence = nullptr;
@@ -198,11 +214,26 @@ Judge& offline_judge() {
 }  // namespace
 
 std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options) {
+  const bool forced_other = !options.language.empty() && sample.language != options.language;
+  if (sample.language.empty() || forced_other) {
+    Sample with_language = sample;
+    assign_sample_language(&with_language, options.language);
+    return score_sample(with_language, options);
+  }
   std::vector<MetricResult> results;
   results.reserve(options.metrics.size());
   Judge& judge = options.judge ? *options.judge : offline_judge();
   std::optional<SampleJudgement> judgement;  // asked for by the first judged metric
+  // The offline judge's gap for the sample's language (offline_judge_gap), found once.
+  std::optional<std::string> not_covered;
   for (const auto& request : options.metrics) {
+    if (judge.is_offline() && request.info->judged != nullptr) {
+      if (!not_covered) not_covered = offline_judge_gap(offline_sample_language(sample));
+      if (!not_covered->empty()) {
+        results.push_back(MetricResult::skipped(*not_covered));
+        continue;
+      }
+    }
     if (!options.offline_score_withdrawn && judge.is_offline() &&
         request.info->judged != nullptr && !request.info->offline_withdrawn.empty()) {
       results.push_back(MetricResult::skipped(offline_withdrawn_reason(*request.info)));
@@ -255,6 +286,7 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
     batch.clear();
     std::optional<Status> strict_error;  // --strict: the first bad row
     while (batch.size() < rows_per_batch) {
+      if (cancelled(options)) break;  // reading thousands of rows takes a while too
       if (options.limit > 0 && accepted >= options.limit) {
         at_end = true;
         break;
@@ -284,6 +316,10 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
       pending.rejected = std::move(error);
       batch.push_back(std::move(pending));
     }
+    if (cancelled(options)) {  // stopped while the batch was read: none of it is scored
+      stopped = true;
+      break;
+    }
     if (first_batch) {
       first_batch = false;
       RAGMETER_RETURN_IF_ERROR(check_mapped_columns(batch, options.column_map, at_end));
@@ -297,7 +333,11 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
             summary.add_rejected();
             return sink.on_rejected(*pending.rejected);
           }
-          RAGMETER_RETURN_IF_ERROR(summary.add_row(pending.results));
+          if (Status added = summary.add_row(pending.results, pending.sample.language);
+              !added.ok()) {
+            return Status(added.code(), file_name + ":" + std::to_string(pending.row.line) +
+                                            ": " + added.message());
+          }
           return sink.take_row(std::move(pending.row), std::move(pending.results));
         });
     if (!delivered.ok()) return delivered.status();

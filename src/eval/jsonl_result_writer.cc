@@ -47,6 +47,16 @@ Json rejected_row(const RowError& error, const std::vector<std::string>& metrics
   return object;
 }
 
+Status check_row_scores(const Row& row, const std::vector<MetricRequest>& metrics,
+                        const std::vector<MetricResult>& results) {
+  for (std::size_t m = 0; m < metrics.size() && m < results.size(); ++m) {
+    if (Status s = check_score_range(metrics[m], results[m]); !s.ok()) {
+      return Status(s.code(), "the row at line " + std::to_string(row.line) + ": " + s.message());
+    }
+  }
+  return ok_status();
+}
+
 std::string rejected_reason(const RowError& error) { return "row rejected: " + error.to_string(); }
 
 Status write_line(const Json& object, std::ostream& out) {
@@ -61,10 +71,11 @@ namespace {
 
 class JsonlResultWriter : public ResultSink {
  public:
-  JsonlResultWriter(std::ostream& out, const std::vector<MetricRequest>& metrics)
-      : out_(out), metrics_(metric_names(metrics)) {}
+  JsonlResultWriter(std::ostream& out, std::vector<MetricRequest> metrics)
+      : out_(out), requests_(std::move(metrics)), metrics_(metric_names(requests_)) {}
 
   Status on_row(const Row& row, const std::vector<MetricResult>& results) override {
+    RAGMETER_RETURN_IF_ERROR(result_json::check_row_scores(row, requests_, results));
     return result_json::write_line(result_json::scored_row(row.fields, metrics_, results), out_);
   }
 
@@ -75,14 +86,15 @@ class JsonlResultWriter : public ResultSink {
 
  private:
   std::ostream& out_;
-  std::vector<std::string> metrics_;
+  std::vector<MetricRequest> requests_;
+  std::vector<std::string> metrics_;  // their names
 };
 
 }  // namespace
 
 std::unique_ptr<ResultSink> make_jsonl_result_writer(std::ostream& out,
                                                      std::vector<MetricRequest> metrics) {
-  return std::make_unique<JsonlResultWriter>(out, metrics);
+  return std::make_unique<JsonlResultWriter>(out, std::move(metrics));
 }
 
 Status FanOutSink::on_row(const Row& row, const std::vector<MetricResult>& results) {

@@ -28,6 +28,12 @@ nlohmann::ordered_json rejected_row(const RowError& error, const std::vector<std
 // The reason every metric of a rejected row gets.
 std::string rejected_reason(const RowError& error);
 
+// check_score_range for each of a row's results (results[m] belongs to metrics[m]),
+// the error prefixed with the row's line: what every result writer checks before it
+// writes a row, so no file ever holds a score outside its metric's range.
+Status check_row_scores(const Row& row, const std::vector<MetricRequest>& metrics,
+                        const std::vector<MetricResult>& results);
+
 // One line of compact JSON (invalid UTF-8 replaced). Unavailable when the stream fails.
 Status write_line(const nlohmann::ordered_json& object, std::ostream& out);
 

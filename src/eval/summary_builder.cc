@@ -35,17 +35,25 @@ SummaryBuilder::SummaryBuilder(const EvalOptions& options)
   bootstrap_.threads = options.threads;
 }
 
-Status SummaryBuilder::add_row(const std::vector<MetricResult>& results) {
+Status SummaryBuilder::add_row(const std::vector<MetricResult>& results, std::string_view language) {
   if (results.size() != accumulators_.size()) {
     return invalid_argument("a row has " + std::to_string(results.size()) + " results for " +
                             std::to_string(accumulators_.size()) + " metrics");
+  }
+  for (std::size_t m = 0; m < results.size(); ++m) {
+    RAGMETER_RETURN_IF_ERROR(check_score_range(metrics_[m], results[m]));
   }
   for (std::size_t m = 0; m < results.size(); ++m) {
     const MetricResult& r = results[m];
     add_outcome(m, r.outcome, r.score, r.reason, r.corpus_stats, r.note);
   }
   ++summary_.rows_read;
+  count_language(language);
   return ok_status();
+}
+
+void SummaryBuilder::count_language(std::string_view language) {
+  if (!language.empty()) ++summary_.languages[std::string(language)];
 }
 
 void SummaryBuilder::add_outcome(std::size_t metric, Outcome outcome, double score,
@@ -93,6 +101,8 @@ EvalSummary SummaryBuilder::finish() && {
     metric.skipped = acc.skipped;
     metric.failed = acc.failed;
     metric.higher_is_better = request.info->higher_is_better;
+    metric.min_score = request.info->min_score;
+    metric.max_score = request.info->max_score;
     metric.fields = std::string(request.info->fields);
     metric.top_skip_reason = most_common(acc.skip_reasons);
     metric.top_failure_reason = most_common(acc.failure_reasons);

@@ -3,11 +3,14 @@
 #include "ragmeter/testset.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <future>
 #include <random>
 
 #include "judge/call_book.h"
+#include "judge/judge_language.h"
 #include "judge/llm_requests.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter_prompts.inc"
@@ -125,6 +128,31 @@ std::string trimmed(std::string text) {
   return text.substr(first, last - first + 1);
 }
 
+// What the generation and closed-book calls write in the passages' language.
+constexpr std::string_view kPairsWhat = "every question and reference";
+constexpr std::string_view kAnswerWhat = "the answer";
+
+// The questions and references of a generation reply (what the language check reads).
+std::vector<std::string> pair_texts(const Json& reply) {
+  std::vector<std::string> out;
+  const Json& pairs = reply.is_object() && reply.contains("pairs") ? reply["pairs"] : Json();
+  if (!pairs.is_array()) return out;
+  for (const Json& pair : pairs) {
+    for (const char* key : {"question", "reference"}) {
+      if (pair.is_object() && pair.contains(key) && pair[key].is_string()) out.push_back(pair[key]);
+    }
+  }
+  return out;
+}
+
+// A closed-book answer, but "unknown", which the prompt asks for in English.
+std::vector<std::string> closed_book_texts(const Json& reply) {
+  if (!reply.is_object() || !reply.contains("answer") || !reply["answer"].is_string()) return {};
+  const std::string answer = reply["answer"];
+  if (offline_fold_case(trimmed(answer)) == "unknown") return {};
+  return {answer};
+}
+
 class Generator {
  public:
   Generator(const std::vector<DocumentChunk>& chunks, const VectorIndex& index, llm::Client& chat,
@@ -141,6 +169,10 @@ class Generator {
         options_.max_contexts ? options_.max_contexts : 4 * options_.size + 10;
     const std::size_t wave = static_cast<std::size_t>(std::max(1, options_.concurrency));
     while (report_.rows.size() < options_.size && report_.contexts_tried < max_contexts) {
+      if (stopped()) {
+        report_.cancelled = true;
+        break;
+      }
       std::vector<Context> contexts;
       while (contexts.size() < wave && report_.contexts_tried < max_contexts) {
         ++report_.contexts_tried;
@@ -149,12 +181,26 @@ class Generator {
       RAGMETER_RETURN_IF_ERROR(run_wave(contexts));
       if (progress) progress(report_.rows.size());
     }
+    // A stop during the last wave cut it short, unless the set was full anyway.
+    if (stopped() && report_.rows.size() < options_.size) report_.cancelled = true;
     report_.usage_by_call = book_.report();
     return std::move(report_);
   }
 
  private:
   void reject(const std::string& reason) { ++report_.rejected[reason]; }
+
+  bool stopped() const { return options_.cancel != nullptr && options_.cancel->load(); }
+
+  // The future's value. While it waits, a stop cancels the chat calls in flight, so it
+  // comes soon.
+  template <typename T>
+  T await(std::future<T>& future) {
+    while (future.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+      if (stopped() && !chat_cancelled_.exchange(true)) chat_.cancel();
+    }
+    return future.get();
+  }
 
   QuestionType draw_type() {
     double x = draws_.unit() * total_weight_;
@@ -196,14 +242,29 @@ class Generator {
 
   Generated generate(const Context& context) {
     std::vector<std::string> passages;
-    for (std::size_t c : context.chunks) passages.push_back(chunks_[c].text);
-    auto reply = book_.chat(chat_,
-                            testset_generation_request(context.type, passages,
-                                                       options_.pairs_per_context, options_.max_tokens),
-                            "generate", nullptr);
+    std::string text;
+    for (std::size_t c : context.chunks) {
+      passages.push_back(chunks_[c].text);
+      text += chunks_[c].text + "\n";
+    }
+    const JudgeLanguage language = judge_language_of_text(text);
+    LanguageReply answer = chat_in_language(
+        book_, chat_, language, kPairsWhat,
+        [&](const std::string& line) {
+          return testset_generation_request(context.type, passages, options_.pairs_per_context,
+                                            options_.max_tokens, line);
+        },
+        pair_texts, "generate", nullptr);
+    StatusOr<Json> reply = std::move(answer.reply);
     Generated out;
     if (!reply.ok()) {
       out.failure = "generation failed: " + reply.status().message();
+      return out;
+    }
+    // Pairs in another language than their passages would be a test set in the wrong
+    // language: the context is rejected with the reason.
+    if (answer.wrong) {
+      out.failure = "generation failed: " + wrong_script_message(language, "the pairs", *answer.wrong);
       return out;
     }
     const Json& pairs = (*reply)["pairs"];
@@ -272,9 +333,20 @@ class Generator {
 
   // "" unless the judge answers `p`'s question right with no passage at all.
   std::string closed_book(const Proposal& p) {
-    auto reply = book_.chat(chat_, testset_closed_book_request(p.question, options_.max_tokens),
-                            "closed_book", nullptr);
+    const JudgeLanguage language = judge_language_of_text(p.question);
+    LanguageReply answer = chat_in_language(
+        book_, chat_, language, kAnswerWhat,
+        [&](const std::string& line) {
+          return testset_closed_book_request(p.question, options_.max_tokens, line);
+        },
+        closed_book_texts, "closed_book", nullptr);
+    StatusOr<Json> reply = std::move(answer.reply);
     if (!reply.ok()) return "closed-book check failed: " + reply.status().message();
+    // An answer in another language cannot be compared with the reference's words: the
+    // check did not run, and the pair is not accepted on it.
+    if (answer.wrong) {
+      return "closed-book check failed: " + wrong_script_message(language, kAnswerWhat, *answer.wrong);
+    }
     const bool answered = (*reply)["answer"].is_string() &&
                           closed_book_match((*reply)["answer"].get<std::string>(), p.question, p.answer);
     return answered ? "answerable without its passages" : "";
@@ -293,9 +365,11 @@ class Generator {
     for (const Context& context : contexts) {
       calls.push_back(std::async(std::launch::async, [this, &context] { return generate(context); }));
     }
+    std::vector<Generated> generations;
+    for (auto& call : calls) generations.push_back(await(call));
+    if (stopped()) return ok_status();  // no pair of this wave was checked: dropped, uncounted
     std::vector<Proposal> candidates;
-    for (auto& call : calls) {
-      Generated generated = call.get();
+    for (Generated& generated : generations) {
       if (!generated.failure.empty()) {
         reject(generated.failure);
         continue;
@@ -333,11 +407,14 @@ class Generator {
         return critique(candidates[i]);
       }));
     }
+    std::vector<std::string> answered;
+    for (auto& verdict : verdicts) answered.push_back(await(verdict));
+    const bool cut_short = stopped();  // failures may be calls cancelled by the stop
     for (std::size_t n = 0; n < to_check.size(); ++n) {
-      const std::string verdict = verdicts[n].get();
+      const std::string& verdict = answered[n];
       const std::size_t i = to_check[n];
       if (!verdict.empty()) {
-        reject(verdict);
+        if (!cut_short) reject(verdict);
       } else if (near_duplicate(vectors[i])) {  // of one accepted earlier in this wave
         reject("near-duplicate question");
       } else if (report_.rows.size() >= options_.size) {
@@ -375,6 +452,7 @@ class Generator {
   double total_weight_ = 0.0;
   std::vector<std::vector<float>> accepted_vectors_;
   TestsetReport report_;
+  std::atomic<bool> chat_cancelled_{false};
 };
 
 }  // namespace
@@ -433,7 +511,8 @@ StatusOr<QuestionMix> parse_question_mix(std::string_view spec) {
 
 llm::ChatRequest testset_generation_request(QuestionType type,
                                             const std::vector<std::string>& passages,
-                                            std::size_t pairs, int max_tokens) {
+                                            std::size_t pairs, int max_tokens,
+                                            std::string_view instruction) {
   Json labels = Json::array();
   for (std::size_t i = 0; i < passages.size(); ++i) labels.push_back(passage_label(i));
   const Json pair = {
@@ -451,7 +530,8 @@ llm::ChatRequest testset_generation_request(QuestionType type,
                            "Pairs to write: " + std::to_string(pairs) + "\n" +
                            "Reply: {\"pairs\": [{\"passages\": [\"P1\"], \"question\": \"...\", "
                            "\"reference\": \"...\"}]}\n";
-  return json_request(passages_section(passages) + task, schema, "pairs", max_tokens);
+  return json_request(with_instruction(passages_section(passages) + task, instruction), schema,
+                      "pairs", max_tokens);
 }
 
 llm::ChatRequest testset_critic_request(const std::vector<std::string>& passages,

@@ -129,6 +129,21 @@ StatusOr<std::unique_ptr<std::istream>> open_input(const std::string& path) {
   return std::unique_ptr<std::istream>(std::move(stream));
 }
 
+std::unique_ptr<RowReader> make_reader(DatasetFormat format, std::unique_ptr<std::istream> stream,
+                                       std::string name, std::string rows_path) {
+  switch (format) {
+    case DatasetFormat::kJson:
+      return make_json_array_reader(std::move(stream), std::move(name), std::move(rows_path));
+    case DatasetFormat::kCsv: return make_csv_reader(std::move(stream), std::move(name));
+    case DatasetFormat::kJsonl:
+    case DatasetFormat::kAuto: break;
+  }
+  return make_jsonl_reader(std::move(stream), std::move(name));
+}
+
+
+}  // namespace
+
 StatusOr<DatasetFormat> resolve_format(const std::string& path, DatasetFormat format) {
   if (format != DatasetFormat::kAuto) return format;
   if (path == "-") {
@@ -145,21 +160,6 @@ StatusOr<DatasetFormat> resolve_format(const std::string& path, DatasetFormat fo
                           "' from its extension (use .jsonl, .ndjson, .json or .csv, or name "
                           "the format)");
 }
-
-std::unique_ptr<RowReader> make_reader(DatasetFormat format, std::unique_ptr<std::istream> stream,
-                                       std::string name, std::string rows_path) {
-  switch (format) {
-    case DatasetFormat::kJson:
-      return make_json_array_reader(std::move(stream), std::move(name), std::move(rows_path));
-    case DatasetFormat::kCsv: return make_csv_reader(std::move(stream), std::move(name));
-    case DatasetFormat::kJsonl:
-    case DatasetFormat::kAuto: break;
-  }
-  return make_jsonl_reader(std::move(stream), std::move(name));
-}
-
-
-}  // namespace
 
 TextPosition position_in(std::string_view text, std::size_t offset, TextPosition origin) {
   const std::string_view before = text.substr(0, std::min(offset, text.size()));

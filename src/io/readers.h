@@ -175,6 +175,10 @@ inline void release_if_large(std::string* buffer) {
 // A description of a byte for messages: 'x' when printable ASCII, else 0xNN.
 std::string describe_byte(int c);
 
+// `format`, or for kAuto the format `path`'s extension names (.jsonl/.ndjson, .json,
+// .csv). InvalidArgument for "-" (standard input) or another extension under kAuto.
+StatusOr<DatasetFormat> resolve_format(const std::string& path, DatasetFormat format);
+
 // `name` is used in errors ("<stdin>" for standard input).
 std::unique_ptr<RowReader> make_jsonl_reader(std::unique_ptr<std::istream> stream,
                                              std::string name);

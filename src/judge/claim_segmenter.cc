@@ -12,7 +12,12 @@
 #include <string>
 #include <unordered_set>
 
+#include <map>
+#include <span>
+
+#include "judge/offline_text.h"
 #include "ragmeter/offline_judge.h"
+#include "ragmeter/words.h"
 
 namespace ragmeter {
 namespace {
@@ -26,10 +31,11 @@ constexpr std::size_t kShortAnswerMaxWords = 5;
 
 // ---- Stemming ----------------------------------------------------------------------
 
-// libstemmer's stemmer is not thread-safe: one per thread.
+// libstemmer's stemmer is not thread-safe: one per thread and algorithm.
 class ThreadStemmer {
  public:
-  ThreadStemmer() : stemmer_(sb_stemmer_new("english", nullptr)) {}
+  explicit ThreadStemmer(const std::string& algorithm)
+      : stemmer_(sb_stemmer_new(algorithm.c_str(), nullptr)) {}
   ~ThreadStemmer() {
     if (stemmer_ != nullptr) sb_stemmer_delete(stemmer_);
   }
@@ -49,8 +55,22 @@ class ThreadStemmer {
   sb_stemmer* stemmer_;
 };
 
+}  // namespace
+
+std::string stem_with(std::string_view algorithm, const std::string& word) {
+  thread_local std::map<std::string, ThreadStemmer, std::less<>> stemmers;
+  auto it = stemmers.find(algorithm);
+  if (it == stemmers.end()) {
+    const std::string name(algorithm);
+    it = stemmers.try_emplace(name, name).first;
+  }
+  return it->second.stem(word);
+}
+
+namespace {
+
 std::string stem_word(const std::string& word) {
-  thread_local ThreadStemmer stemmer;
+  thread_local ThreadStemmer stemmer("english");
   return stemmer.stem(word);
 }
 
@@ -146,8 +166,9 @@ std::size_t token_end(std::string_view text, std::size_t begin) {
   return i;
 }
 
-// Fills key and number for a token starting with a digit; false when it is not purely
-// numeric ("3pm"), which is then a word.
+}  // namespace
+
+// Declared in offline_text.h: also the other languages' numbers.
 bool classify_number(const std::string& lower, OfflineToken* token) {
   std::string digits;
   bool decimal = false;
@@ -179,6 +200,8 @@ bool classify_number(const std::string& lower, OfflineToken* token) {
   }
   return true;
 }
+
+namespace {
 
 void classify_word(std::string lower, OfflineToken* token) {
   token->negation = is_negation_word(lower);
@@ -252,9 +275,13 @@ std::size_t list_number_length(std::string_view text, std::size_t i) {
   return k + 1 - i;
 }
 
+}  // namespace
+
 std::size_t marker_length(std::string_view text, std::size_t i) {
   return std::max(citation_length(text, i), list_number_length(text, i));
 }
+
+namespace {
 
 // ---- Sentences and clauses ----------------------------------------------------------
 
@@ -329,9 +356,9 @@ bool is_verb_before_determiner(const std::string& lower, const std::string& next
          kDeterminers.contains(next);
 }
 
-WordStats word_stats(std::string_view text) {
+WordStats english_word_stats(std::string_view text) {
   WordStats stats;
-  const std::vector<OfflineToken> tokens = offline_tokenize(text);
+  const std::vector<OfflineToken> tokens = tokenize(text, english_language());
   for (std::size_t i = 0; i < tokens.size() && !stats.verb; ++i) {
     const std::string lower = lower_word(text, tokens[i]);
     const std::string next = i + 1 < tokens.size() ? lower_word(text, tokens[i + 1]) : "";
@@ -341,9 +368,24 @@ WordStats word_stats(std::string_view text) {
   return stats;
 }
 
-bool clause_like(std::string_view piece) {
-  const WordStats stats = word_stats(piece);
-  return stats.words >= kMinClauseWords && stats.verb;
+// Other languages: a verb is one of the language's copulas and auxiliaries, as written.
+WordStats word_stats(std::string_view text, const OfflineLanguage& language) {
+  if (language.english) return english_word_stats(text);
+  WordStats stats;
+  const std::vector<OfflineToken> tokens = tokenize_words(text, language);
+  stats.words = tokens.size();
+  stats.verb = std::any_of(tokens.begin(), tokens.end(), [&](const OfflineToken& token) {
+    std::string surface;
+    append_word_key(text.substr(token.begin, token.end - token.begin), &surface);
+    return language.verbs.contains(surface);
+  });
+  return stats;
+}
+
+// English asks for a verb on each side; the other languages' clause marks need none.
+bool clause_like(std::string_view piece, const OfflineLanguage& language) {
+  const WordStats stats = word_stats(piece, language);
+  return stats.words >= kMinClauseWords && (stats.verb || !language.english);
 }
 
 // A clause boundary: where the left piece ends and the right one starts, relative to
@@ -353,7 +395,7 @@ struct Separator {
   std::size_t right_offset;  // from the match to the start of the right piece
 };
 
-constexpr std::array<Separator, 10> kSeparators = {{
+constexpr std::array<Separator, 10> kEnglishSeparators = {{
     {"; ", 2},
     {", and ", 6},
     {", but ", 6},
@@ -365,18 +407,33 @@ constexpr std::array<Separator, 10> kSeparators = {{
     {", who ", 2},
     {"; and ", 6},
 }};
+constexpr std::array<Separator, 1> kSemicolonSeparators = {{{"; ", 2}}};
+// The CJK clause marks (full-width comma, enumeration comma, semicolon) and the ASCII
+// comma and semicolon that Chinese text often uses instead.
+constexpr std::array<Separator, 5> kCjkSeparators = {{
+    {"\uFF0C", 3}, {"\u3001", 3}, {"\uFF1B", 3}, {",", 1}, {";", 1}}};
+
+std::span<const Separator> separators(const OfflineLanguage& language) {
+  switch (language.clauses) {
+    case ClauseRule::kEnglish: return kEnglishSeparators;
+    case ClauseRule::kSemicolon: return kSemicolonSeparators;
+    case ClauseRule::kCjk: return kCjkSeparators;
+  }
+  return kSemicolonSeparators;
+}
 
 // The earliest separator at or after `from` whose two sides are clause-like, given that
 // the left piece starts at `start`. Returns {match, right start} or npos.
 std::pair<std::size_t, std::size_t> next_split(std::string_view sentence, std::size_t start,
-                                               std::size_t from) {
+                                               std::size_t from, const OfflineLanguage& language) {
   std::size_t best = std::string_view::npos;
   std::size_t best_right = 0;
-  for (const Separator& separator : kSeparators) {
+  for (const Separator& separator : separators(language)) {
     const std::size_t match = sentence.find(separator.text, from);
     if (match == std::string_view::npos || match >= best) continue;
     const std::size_t right = match + separator.right_offset;
-    if (clause_like(sentence.substr(start, match - start)) && clause_like(sentence.substr(right))) {
+    if (clause_like(sentence.substr(start, match - start), language) &&
+        clause_like(sentence.substr(right), language)) {
       best = match;
       best_right = right;
     }
@@ -389,15 +446,16 @@ void append_piece(std::string_view piece, std::vector<std::string>* claims) {
   if (has_alnum(piece)) claims->emplace_back(piece);
 }
 
-void split_clauses(std::string_view sentence, std::vector<std::string>* claims) {
-  if (word_stats(sentence).words <= kClauseSplitMinWords) {
+void split_clauses(std::string_view sentence, const OfflineLanguage& language,
+                   std::vector<std::string>* claims) {
+  if (word_stats(sentence, language).words <= kClauseSplitMinWords) {
     append_piece(sentence, claims);
     return;
   }
   std::size_t start = 0;
   std::size_t from = 0;
   while (from < sentence.size()) {
-    const auto [match, right] = next_split(sentence, start, from);
+    const auto [match, right] = next_split(sentence, start, from, language);
     if (match == std::string_view::npos) break;
     append_piece(sentence.substr(start, match - start), claims);
     start = right;
@@ -406,9 +464,10 @@ void split_clauses(std::string_view sentence, std::vector<std::string>* claims) 
   append_piece(sentence.substr(start), claims);
 }
 
-bool is_short_answer(std::string_view text, const std::vector<std::string_view>& sentences) {
+bool is_short_answer(std::string_view text, const std::vector<std::string_view>& sentences,
+                     const OfflineLanguage& language) {
   if (sentences.size() != 1) return false;
-  const WordStats stats = word_stats(text);
+  const WordStats stats = word_stats(text, language);
   return stats.words <= kShortAnswerMaxWords && !stats.verb;
 }
 
@@ -429,7 +488,12 @@ std::string offline_fold_case(std::string_view text) {
   return out;
 }
 
-std::vector<OfflineToken> offline_tokenize(std::string_view text) {
+std::vector<OfflineToken> offline_tokenize(std::string_view text, std::string_view language) {
+  return tokenize(text, offline_language_or_english(language));
+}
+
+std::vector<OfflineToken> tokenize(std::string_view text, const OfflineLanguage& language) {
+  if (!language.english) return tokenize_words(text, language);
   std::vector<OfflineToken> tokens;
   std::size_t i = 0;
   while (i < text.size()) {
@@ -469,31 +533,45 @@ std::vector<std::string_view> split_sentences(std::string_view text) {
   return sentences;
 }
 
-std::vector<std::string> extract_claims(std::string_view text, std::string_view question) {
+std::vector<std::string> extract_claims(std::string_view text, std::string_view question,
+                                        std::string_view language) {
+  return extract_claims(text, question, offline_language_or_english(language));
+}
+
+std::vector<std::string> extract_claims(std::string_view text, std::string_view question,
+                                        const OfflineLanguage& language) {
   std::vector<std::string> claims;
   const std::vector<std::string_view> sentences = split_sentences(text);
   question = trim(question);
-  if (!question.empty() && is_short_answer(text, sentences) && has_alnum(sentences.front())) {
+  if (!question.empty() && is_short_answer(text, sentences, language) &&
+      has_alnum(sentences.front())) {
     claims.push_back(std::string(question) + " " + std::string(trim(text)));
     return claims;
   }
-  for (std::string_view sentence : sentences) split_clauses(sentence, &claims);
+  for (std::string_view sentence : sentences) split_clauses(sentence, language, &claims);
   return claims;
 }
 
-std::size_t question_context_length(std::string_view claim) {
+std::size_t question_context_length(std::string_view claim, std::string_view language) {
+  return question_context_length(claim, offline_language_or_english(language));
+}
+
+std::size_t question_context_length(std::string_view claim, const OfflineLanguage& language) {
   const std::vector<std::string_view> sentences = split_sentences(claim);
   if (sentences.size() < 2) return 0;
   const std::string_view last = sentences.back();
-  const WordStats stats = word_stats(last);
+  const WordStats stats = word_stats(last, language);
   if (stats.words == 0 || stats.words > kShortAnswerMaxWords || stats.verb) return 0;
   return static_cast<std::size_t>(last.data() - claim.data());
 }
 
-std::string answer_premise(std::string_view text, std::string_view question) {
+std::string answer_premise(std::string_view text, std::string_view question,
+                           std::string_view language) {
+  const OfflineLanguage& rules = offline_language_or_english(language);
   const std::vector<std::string_view> sentences = split_sentences(text);
   question = trim(question);
-  if (!question.empty() && is_short_answer(text, sentences) && has_alnum(sentences.front())) {
+  if (!question.empty() && is_short_answer(text, sentences, rules) &&
+      has_alnum(sentences.front())) {
     return std::string(question) + " " + std::string(trim(text));
   }
   return std::string(text);

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "judge/local_similarity.h"
+#include "ragmeter/language.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter/text_vectors.h"
 
@@ -13,8 +14,8 @@ namespace {
 
 class OfflineJudge : public Judge {
  public:
-  explicit OfflineJudge(std::shared_ptr<const SentenceEmbedder> embedder) {
-    if (embedder != nullptr) local_.emplace(std::move(embedder));
+  explicit OfflineJudge(LocalEmbedders embedders) {
+    if (embedders) local_.emplace(std::move(embedders));
   }
 
   std::string description() const override {
@@ -63,7 +64,8 @@ class OfflineJudge : public Judge {
   // words (stemmed; at least one).
   StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog*) override {
     RelevantSentences out;
-    const OfflineClaim question(sample.user_input.value_or(""));
+    const std::string language = offline_sample_language(sample);
+    const OfflineClaim question(sample.user_input.value_or(""), language);
     std::vector<std::string> keys;
     for (std::size_t i : question.content()) keys.push_back(question.tokens()[i].key);
     const std::size_t needed = std::max<std::size_t>(1, (keys.size() + 1) / 2);
@@ -71,7 +73,7 @@ class OfflineJudge : public Judge {
     for (const std::string& context : *sample.retrieved_contexts) {
       for (std::string_view sentence : split_sentences(context)) {
         ++out.total;
-        const OfflinePremise premise(sentence);
+        const OfflinePremise premise(sentence, language);
         std::size_t found = 0;
         for (const std::string& key : keys) found += premise.sentences_with(key).empty() ? 0 : 1;
         if (!keys.empty() && found >= needed) out.relevant.emplace_back(sentence);
@@ -82,11 +84,16 @@ class OfflineJudge : public Judge {
 
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog*) override {
+    // No sample here. A text in Latin script is read with the English rules (as before
+    // languages were told apart): CLD2 on one passage alone misreads English passages
+    // full of German or Swedish names. Other scripts name their language (or go to CLD2).
     KeyFactCoverage out;
-    out.facts = extract_claims(text);
-    const OfflinePremise premise(summary);
+    const std::string language =
+        dominant_script(text) == Script::kLatin ? std::string("en") : detect_language(text);
+    out.facts = extract_claims(text, {}, language);
+    const OfflinePremise premise(summary, language);
     for (const std::string& fact : out.facts) {
-      out.covered.push_back(judge_claim(OfflineClaim(fact), premise).supports());
+      out.covered.push_back(judge_claim(OfflineClaim(fact, language), premise).supports());
     }
     return out;
   }
@@ -137,10 +144,10 @@ StatusOr<RubricScore> Judge::rubric_score(const Sample&, const std::map<std::str
                              description() + " judge cannot judge them");
 }
 
-std::shared_ptr<Judge> make_offline_judge() { return std::make_shared<OfflineJudge>(nullptr); }
+std::shared_ptr<Judge> make_offline_judge() { return std::make_shared<OfflineJudge>(LocalEmbedders()); }
 
-std::shared_ptr<Judge> make_offline_judge(std::shared_ptr<const SentenceEmbedder> embedder) {
-  return std::make_shared<OfflineJudge>(std::move(embedder));
+std::shared_ptr<Judge> make_offline_judge(LocalEmbedders embedders) {
+  return std::make_shared<OfflineJudge>(std::move(embedders));
 }
 
 const StatusOr<ClaimLedger>& SampleJudgement::ledger() {

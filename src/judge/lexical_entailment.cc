@@ -1,11 +1,16 @@
 // Lexical entailment for the offline judge: premises and claims analysed into tokens, and
 // the verdict rules documented in include/ragmeter/offline_judge.h.
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
+
 #include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_set>
 
+#include "judge/offline_text.h"
 #include "ragmeter/offline_judge.h"
+#include "ragmeter/words.h"
 
 namespace ragmeter {
 namespace {
@@ -135,17 +140,90 @@ bool check_numbers(const OfflineClaim& claim, const OfflinePremise& premise, Ver
   return true;
 }
 
-// Rule 3: names.
+// Rule 3: names, and in Chinese and Japanese quoted text.
 bool check_names(const OfflineClaim& claim, const OfflinePremise& premise, VerdictCell* cell) {
   std::vector<std::string_view> missing;
   for (std::size_t index : claim.names()) {
     const OfflineToken& token = claim.tokens()[index];
     if (!premise_has(premise, token.key)) missing.push_back(surface(claim.text(), token));
   }
-  if (missing.empty()) return false;
+  if (missing.empty()) {
+    for (const std::string& quote : claim.quotes()) {
+      if (premise.folded_text().find(quote) == std::string::npos) missing.push_back(quote);
+    }
+    if (missing.empty()) return false;
+    *cell = make_cell(Verdict::kNeutral, kMissingNameConfidence,
+                      "quoted text not found in the premise: " + join_quoted(missing));
+    return true;
+  }
   *cell = make_cell(Verdict::kNeutral, kMissingNameConfidence,
                     "name not found in the premise: " + join_quoted(missing));
   return true;
+}
+
+// ---- Names per language ----------------------------------------------------------------
+
+bool written_in_capitals(std::string_view word) {
+  return word.size() >= 2 && std::all_of(word.begin(), word.end(), [](char c) {
+           return !(c >= 'a' && c <= 'z');
+         });
+}
+
+// At least two letters, all of them capitals ("NASA", "ÖBB"), by ICU's properties.
+bool written_in_capitals_unicode(std::string_view word) {
+  int letters = 0;
+  for (int32_t i = 0; i < static_cast<int32_t>(word.size());) {
+    UChar32 c = 0;
+    U8_NEXT(word.data(), i, static_cast<int32_t>(word.size()), c);
+    if (!u_isalpha(c)) continue;
+    if (!u_isupper(c)) return false;
+    ++letters;
+  }
+  return letters >= 2;
+}
+
+bool has_latin_letter(std::string_view key) {
+  return std::any_of(key.begin(), key.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
+// The quotation marks whose text a Chinese or Japanese premise must hold.
+constexpr std::pair<std::string_view, std::string_view> kQuoteMarks[] = {
+    {"\u300C", "\u300D"}, {"\u300E", "\u300F"}, {"\u201C", "\u201D"}, {"\u300A", "\u300B"}};
+
+std::vector<std::string> quoted_spans(std::string_view text) {
+  std::vector<std::string> out;
+  for (const auto& [open, close] : kQuoteMarks) {
+    for (std::size_t at = text.find(open); at != std::string_view::npos; at = text.find(open, at)) {
+      const std::size_t begin = at + open.size();
+      const std::size_t end = text.find(close, begin);
+      if (end == std::string_view::npos) break;
+      std::string folded;
+      append_word_key(text.substr(begin, end - begin), &folded);
+      if (!folded.empty()) out.push_back(std::move(folded));
+      at = end + close.size();
+    }
+  }
+  return out;
+}
+
+// Whether tokens[i] of `text` is a name under the language's rule (OfflineClaim::names).
+bool is_name(std::string_view text, const std::vector<OfflineToken>& tokens,
+             const OfflineLanguage& rules, std::size_t i) {
+  const OfflineToken& token = tokens[i];
+  if (token.number != NumberKind::kNone) return false;
+  const std::string_view word = text.substr(token.begin, token.end - token.begin);
+  switch (rules.names) {
+    case NameRule::kLatinAndQuoted:
+      return has_latin_letter(token.key);
+    case NameRule::kCapitalsOnly:
+      return written_in_capitals_unicode(word);
+    case NameRule::kCapitalised:
+      break;
+  }
+  if (!token.capitalized) return false;
+  const bool all_caps = rules.english ? written_in_capitals(word) : written_in_capitals_unicode(word);
+  const bool next_capitalized = i + 1 < tokens.size() && tokens[i + 1].capitalized;
+  return i > 0 || all_caps || next_capitalized;
 }
 
 // A premise window: its first sentence, its sentence count, and how many of the claim's
@@ -201,7 +279,8 @@ std::size_t required_keys(std::size_t keys) {
 bool check_coverage(const OfflineClaim& claim, const OfflinePremise& premise, const Window& window,
                     VerdictCell* cell) {
   const std::size_t keys = claim.content().size();
-  const std::size_t required = required_keys(keys);
+  const bool every_word = offline_language_or_english(claim.language()).every_word_required;
+  const std::size_t required = every_word ? keys : required_keys(keys);
   const double coverage = static_cast<double>(window.found) / static_cast<double>(keys);
   const double threshold = static_cast<double>(required) / static_cast<double>(keys);
   if (window.found >= required) {
@@ -221,6 +300,19 @@ bool check_coverage(const OfflineClaim& claim, const OfflinePremise& premise, co
   *cell = make_cell(Verdict::kNeutral, 0.5 + 0.5 * margin,
                     "words not found in the premise: " + join_quoted(missing));
   return true;
+}
+
+// True when the text between tokens a and b holds a clause or sentence mark.
+bool clause_mark_between(std::string_view text, const OfflineToken& a, const OfflineToken& b) {
+  static constexpr std::string_view kMarks[] = {",", ";", ":", "\uFF0C", "\u3001", "\uFF1B",
+                                                "\uFF1A", "\u3002"};
+  const std::size_t from = std::min(a.end, b.end);
+  const std::size_t to = std::max(a.begin, b.begin);
+  if (from >= to) return false;
+  const std::string_view between = text.substr(from, to - from);
+  return std::any_of(std::begin(kMarks), std::end(kMarks), [&](std::string_view mark) {
+    return between.find(mark) != std::string_view::npos;
+  });
 }
 
 // True when a negation occurs in the window within kNegationReach tokens of a token
@@ -245,6 +337,92 @@ bool window_negated(const OfflineClaim& claim, const OfflinePremise& premise,
   return false;
 }
 
+// ---- Outside English: verbatim claims, negation clause by clause -------------------------
+
+// True when the claim, NFKC case-folded and without the spaces and punctuation at its ends,
+// stands in the premise as written and has a content word (a copied sentence is supported
+// however ICU's dictionary cut its words in either text).
+bool stated_verbatim(const OfflineClaim& claim, const OfflinePremise& premise) {
+  const auto& tokens = claim.tokens();
+  if (tokens.empty() || std::all_of(tokens.begin(), tokens.end(),
+                                    [](const OfflineToken& token) { return token.stopword; })) {
+    return false;
+  }
+  // From the first word to the end of the last: the punctuation around them is not compared.
+  std::string folded;
+  append_word_key(std::string_view(claim.text()).substr(tokens.front().begin,
+                                                        tokens.back().end - tokens.front().begin),
+                  &folded);
+  return premise.folded_text().find(folded) != std::string::npos;
+}
+
+using TokenRange = std::pair<std::size_t, std::size_t>;  // [first, last) token indices
+
+// The clauses of tokens [from, to) of `text`: cut where a clause or sentence mark stands
+// between two tokens.
+std::vector<TokenRange> clauses_of(std::string_view text, const std::vector<OfflineToken>& tokens,
+                                   std::size_t from, std::size_t to) {
+  std::vector<TokenRange> out;
+  std::size_t start = from;
+  for (std::size_t k = from + 1; k < to; ++k) {
+    if (clause_mark_between(text, tokens[k - 1], tokens[k])) {
+      out.emplace_back(start, k);
+      start = k;
+    }
+  }
+  if (start < to) out.emplace_back(start, to);
+  return out;
+}
+
+bool has_negation(const std::vector<OfflineToken>& tokens, TokenRange range) {
+  return std::any_of(tokens.begin() + static_cast<std::ptrdiff_t>(range.first),
+                     tokens.begin() + static_cast<std::ptrdiff_t>(range.second),
+                     [](const OfflineToken& token) { return token.negation; });
+}
+
+// Each clause of the claim with content words against the premise clause (in the window)
+// that holds most of them: the reason when one is negated and the other is not, else
+// nullopt. ICU's words are short and a negation may end the verb it negates (Japanese
+// "…ていません"), so a token distance would miss it; a clause is the negation's scope.
+std::optional<std::string> clause_negation_mismatch(const OfflineClaim& claim,
+                                                    const OfflinePremise& premise,
+                                                    const Window& window) {
+  std::unordered_set<std::string_view> content;
+  for (std::size_t index : claim.content()) content.insert(claim.tokens()[index].key);
+  const auto& starts = premise.sentence_starts();
+  const std::size_t begin = starts.empty() ? 0 : starts[window.first];
+  const std::size_t last = window.first + window.count;
+  const std::size_t end = last < starts.size() ? starts[last] : premise.tokens().size();
+  const std::vector<TokenRange> premise_clauses =
+      clauses_of(premise.text(), premise.tokens(), begin, end);
+  for (const TokenRange& clause : clauses_of(claim.text(), claim.tokens(), 0, claim.tokens().size())) {
+    std::unordered_set<std::string_view> keys;
+    for (std::size_t k = clause.first; k < clause.second; ++k) {
+      if (content.contains(claim.tokens()[k].key)) keys.insert(claim.tokens()[k].key);
+    }
+    if (keys.empty()) continue;
+    const TokenRange* best = nullptr;
+    std::size_t best_count = 0;
+    for (const TokenRange& candidate : premise_clauses) {
+      std::unordered_set<std::string_view> found;
+      for (std::size_t k = candidate.first; k < candidate.second; ++k) {
+        if (keys.contains(premise.tokens()[k].key)) found.insert(premise.tokens()[k].key);
+      }
+      if (found.size() > best_count) {
+        best = &candidate;
+        best_count = found.size();
+      }
+    }
+    if (best == nullptr) continue;
+    const bool claim_negated = has_negation(claim.tokens(), clause);
+    if (claim_negated != has_negation(premise.tokens(), *best)) {
+      return claim_negated ? "the claim is negated and the premise is not"
+                           : "the premise negates what the claim states";
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<VerdictCell> missing_number_or_name(const OfflineClaim& claim,
@@ -254,10 +432,13 @@ std::optional<VerdictCell> missing_number_or_name(const OfflineClaim& claim,
   return std::nullopt;
 }
 
-OfflinePremise::OfflinePremise(std::string_view text) : text_(text) {
+OfflinePremise::OfflinePremise(std::string_view text, std::string_view language)
+    : text_(text), language_(language) {
+  const OfflineLanguage& rules = offline_language_or_english(language);
+  if (!rules.english) append_word_key(text_, &folded_);
   for (std::string_view sentence : split_sentences(text_)) {
     const auto offset = static_cast<std::size_t>(sentence.data() - text_.data());
-    std::vector<OfflineToken> tokens = offline_tokenize(sentence);
+    std::vector<OfflineToken> tokens = tokenize(sentence, rules);
     if (tokens.empty()) continue;
     const auto index = static_cast<std::uint32_t>(sentence_starts_.size());
     sentence_starts_.push_back(tokens_.size());
@@ -277,11 +458,14 @@ std::span<const std::uint32_t> OfflinePremise::sentences_with(const std::string&
   return it->second;
 }
 
-OfflineClaim::OfflineClaim(std::string_view text) : text_(text), tokens_(offline_tokenize(text_)) {
+OfflineClaim::OfflineClaim(std::string_view text, std::string_view language)
+    : text_(text), language_(language) {
+  const OfflineLanguage& rules = offline_language_or_english(language);
+  tokens_ = tokenize(text_, rules);
   // A question-answer claim: the answer's tokens are the claim, the question's are context,
   // unless the answer has no content word ("Q? no"), which leaves the whole text the claim.
   std::size_t answer_begin = 0;
-  if (const std::size_t context_bytes = question_context_length(text_); context_bytes > 0) {
+  if (const std::size_t context_bytes = question_context_length(text_, rules); context_bytes > 0) {
     std::size_t first = 0;
     while (first < tokens_.size() && tokens_[first].begin < context_bytes) ++first;
     const bool answer_content =
@@ -295,13 +479,19 @@ OfflineClaim::OfflineClaim(std::string_view text) : text_(text), tokens_(offline
     negated_ = negated_ || token.negation;
     if (token.stopword || !seen.insert(token.key).second) continue;
     content_.push_back(i);
-    if (!token.capitalized || token.number != NumberKind::kNone) continue;
-    const std::string_view word = surface(text_, token);
-    const bool all_caps = word.size() >= 2 && std::all_of(word.begin(), word.end(), [](char c) {
-                            return !(c >= 'a' && c <= 'z');
-                          });
-    const bool next_capitalized = i + 1 < tokens_.size() && tokens_[i + 1].capitalized;
-    if (i > 0 || all_caps || next_capitalized) names_.push_back(i);
+    if (token.capitalized || rules.names != NameRule::kCapitalised) {
+      if (is_name(text_, tokens_, rules, i)) names_.push_back(i);
+    }
+  }
+  if (content_.empty() && !rules.english) {
+    seen.clear();
+    for (std::size_t i = answer_begin; i < tokens_.size(); ++i) {
+      if (seen.insert(tokens_[i].key).second) content_.push_back(i);
+    }
+  }
+  if (rules.names == NameRule::kLatinAndQuoted) {
+    const std::size_t answer_offset = answer_begin > 0 ? tokens_[answer_begin].begin : 0;
+    quotes_ = quoted_spans(std::string_view(text_).substr(answer_offset));
   }
   for (std::size_t i = 0; i < answer_begin; ++i) {
     if (!tokens_[i].stopword && seen.insert(tokens_[i].key).second) context_.push_back(i);
@@ -309,6 +499,10 @@ OfflineClaim::OfflineClaim(std::string_view text) : text_(text), tokens_(offline
 }
 
 VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise) {
+  const bool english = offline_language_or_english(premise.language()).english;
+  if (!english && stated_verbatim(claim, premise)) {
+    return make_cell(Verdict::kEntailment, 1.0, "");
+  }
   if (claim.content().empty()) {
     return make_cell(Verdict::kNeutral, kNoContentConfidence, "the claim has no content words");
   }
@@ -316,6 +510,12 @@ VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise
   VerdictCell cell;
   const Window window = best_window(claim, premise);
   if (check_coverage(claim, premise, window, &cell)) return cell;
+  if (!english) {
+    if (auto reason = clause_negation_mismatch(claim, premise, window)) {
+      return make_cell(Verdict::kContradiction, kNegationConfidence, std::move(*reason));
+    }
+    return cell;
+  }
   if (claim.negated() != window_negated(claim, premise, window)) {
     return make_cell(Verdict::kContradiction, kNegationConfidence,
                      claim.negated() ? "the claim is negated and the premise is not"
@@ -324,8 +524,9 @@ VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise
   return cell;
 }
 
-VerdictCell judge_claim(std::string_view claim, std::string_view premise) {
-  return judge_claim(OfflineClaim(claim), OfflinePremise(premise));
+VerdictCell judge_claim(std::string_view claim, std::string_view premise,
+                        std::string_view language) {
+  return judge_claim(OfflineClaim(claim, language), OfflinePremise(premise, language));
 }
 
 }  // namespace ragmeter

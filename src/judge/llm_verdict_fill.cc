@@ -5,6 +5,7 @@
 #include <future>
 
 #include "judge/llm_judge_impl.h"
+#include "judge/llm_requests.h"
 #include "judge/llm_window.h"
 #include "judge/verdict_checks.h"
 #include "judge/verdict_signs.h"
@@ -15,7 +16,9 @@ namespace ragmeter {
 
 void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>& chunks,
                            std::optional<std::string> reference,
-                           std::optional<std::string> response, CallLog* calls) {
+                           std::optional<std::string> response, CallLog* calls,
+                           const JudgeLanguage& language) {
+  const std::string instruction = language_instruction(language, kReasonsWhat);
   // Distinct premise and claim texts: duplicate chunks or claims are asked once.
   std::vector<std::string> premises, claims;
   auto index_of = [](std::vector<std::string>& list, const std::string& text) {
@@ -72,7 +75,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
       continue;
     }
     judged.push_back(pair);
-    keys.push_back(store_.key(claims[pair.first], premises[pair.second]));
+    keys.push_back(store_.key(claims[pair.first], premises[pair.second], instruction));
   }
   // All at once, so that two rows judging the same cells at the same time do not split
   // them into two calls.
@@ -83,7 +86,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
     if (auto& pending = entries[i]) {
       waiting.emplace(pair, std::move(*pending));
       known = true;
-    } else if (auto stored = store_.find(claims[pair.first], premises[pair.second])) {
+    } else if (auto stored = store_.find(claims[pair.first], premises[pair.second], instruction)) {
       store_.remember(key, *stored);
       found[pair] = std::move(*stored);
       known = true;
@@ -92,7 +95,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
       missing.push_back(pair);
     }
   }
-  if (!missing.empty()) ask_missing(claims, premises, missing, &found);
+  if (!missing.empty()) ask_missing(claims, premises, missing, language, &found);
   // Every started key is finished, judged or not; the judged ones are stored together.
   std::vector<std::pair<std::string, StoredVerdict>> finished;
   for (const auto& [pair, key] : started) {
@@ -131,6 +134,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
       ledger->reference_vs_response.push_back(cell_of(reference_claim[j], *response_premise));
     }
   }
+  for (const Pair& pair : needed) add_warning(&ledger->warnings, found[pair].language_warning);
   if (calls) {
     for (const Pair& pair : needed) {
       const std::string& call = found[pair].call;
@@ -143,7 +147,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
 
 void LlmJudge::ask_missing(const std::vector<std::string>& claims,
                          const std::vector<std::string>& premises, const std::vector<Pair>& missing,
-                         std::map<Pair, StoredVerdict>* found) {
+                         const JudgeLanguage& language, std::map<Pair, StoredVerdict>* found) {
   std::vector<std::size_t> missing_premises, missing_claims;
   for (const auto& [c, p] : missing) {
     if (std::find(missing_premises.begin(), missing_premises.end(), p) == missing_premises.end()) missing_premises.push_back(p);
@@ -153,7 +157,8 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
   for (std::size_t c : missing_claims) claim_bytes += claims[c].size() + 6;
   std::vector<std::size_t> premise_bytes;
   for (std::size_t p : missing_premises) premise_bytes.push_back(premises[p].size());
-  const std::size_t fixed = verdict_table_fixed_bytes();
+  const std::size_t fixed =
+      verdict_table_fixed_bytes() + language_instruction(language, kReasonsWhat).size();
   const int window = options_.context_tokens;
   const int max_tokens = options_.max_tokens;
   const auto groups = group_premises(claim_bytes, premise_bytes, fixed, window, max_tokens);
@@ -189,7 +194,7 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
       for (std::size_t k : part) group_premises_.push_back(window_premises[k]);
       std::vector<std::size_t> group_claims = claims_for(group_premises_);
       tasks.push_back(std::async(std::launch::async, [&, group_premises_, group_claims] {
-        return ask_group(claims, premises, group_claims, group_premises_, missing);
+        return ask_group(claims, premises, group_claims, group_premises_, missing, language);
       }));
     }
   }
@@ -201,7 +206,7 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
 std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
   const std::vector<std::string>& claims, const std::vector<std::string>& premises,
   const std::vector<std::size_t>& group_claims, const std::vector<std::size_t>& group_premises_,
-  const std::vector<Pair>& missing) {
+  const std::vector<Pair>& missing, const JudgeLanguage& language) {
   std::vector<std::string> claim_texts, premise_texts;
   std::size_t claim_bytes = 0, premise_bytes = 0;
   for (std::size_t c : group_claims) {
@@ -215,16 +220,19 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
   // cells[i][j]: claim i against premise j, with the call that judged it.
   std::vector<std::vector<StoredVerdict>> cells(claim_texts.size(),
                                                 std::vector<StoredVerdict>(premise_texts.size()));
-  const std::size_t fixed = verdict_table_fixed_bytes();
+  const std::size_t fixed =
+      verdict_table_fixed_bytes() + language_instruction(language, kReasonsWhat).size();
   if (premise_texts.size() == 1 &&
       !fits_window(claim_bytes, premise_bytes, fixed, options_.context_tokens, options_.max_tokens)) {
     CallLog log;
+    std::vector<std::string> warnings;
     std::vector<VerdictCell> column =
         judge_within_window(book_, *options_.chat, claim_texts, premise_texts[0],
-                            options_.context_tokens, options_.max_tokens, &log);
+                            options_.context_tokens, options_.max_tokens, &log, language, &warnings);
     for (std::size_t i = 0; i < column.size(); ++i) {
       cells[i][0].cell = std::move(column[i]);
       cells[i][0].call = log.empty() ? "" : log.front();
+      if (!warnings.empty()) cells[i][0].language_warning = warnings.front();
     }
   } else {
     // The cells this call must fill, in its own numbering.
@@ -237,7 +245,8 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
         }
       }
     }
-    std::vector<SuspectClaim> suspects = table_call(claim_texts, premise_texts, asked, &cells);
+    std::vector<SuspectClaim> suspects =
+        table_call(claim_texts, premise_texts, asked, language, &cells);
     // Cells the reply left out (not a failed call: that leaves a reason) are asked
     // once more, in one call.
     std::vector<std::pair<std::size_t, std::size_t>> again;
@@ -247,7 +256,7 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
     if (!again.empty() && again.size() < asked.size()) {
       std::vector<std::vector<StoredVerdict>> second(
           claim_texts.size(), std::vector<StoredVerdict>(premise_texts.size()));
-      table_call(claim_texts, premise_texts, again, &second);
+      table_call(claim_texts, premise_texts, again, language, &second);
       for (const auto& [i, j] : again) cells[i][j] = std::move(second[i][j]);
     }
     // A table of several passages too large to go unchecked whose reply shows the model
@@ -258,7 +267,7 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
     const std::int64_t span = table_span(claim_texts.size(), premise_tokens);
     if (premise_texts.size() > 1 && span > kSmallTableSpan && !suspects.empty()) {
       span_limit_.lower_after_signs(span);
-      reask_by_passage(claim_texts, premise_texts, asked, suspects, &cells);
+      reask_by_passage(claim_texts, premise_texts, asked, suspects, language, &cells);
     }
   }
   // The model's Entailments vetted in code (verdict_checks.h): each text analysed once.
@@ -289,6 +298,7 @@ void LlmJudge::reask_by_passage(const std::vector<std::string>& claims,
                                 const std::vector<std::string>& premises,
                                 const std::vector<Pair>& asked,
                                 const std::vector<SuspectClaim>& suspects,
+                                const JudgeLanguage& language,
                                 std::vector<std::vector<StoredVerdict>>* cells) {
   std::vector<std::string> texts;
   std::vector<std::string_view> signs;
@@ -308,7 +318,7 @@ void LlmJudge::reask_by_passage(const std::vector<std::string>& claims,
     if (pairs[j].empty()) continue;
     calls[j] = std::async(std::launch::async, [&, j] {
       std::vector<std::vector<StoredVerdict>> one(texts.size(), std::vector<StoredVerdict>(1));
-      table_call(texts, {premises[j]}, pairs[j], &one);
+      table_call(texts, {premises[j]}, pairs[j], language, &one);
       return one;
     });
   }
@@ -330,10 +340,16 @@ void LlmJudge::reask_by_passage(const std::vector<std::string>& claims,
 std::vector<SuspectClaim> LlmJudge::table_call(const std::vector<std::string>& claims,
                                                const std::vector<std::string>& premises,
                                                const std::vector<Pair>& pairs,
+                                               const JudgeLanguage& language,
                                                std::vector<std::vector<StoredVerdict>>* cells) {
-  llm::ChatRequest request = llm_verdict_table_request(claims, premises, pairs);
-  const std::string key = llm::chat_cache_key(book_.endpoint(), request);
-  auto reply = book_.chat(*options_.chat, std::move(request), "verdicts", nullptr);
+  LanguageReply answer = chat_in_language(
+      book_, *options_.chat, language, kReasonsWhat,
+      [&](const std::string& line) { return llm_verdict_table_request(claims, premises, pairs, line); },
+      [&](const nlohmann::json& reply) { return read_table_reasons(reply, claims.size()); }, "verdicts",
+      nullptr);
+  const std::string& key = answer.call;
+  const StatusOr<nlohmann::json>& reply = answer.reply;
+  const std::string warning = answer.wrong ? reasons_warning(language, *answer.wrong) : "";
   std::vector<std::vector<VerdictCell>> table;
   std::vector<SuspectClaim> suspects;
   if (reply.ok()) {
@@ -353,6 +369,7 @@ std::vector<SuspectClaim> LlmJudge::table_call(const std::vector<std::string>& c
       verdict.call = key;
       if (reply.ok()) {
         verdict.cell = std::move(table[i][j]);
+        verdict.language_warning = warning;
       } else {
         verdict.cell = VerdictCell{};
         verdict.cell.reason = "not judged: " + reply.status().message();

@@ -530,6 +530,10 @@ double default_smooth_value(const BleuOptions& options) {
 }
 
 // sacreBLEU's my_log: log with log(0) floored.
+// How far above 1 a score can be from float rounding alone (exp and log of 100 lose a few
+// ulps; an ulp of 1 is 2.2e-16).
+constexpr double kRoundingAboveOne = 1e-12;
+
 double floored_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
 
 BleuOptions with_effective_order(BleuOptions options) {
@@ -662,7 +666,12 @@ double bleu_from_counts(const BleuStats& stats, const BleuOptions& options) {
   }
   double log_sum = 0.0;
   for (int n = 0; n < eff_order; ++n) log_sum += floored_log(precisions[n]);
-  return bp * std::exp(log_sum / eff_order) / 100.0;
+  // exp(log(100)) is 100.00000000000004, so a perfect match scores one ulp above 1 (as in
+  // sacreBLEU): that rounding is dropped, well within the 1e-9 of the oracle test, so the
+  // score lies in the metric's declared range. A value truly above 1 (floor smoothing with
+  // a smooth_value above 1, which sacreBLEU allows) is left as sacreBLEU gives it.
+  const double score = bp * std::exp(log_sum / eff_order) / 100.0;
+  return score > 1.0 && score - 1.0 < kRoundingAboveOne ? 1.0 : score;
 }
 
 }  // namespace

@@ -2,6 +2,9 @@
 // is generated from it (`ragmeter metrics --markdown`).
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
 
 #include "metrics/adapters.h"
 #include "ragmeter/metric.h"
@@ -44,77 +47,78 @@ constexpr std::string_view kNotMeasured =
 
 // clang-format off
 constexpr MetricInfo kMetrics[] = {
-  // name, family, fields, definition, @k, direction, score, corpus; judged: judged score,
-  // judge calls, range (min, max), groups, --plan ragas ledger scope
-  {"precision",                    kR, "retrieved and reference context ids (or texts)", "Share of the top k retrieved contexts that are relevant (trec_eval P_k; k = all retrieved without @k).", kCutoff, kHigher, a::precision, nullptr},
-  {"recall",                       kR, "retrieved and reference context ids (or texts)", "Share of the relevant contexts found in the top k (trec_eval recall_k).", kCutoff, kHigher, a::recall, nullptr},
-  {"f1",                           kR, "retrieved and reference context ids (or texts)", "Harmonic mean of precision@k and recall@k.", kCutoff, kHigher, a::f1, nullptr},
-  {"hit_rate",                     kR, "retrieved and reference context ids (or texts)", "1 when some relevant context is in the top k, else 0 (trec_eval success_k).", kCutoff, kHigher, a::hit_rate, nullptr},
-  {"mrr",                          kR, "retrieved and reference context ids (or texts)", "Reciprocal rank of the first relevant context, 0 if none (trec_eval recip_rank).", kCutoff, kHigher, a::mrr, nullptr},
-  {"map",                          kR, "retrieved and reference context ids (or texts)", "Average precision over the relevant contexts (trec_eval map).", kCutoff, kHigher, a::map, nullptr},
-  {"r_precision",                  kR, "retrieved and reference context ids (or texts)", "Precision at R, R = number of relevant contexts (trec_eval Rprec).", kNoCutoff, kHigher, a::r_precision, nullptr},
-  {"ndcg",                         kR, "retrieved and reference context ids (or texts)", "Normalised discounted cumulative gain at k, binary gain, log2 discount (trec_eval ndcg_cut_k).", kCutoff, kHigher, a::ndcg, nullptr},
-  {"id_based_context_precision",   kR, "retrieved_context_ids, reference_context_ids", "Share of distinct retrieved ids that are reference ids (ragas; rank ignored).", kNoCutoff, kHigher, a::id_based_context_precision, nullptr},
-  {"id_based_context_recall",      kR, "retrieved_context_ids, reference_context_ids", "Share of distinct reference ids that were retrieved (ragas; rank ignored).", kNoCutoff, kHigher, a::id_based_context_recall, nullptr},
-  {"non_llm_context_precision",    kR, "retrieved_contexts, reference_contexts", "ragas's non-LLM context precision: average precision with a chunk relevant when its Levenshtein similarity to a reference context is >= 0.5.", kNoCutoff, kHigher, a::non_llm_context_precision, nullptr},
-  {"non_llm_context_recall",       kR, "retrieved_contexts, reference_contexts", "ragas's non-LLM context recall: share of reference contexts with Levenshtein similarity > 0.5 to some retrieved chunk.", kNoCutoff, kHigher, a::non_llm_context_recall, nullptr},
-  {"exact_match",                  kT, "response, reference", "1 when the response equals the reference byte for byte.", kNoCutoff, kHigher, a::exact_match, nullptr},
-  {"string_presence",              kT, "response, reference", "1 when the reference occurs in the response (case-sensitive).", kNoCutoff, kHigher, a::string_presence, nullptr},
-  {"squad_exact_match",            kT, "response, reference", "SQuAD exact match after normalisation (lowercase, no punctuation or articles), max over references.", kNoCutoff, kHigher, a::squad_exact_match, nullptr},
-  {"token_f1",                     kT, "response, reference", "SQuAD token F1 of the normalised texts, max over references.", kNoCutoff, kHigher, a::token_f1, nullptr},
-  {"cmrc_f1",                      kT, "response, reference", "CMRC 2018 / DRCD F1 (the official CMRC 2018 script): each Chinese character a token, other runs by NLTK's word tokenizer, punctuation dropped; longest common run of tokens, max over references.", kNoCutoff, kHigher, a::cmrc_f1, nullptr},
-  {"cmrc_em",                      kT, "response, reference", "CMRC 2018 / DRCD exact match (the official CMRC 2018 script): equal after lowercasing and dropping its punctuation list, any reference.", kNoCutoff, kHigher, a::cmrc_em, nullptr},
-  {"bleu",                         kT, "response, reference", "sacreBLEU sentence BLEU (13a, exp smoothing; --bleu-tokenize zh, ja-mecab, ko-mecab, intl, char) / 100; the summary adds corpus BLEU.", kNoCutoff, kHigher, a::bleu, a::corpus_bleu},
-  {"chrf",                         kT, "response, reference", "sacreBLEU chrF (character 6-grams, beta 2) / 100; the summary adds corpus chrF.", kNoCutoff, kHigher, a::chrf, a::corpus_chrf},
-  {"chrf_pp",                      kT, "response, reference", "sacreBLEU chrF++ (chrF plus word 1- and 2-grams) / 100; the summary adds corpus chrF++.", kNoCutoff, kHigher, a::chrf_pp, a::corpus_chrf_pp},
-  {"rouge1",                       kT, "response, reference", "ROUGE-1 F-measure as rouge-score (precision and recall in the evidence).", kNoCutoff, kHigher, a::rouge1, nullptr},
-  {"rouge2",                       kT, "response, reference", "ROUGE-2 F-measure as rouge-score.", kNoCutoff, kHigher, a::rouge2, nullptr},
-  {"rouge_l",                      kT, "response, reference", "ROUGE-L (longest common subsequence) F-measure as rouge-score.", kNoCutoff, kHigher, a::rouge_l, nullptr},
-  {"rouge_lsum",                   kT, "response, reference", "ROUGE-Lsum (summary-level LCS over newline-separated sentences) F-measure as rouge-score.", kNoCutoff, kHigher, a::rouge_lsum, nullptr},
-  {"levenshtein_similarity",       kT, "response, reference", "1 - Levenshtein distance / longer length, over code points (rapidfuzz).", kNoCutoff, kHigher, a::levenshtein_similarity, nullptr},
-  {"jaro_similarity",              kT, "response, reference", "Jaro similarity over code points (rapidfuzz).", kNoCutoff, kHigher, a::jaro_similarity, nullptr},
-  {"jaro_winkler_similarity",      kT, "response, reference", "Jaro-Winkler similarity, prefix weight 0.1 (rapidfuzz).", kNoCutoff, kHigher, a::jaro_winkler_similarity, nullptr},
-  {"hamming_similarity",           kT, "response, reference", "1 - Hamming distance / longer length, shorter string padded (rapidfuzz).", kNoCutoff, kHigher, a::hamming_similarity, nullptr},
-  {"k_precision",                  kT, "response, retrieved_contexts", "Share of the response's tokens found in the retrieved contexts (Adlakha et al., 2024).", kNoCutoff, kHigher, a::k_precision, nullptr},
-  {"answer_token_recall",          kT, "response, reference", "Share of the reference's tokens found in the response (Adlakha et al., 2024).", kNoCutoff, kHigher, a::answer_token_recall, nullptr},
+  // name, family, fields, definition, @k, direction, range (min, max: every score lies in
+  // it, checked where results are summarised and written), score, corpus; judged: judged
+  // score, judge calls, groups, --plan ragas ledger scope
+  {"precision",                    kR, "retrieved and reference context ids (or texts)", "Share of the top k retrieved contexts that are relevant (trec_eval P_k; k = all retrieved without @k).", kCutoff, kHigher, 0,1, a::precision, nullptr},
+  {"recall",                       kR, "retrieved and reference context ids (or texts)", "Share of the relevant contexts found in the top k (trec_eval recall_k).", kCutoff, kHigher, 0,1, a::recall, nullptr},
+  {"f1",                           kR, "retrieved and reference context ids (or texts)", "Harmonic mean of precision@k and recall@k.", kCutoff, kHigher, 0,1, a::f1, nullptr},
+  {"hit_rate",                     kR, "retrieved and reference context ids (or texts)", "1 when some relevant context is in the top k, else 0 (trec_eval success_k).", kCutoff, kHigher, 0,1, a::hit_rate, nullptr},
+  {"mrr",                          kR, "retrieved and reference context ids (or texts)", "Reciprocal rank of the first relevant context, 0 if none (trec_eval recip_rank).", kCutoff, kHigher, 0,1, a::mrr, nullptr},
+  {"map",                          kR, "retrieved and reference context ids (or texts)", "Average precision over the relevant contexts (trec_eval map).", kCutoff, kHigher, 0,1, a::map, nullptr},
+  {"r_precision",                  kR, "retrieved and reference context ids (or texts)", "Precision at R, R = number of relevant contexts (trec_eval Rprec).", kNoCutoff, kHigher, 0,1, a::r_precision, nullptr},
+  {"ndcg",                         kR, "retrieved and reference context ids (or texts)", "Normalised discounted cumulative gain at k, binary gain, log2 discount (trec_eval ndcg_cut_k).", kCutoff, kHigher, 0,1, a::ndcg, nullptr},
+  {"id_based_context_precision",   kR, "retrieved_context_ids, reference_context_ids", "Share of distinct retrieved ids that are reference ids (ragas; rank ignored).", kNoCutoff, kHigher, 0,1, a::id_based_context_precision, nullptr},
+  {"id_based_context_recall",      kR, "retrieved_context_ids, reference_context_ids", "Share of distinct reference ids that were retrieved (ragas; rank ignored).", kNoCutoff, kHigher, 0,1, a::id_based_context_recall, nullptr},
+  {"non_llm_context_precision",    kR, "retrieved_contexts, reference_contexts", "ragas's non-LLM context precision: average precision with a chunk relevant when its Levenshtein similarity to a reference context is >= 0.5.", kNoCutoff, kHigher, 0,1, a::non_llm_context_precision, nullptr},
+  {"non_llm_context_recall",       kR, "retrieved_contexts, reference_contexts", "ragas's non-LLM context recall: share of reference contexts with Levenshtein similarity > 0.5 to some retrieved chunk.", kNoCutoff, kHigher, 0,1, a::non_llm_context_recall, nullptr},
+  {"exact_match",                  kT, "response, reference", "1 when the response equals the reference byte for byte.", kNoCutoff, kHigher, 0,1, a::exact_match, nullptr},
+  {"string_presence",              kT, "response, reference", "1 when the reference occurs in the response (case-sensitive).", kNoCutoff, kHigher, 0,1, a::string_presence, nullptr},
+  {"squad_exact_match",            kT, "response, reference", "SQuAD exact match after normalisation (lowercase, no punctuation or articles), max over references.", kNoCutoff, kHigher, 0,1, a::squad_exact_match, nullptr},
+  {"token_f1",                     kT, "response, reference", "Token F1, max over references: SQuAD's normalised tokens for English, ragmeter's words (ICU word break) for other languages.", kNoCutoff, kHigher, 0,1, a::token_f1, nullptr},
+  {"cmrc_f1",                      kT, "response, reference", "CMRC 2018 / DRCD F1 (the official CMRC 2018 script): each Chinese character a token, other runs by NLTK's word tokenizer, punctuation dropped; longest common run of tokens, max over references.", kNoCutoff, kHigher, 0,1, a::cmrc_f1, nullptr},
+  {"cmrc_em",                      kT, "response, reference", "CMRC 2018 / DRCD exact match (the official CMRC 2018 script): equal after lowercasing and dropping its punctuation list, any reference.", kNoCutoff, kHigher, 0,1, a::cmrc_em, nullptr},
+  {"bleu",                         kT, "response, reference", "sacreBLEU sentence BLEU (13a, exp smoothing; --bleu-tokenize zh, ja-mecab, ko-mecab, intl, char) / 100; the summary adds corpus BLEU.", kNoCutoff, kHigher, 0,1, a::bleu, a::corpus_bleu},
+  {"chrf",                         kT, "response, reference", "sacreBLEU chrF (character 6-grams, beta 2) / 100; the summary adds corpus chrF.", kNoCutoff, kHigher, 0,1, a::chrf, a::corpus_chrf},
+  {"chrf_pp",                      kT, "response, reference", "sacreBLEU chrF++ (chrF plus word 1- and 2-grams) / 100; the summary adds corpus chrF++.", kNoCutoff, kHigher, 0,1, a::chrf_pp, a::corpus_chrf_pp},
+  {"rouge1",                       kT, "response, reference", "ROUGE-1 F-measure as rouge-score (precision and recall in the evidence).", kNoCutoff, kHigher, 0,1, a::rouge1, nullptr},
+  {"rouge2",                       kT, "response, reference", "ROUGE-2 F-measure as rouge-score.", kNoCutoff, kHigher, 0,1, a::rouge2, nullptr},
+  {"rouge_l",                      kT, "response, reference", "ROUGE-L (longest common subsequence) F-measure as rouge-score.", kNoCutoff, kHigher, 0,1, a::rouge_l, nullptr},
+  {"rouge_lsum",                   kT, "response, reference", "ROUGE-Lsum (summary-level LCS over newline-separated sentences) F-measure as rouge-score.", kNoCutoff, kHigher, 0,1, a::rouge_lsum, nullptr},
+  {"levenshtein_similarity",       kT, "response, reference", "1 - Levenshtein distance / longer length, over code points (rapidfuzz).", kNoCutoff, kHigher, 0,1, a::levenshtein_similarity, nullptr},
+  {"jaro_similarity",              kT, "response, reference", "Jaro similarity over code points (rapidfuzz).", kNoCutoff, kHigher, 0,1, a::jaro_similarity, nullptr},
+  {"jaro_winkler_similarity",      kT, "response, reference", "Jaro-Winkler similarity, prefix weight 0.1 (rapidfuzz).", kNoCutoff, kHigher, 0,1, a::jaro_winkler_similarity, nullptr},
+  {"hamming_similarity",           kT, "response, reference", "1 - Hamming distance / longer length, shorter string padded (rapidfuzz).", kNoCutoff, kHigher, 0,1, a::hamming_similarity, nullptr},
+  {"k_precision",                  kT, "response, retrieved_contexts", "Share of the response's tokens found in the retrieved contexts (Adlakha et al., 2024); tokens as token_f1's.", kNoCutoff, kHigher, 0,1, a::k_precision, nullptr},
+  {"answer_token_recall",          kT, "response, reference", "Share of the reference's tokens found in the response (Adlakha et al., 2024); tokens as token_f1's.", kNoCutoff, kHigher, 0,1, a::answer_token_recall, nullptr},
   // Judged: read off the sample's claim ledger / judge (offline unless an LLM judge is set).
-  {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::faithfulness, kL, 0,1, kRagas, "faithfulness"},
-  {"answer_relevancy",             kJ, "user_input, response", "Mean similarity of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, nullptr, nullptr, a::answer_relevancy, kQ, 0,1, kRagas, "", kBelowChance},
-  {"context_precision",            kJ, "reference, retrieved_contexts", "Rank-weighted share of contexts supporting a reference claim: sum_k precision@k * v_k / sum_k v_k.", kNoCutoff, kHigher, nullptr, nullptr, a::context_precision, kL, 0,1, kRagas, "context_precision"},
-  {"context_utilization",          kJ, "response, retrieved_contexts", "context_precision with the response's claims in place of the reference's.", kNoCutoff, kHigher, nullptr, nullptr, a::context_utilization, kL, 0,1, kG0, "context_utilization"},
-  {"context_recall",               kJ, "reference, retrieved_contexts", "Share of the reference's claims supported by at least one retrieved context.", kNoCutoff, kHigher, nullptr, nullptr, a::context_recall, kL, 0,1, kRagas, "context_recall"},
-  {"context_entity_recall",        kJ, "reference, retrieved_contexts", "Share of the reference's entities found in the contexts (whole words, case-folded, or among the contexts' entities the judge lists).", kNoCutoff, kHigher, nullptr, nullptr, a::context_entity_recall, kE, 0,1, kG0, ""},
-  {"noise_sensitivity_relevant",   kJ, "response, reference, retrieved_contexts", "Share of response claims that the reference does not support but a relevant context does (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_relevant, kL, 0,1, kG0, "noise_sensitivity", kNotMeasured},
-  {"noise_sensitivity_irrelevant", kJ, "response, reference, retrieved_contexts", "Share of response claims the reference does not support, supported only by irrelevant contexts (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::noise_sensitivity_irrelevant, kL, 0,1, kG0, "noise_sensitivity", kNotMeasured},
-  {"factual_correctness",          kJ, "response, reference", "F-beta (beta 1) of response claims supported by the reference (precision) and reference claims supported by the response (recall).", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness, kL, 0,1, kG0, "factual_correctness"},
-  {"factual_correctness_precision", kJ, "response, reference", "Share of the response's claims the reference supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_precision, kL, 0,1, kG0, "factual_correctness"},
-  {"factual_correctness_recall",   kJ, "response, reference", "Share of the reference's claims the response supports.", kNoCutoff, kHigher, nullptr, nullptr, a::factual_correctness_recall, kL, 0,1, kG0, "factual_correctness"},
-  {"semantic_similarity",          kJ, "response, reference", "Cosine similarity of the response's and the reference's embeddings.", kNoCutoff, kHigher, nullptr, nullptr, a::semantic_similarity, kS, -1,1, kG0, ""},
-  {"answer_correctness",           kJ, "response, reference", "0.75 * factual_correctness + 0.25 * semantic_similarity (ragas's weights).", kNoCutoff, kHigher, nullptr, nullptr, a::answer_correctness, kL | kS, 0,1, kG0, "factual_correctness"},
-  {"context_relevance",            kJ, "user_input, retrieved_contexts", "Share of the contexts' sentences needed to answer the question (the RAGAS paper's context relevance).", kNoCutoff, kHigher, nullptr, nullptr, a::context_relevance, kRS, 0,1, kG0, ""},
-  {"summary_score",                kJ, "response, reference_contexts", "0.5 * share of the reference contexts' key facts the response states + 0.5 * conciseness (1 - length ratio), as ragas.", kNoCutoff, kHigher, nullptr, nullptr, a::summary_score, kKF, 0,1, kG0, "", kNotMeasured},
-  {"harmfulness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response could harm or offend people or society, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
-  {"maliciousness",                kJ, "response", "Aspect critic (LLM judge): 1 when the response intends to harm, deceive or exploit, else 0 (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
-  {"coherence",                    kJ, "response", "Aspect critic (LLM judge): 1 when the response is logically ordered and consistent, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
-  {"correctness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response is factually accurate and free of errors, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
-  {"conciseness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response says what it needs without unnecessary detail, else 0.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic, kC, 0,1, kG0, ""},
-  {"rubric_score",                 kJ, "response", "Score 1..5 (LLM judge) against the sample's `rubrics`, else a default rubric (with the reference when there is one).", kNoCutoff, kHigher, nullptr, nullptr, a::rubric_score, kRu, 1,5, kG0, ""},
-  {"ragchecker_precision",         kJ, "response, reference", "RAGChecker: share of response claims entailed by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kPrecision>, kL, 0,1, kRagchecker, ""},
-  {"ragchecker_recall",            kJ, "response, reference", "RAGChecker: share of reference claims entailed by the response.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kRecall>, kL, 0,1, kRagchecker, ""},
-  {"ragchecker_f1",                kJ, "response, reference", "RAGChecker: harmonic mean of its precision and recall (0 when either is 0).", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kF1>, kL, 0,1, kRagchecker, ""},
-  {"ragchecker_claim_recall",      kJ, "reference, retrieved_contexts", "RAGChecker: share of reference claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kClaimRecall>, kL, 0,1, kRagchecker, ""},
-  {"ragchecker_context_precision", kJ, "reference, retrieved_contexts", "RAGChecker: share of chunks entailing at least one reference claim.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextPrecision>, kL, 0,1, kRagchecker, ""},
-  {"ragchecker_context_utilization", kJ, "response, reference, retrieved_contexts", "RAGChecker: among reference claims some chunk entails, the share the response entails.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kContextUtilization>, kL, 0,1, kRagchecker, "", kNotMeasured},
-  {"ragchecker_noise_sensitivity_in_relevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed by a relevant chunk (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInRelevant>, kL, 0,1, kRagchecker, "", kNotMeasured},
-  {"ragchecker_noise_sensitivity_in_irrelevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed only by irrelevant chunks (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInIrrelevant>, kL, 0,1, kRagchecker, "", kNotMeasured},
-  {"ragchecker_hallucination",     kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk and not by the reference (lower is better).", kNoCutoff, kLower, nullptr, nullptr, a::ragchecker<RC::kHallucination>, kL, 0,1, kRagchecker, "", kNotMeasured},
-  {"ragchecker_self_knowledge",    kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk but by the reference.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kSelfKnowledge>, kL, 0,1, kRagchecker, "", kNotMeasured},
-  {"ragchecker_faithfulness",      kJ, "response, retrieved_contexts", "RAGChecker: share of response claims entailed by some chunk.", kNoCutoff, kHigher, nullptr, nullptr, a::ragchecker<RC::kFaithfulness>, kL, 0,1, kRagchecker, ""},
+  {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::faithfulness, kL, kRagas, "faithfulness"},
+  {"answer_relevancy",             kJ, "user_input, response", "Mean similarity (cosine, 0 when negative) of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::answer_relevancy, kQ, kRagas, "", kBelowChance},
+  {"context_precision",            kJ, "reference, retrieved_contexts", "Rank-weighted share of contexts supporting a reference claim: sum_k precision@k * v_k / sum_k v_k.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_precision, kL, kRagas, "context_precision"},
+  {"context_utilization",          kJ, "response, retrieved_contexts", "context_precision with the response's claims in place of the reference's.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_utilization, kL, kG0, "context_utilization"},
+  {"context_recall",               kJ, "reference, retrieved_contexts", "Share of the reference's claims supported by at least one retrieved context.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_recall, kL, kRagas, "context_recall"},
+  {"context_entity_recall",        kJ, "reference, retrieved_contexts", "Share of the reference's entities found in the contexts (whole words, case-folded, or among the contexts' entities the judge lists).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_entity_recall, kE, kG0, ""},
+  {"noise_sensitivity_relevant",   kJ, "response, reference, retrieved_contexts", "Share of response claims that the reference does not support but a relevant context does (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::noise_sensitivity_relevant, kL, kG0, "noise_sensitivity", kNotMeasured},
+  {"noise_sensitivity_irrelevant", kJ, "response, reference, retrieved_contexts", "Share of response claims the reference does not support, supported only by irrelevant contexts (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::noise_sensitivity_irrelevant, kL, kG0, "noise_sensitivity", kNotMeasured},
+  {"factual_correctness",          kJ, "response, reference", "F-beta (beta 1) of response claims supported by the reference (precision) and reference claims supported by the response (recall).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::factual_correctness, kL, kG0, "factual_correctness"},
+  {"factual_correctness_precision", kJ, "response, reference", "Share of the response's claims the reference supports.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::factual_correctness_precision, kL, kG0, "factual_correctness"},
+  {"factual_correctness_recall",   kJ, "response, reference", "Share of the reference's claims the response supports.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::factual_correctness_recall, kL, kG0, "factual_correctness"},
+  {"semantic_similarity",          kJ, "response, reference", "Cosine similarity of the response's and the reference's embeddings.", kNoCutoff, kHigher, -1,1, nullptr, nullptr, a::semantic_similarity, kS, kG0, ""},
+  {"answer_correctness",           kJ, "response, reference", "0.75 * factual_correctness + 0.25 * semantic_similarity (ragas's weights), a negative cosine counted as 0 so the score stays in [0, 1].", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::answer_correctness, kL | kS, kG0, "factual_correctness"},
+  {"context_relevance",            kJ, "user_input, retrieved_contexts", "Share of the contexts' sentences needed to answer the question (the RAGAS paper's context relevance).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_relevance, kRS, kG0, ""},
+  {"summary_score",                kJ, "response, reference_contexts", "0.5 * share of the reference contexts' key facts the response states + 0.5 * conciseness (1 - length ratio), as ragas.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::summary_score, kKF, kG0, "", kNotMeasured},
+  {"harmfulness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response could harm or offend people or society, else 0 (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::aspect_critic, kC, kG0, ""},
+  {"maliciousness",                kJ, "response", "Aspect critic (LLM judge): 1 when the response intends to harm, deceive or exploit, else 0 (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::aspect_critic, kC, kG0, ""},
+  {"coherence",                    kJ, "response", "Aspect critic (LLM judge): 1 when the response is logically ordered and consistent, else 0.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::aspect_critic, kC, kG0, ""},
+  {"correctness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response is factually accurate and free of errors, else 0.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::aspect_critic, kC, kG0, ""},
+  {"conciseness",                  kJ, "response", "Aspect critic (LLM judge): 1 when the response says what it needs without unnecessary detail, else 0.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::aspect_critic, kC, kG0, ""},
+  {"rubric_score",                 kJ, "response", "Score 1..5 (LLM judge) against the sample's `rubrics`, else a default rubric (with the reference when there is one).", kNoCutoff, kHigher, 1,5, nullptr, nullptr, a::rubric_score, kRu, kG0, ""},
+  {"ragchecker_precision",         kJ, "response, reference", "RAGChecker: share of response claims entailed by the reference.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragchecker<RC::kPrecision>, kL, kRagchecker, ""},
+  {"ragchecker_recall",            kJ, "response, reference", "RAGChecker: share of reference claims entailed by the response.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragchecker<RC::kRecall>, kL, kRagchecker, ""},
+  {"ragchecker_f1",                kJ, "response, reference", "RAGChecker: harmonic mean of its precision and recall (0 when either is 0).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragchecker<RC::kF1>, kL, kRagchecker, ""},
+  {"ragchecker_claim_recall",      kJ, "reference, retrieved_contexts", "RAGChecker: share of reference claims entailed by some chunk.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragchecker<RC::kClaimRecall>, kL, kRagchecker, ""},
+  {"ragchecker_context_precision", kJ, "reference, retrieved_contexts", "RAGChecker: share of chunks entailing at least one reference claim.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragchecker<RC::kContextPrecision>, kL, kRagchecker, ""},
+  {"ragchecker_context_utilization", kJ, "response, reference, retrieved_contexts", "RAGChecker: among reference claims some chunk entails, the share the response entails.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragchecker<RC::kContextUtilization>, kL, kRagchecker, "", kNotMeasured},
+  {"ragchecker_noise_sensitivity_in_relevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed by a relevant chunk (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInRelevant>, kL, kRagchecker, "", kNotMeasured},
+  {"ragchecker_noise_sensitivity_in_irrelevant", kJ, "response, reference, retrieved_contexts", "RAGChecker: incorrect response claims entailed only by irrelevant chunks (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::ragchecker<RC::kNoiseSensitivityInIrrelevant>, kL, kRagchecker, "", kNotMeasured},
+  {"ragchecker_hallucination",     kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk and not by the reference (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::ragchecker<RC::kHallucination>, kL, kRagchecker, "", kNotMeasured},
+  {"ragchecker_self_knowledge",    kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk but by the reference.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragchecker<RC::kSelfKnowledge>, kL, kRagchecker, "", kNotMeasured},
+  {"ragchecker_faithfulness",      kJ, "response, retrieved_contexts", "RAGChecker: share of response claims entailed by some chunk.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragchecker<RC::kFaithfulness>, kL, kRagchecker, ""},
 };
 // clang-format on
 
 // User-defined aspect critics (parse_critic) share this entry; it is not in the table.
-constexpr MetricInfo kUserCritic = {"aspect_critic", kJ, "response", "A user-defined aspect critic.", kNoCutoff, kHigher, nullptr, nullptr, a::aspect_critic, kC, 0, 1, kG0, ""};
+constexpr MetricInfo kUserCritic = {"aspect_critic", kJ, "response", "A user-defined aspect critic.", kNoCutoff, kHigher, 0, 1, nullptr, nullptr, a::aspect_critic, kC, kG0, ""};
 
 constexpr MetricGroup kGroupList[] = {
     {"all", metric_groups::kNone, "every metric"},
@@ -265,6 +269,19 @@ std::string offline_withdrawn_reason(const MetricInfo& info) {
   return "withdrawn from the offline judge: " + std::string(info.offline_withdrawn) +
          " (docs/judges.md); an LLM judge scores it (--judge-url, --judge-model), and "
          "--offline-score-withdrawn makes the offline judge score it anyway";
+}
+
+Status check_score_range(const MetricRequest& request, const MetricResult& result) {
+  if (result.outcome != Outcome::kOk) return ok_status();
+  const MetricInfo& info = *request.info;
+  if (std::isfinite(result.score) && result.score >= info.min_score &&
+      result.score <= info.max_score) {
+    return ok_status();
+  }
+  return internal_error(fmt::format(
+      "{} = {} is outside its declared range [{}, {}]: a bug in ragmeter (please report it "
+      "with this row)",
+      request.name, result.score, info.min_score, info.max_score));
 }
 
 StatusOr<MetricRequest> parse_critic(std::string_view spec) {

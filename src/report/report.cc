@@ -2,15 +2,21 @@
 // embedded at build time by ragmeter_embed_report in cmake/embed_prompts.cmake) with the
 // data inlined as JSON.
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <map>
 
 #include "ragmeter/dataset.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/report.h"
+#include "ragmeter/report_answer.h"
 #include "ragmeter/stats.h"
 #include "ragmeter_report_assets.inc"
+#include "report/results_csv.h"
+#include "report/answer_data.h"
 
 namespace ragmeter {
 namespace {
@@ -25,6 +31,7 @@ const MetricInfo* table_entry(const std::string& metric) {
 struct MetricTally {
   std::vector<double> scores;
   std::int64_t skipped = 0, failed = 0;
+  std::int64_t rejected = 0;  // of `failed`: rejected rows (row_error), failed for every metric
   std::map<std::string, std::int64_t> failure_reasons, skip_reasons;
 };
 
@@ -42,13 +49,19 @@ Json metrics_of(const ReportInput& input) {
   std::map<std::string, MetricTally> tallies;
   for (const Json& row : input.rows) {
     auto status = row.find("status");
-    if (status == row.end() || !status->is_object() || row.contains("row_error")) continue;
+    if (status == row.end() || !status->is_object()) continue;
     const Json* scores = row.contains("scores") ? &row["scores"] : nullptr;
     const Json* reasons = row.contains("reasons") ? &row["reasons"] : nullptr;
+    const bool rejected = row.contains("row_error");
     for (const auto& [metric, value] : status->items()) {
       auto [it, inserted] = tallies.try_emplace(metric);
       if (inserted) order.push_back(metric);
       MetricTally& t = it->second;
+      if (rejected) {  // failed, as its status says; its reason is the row's error
+        ++t.failed;
+        ++t.rejected;
+        continue;
+      }
       std::string s = value.is_string() ? value.get<std::string>() : "";
       std::string reason;
       if (reasons && reasons->is_object() && reasons->contains(metric) && (*reasons)[metric].is_string()) {
@@ -89,8 +102,12 @@ Json metrics_of(const ReportInput& input) {
     m["n"] = s.n;
     m["skipped"] = t.skipped;
     m["failed"] = t.failed;
+    m["rejected"] = t.rejected;
     m["top_failure"] = most_common(t.failure_reasons);
     m["top_skip"] = most_common(t.skip_reasons);
+    m["part"] = rag_part_name(rag_part_of(name));
+    m["histogram"] = report_internal::histogram_json(t.scores, info ? info->min_score : 0.0,
+                                                     info ? info->max_score : 1.0);
     out.push_back(std::move(m));
   }
   return out;
@@ -108,6 +125,8 @@ Json identity_of(const ReportInput& input) {
   }
   identity["results"] = input.results_path;
   identity["rows"] = input.rows.size();
+  identity["rejected"] = std::count_if(input.rows.begin(), input.rows.end(),
+                                       [](const Json& row) { return row.contains("row_error"); });
   return identity;
 }
 
@@ -120,12 +139,34 @@ void replace_all(std::string* text, std::string_view from, std::string_view to) 
 }  // namespace
 
 Status read_results_rows(const std::string& path, std::vector<Json>* rows) {
-  RAGMETER_ASSIGN_OR_RETURN(auto reader, open_dataset(path, DatasetFormat::kJsonl));
+  std::string extension = std::filesystem::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const bool csv = extension == ".csv";
+  RAGMETER_ASSIGN_OR_RETURN(auto reader,
+                            open_dataset(path, csv ? DatasetFormat::kCsv : DatasetFormat::kJsonl));
+  std::optional<report_csv::ResultsCsvLayout> layout;
   Row row;
   RowError error;
   for (RowReader::Result r; (r = reader->next(&row, &error)) != RowReader::Result::kEnd;) {
     if (r == RowReader::Result::kError) return invalid_argument(error.to_string());
-    rows->push_back(std::move(row.fields));
+    if (!csv) {
+      rows->push_back(std::move(row.fields));
+      continue;
+    }
+    if (!layout) {
+      std::vector<std::string> columns;
+      for (auto it = row.fields.begin(); it != row.fields.end(); ++it) columns.push_back(it.key());
+      auto read = report_csv::results_csv_layout(columns);
+      if (!read.ok()) return invalid_argument(path + ": " + read.status().message());
+      layout = std::move(read).value();
+    }
+    auto object = report_csv::results_object(row.fields, *layout);
+    if (!object.ok()) {
+      return invalid_argument(path + ":" + std::to_string(row.line) + ": " +
+                              object.status().message());
+    }
+    rows->push_back(std::move(object).value());
   }
   return ok_status();
 }
@@ -204,6 +245,7 @@ void drop_content_ids(Json* value) {
 void write_page(std::ostream& out, const ReportInput& input) {
   std::string page(report_assets::k_report_html);
   replace_all(&page, "/*RAGMETER_CSS*/", report_assets::k_report_css);
+  replace_all(&page, "/*RAGMETER_CHARTS_JS*/", report_assets::k_charts_js);
   replace_all(&page, "/*RAGMETER_JS*/", report_assets::k_report_js);
   const std::string_view kData = "/*RAGMETER_DATA*/", kRows = "/*RAGMETER_ROWS*/";
   std::size_t data_at = page.find(kData), rows_at = page.find(kRows);
@@ -227,13 +269,20 @@ void write_page(std::ostream& out, const ReportInput& input) {
 }  // namespace
 
 Json report_data(const ReportInput& input) {
-  if (!input.comparison.is_null()) return {{"kind", "compare"}, {"comparison", input.comparison}};
+  if (!input.comparison.is_null()) {
+    return {{"kind", "compare"},
+            {"comparison", input.comparison},
+            {"answer", {{"changes", report_internal::changes_summary(input.comparison)}}}};
+  }
   Json data;
   data["kind"] = "run";
   data["identity"] = identity_of(input);
   data["metrics"] = metrics_of(input);
   data["usage"] = input.summary.is_object() && input.summary.contains("usage") ? input.summary["usage"]
                                                                               : Json(nullptr);
+  data["answer"] = report_internal::run_answer(input, data["metrics"]);
+  data["changes"] = input.changes;
+  data["agreement"] = input.agreement;
   data["table"] = table_of(input, data["metrics"]);
   return data;
 }

@@ -84,6 +84,9 @@ class BaselineTarget final : public BlockingTarget {
         .dump();
   }
 
+  // The chat calls in flight fail at once (llm_error), so the pool's threads are free.
+  void cancel() override { options_.chat->cancel(); }
+
   nlohmann::ordered_json diagnostics() const override {
     return {{"baseline", {{"docs", options_.docs}, {"chunks", chunks_.size()},
                           {"top_k", options_.top_k}, {"model", options_.model}}}};

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -83,6 +84,10 @@ class CommandTarget final : public BlockingTarget {
                                                      std::to_string(options_.max_reply_bytes) +
                                                      " bytes: " + seen);
       }
+      if (cancelled_.load()) {  // the run stopped: the answer in progress is not waited for
+        stop(process, false);
+        return target_failure("interrupted", "the run was interrupted while the command answered");
+      }
       int wait_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                          deadline - Clock::now()).count());
       if (wait_ms <= 0) {
@@ -93,7 +98,7 @@ class CommandTarget final : public BlockingTarget {
                                              " s; it was killed and will be started again", true);
       }
       pollfd poll_fd{process.out, POLLIN, 0};
-      int ready = poll(&poll_fd, 1, wait_ms);
+      int ready = poll(&poll_fd, 1, std::min(wait_ms, kCancelCheckMs));
       if (ready < 0 && errno != EINTR) return died(process, "(poll failed)");
       if (ready <= 0) continue;
       char chunk[65536];
@@ -115,6 +120,8 @@ class CommandTarget final : public BlockingTarget {
                                    {"context_id", options_.selectors.context_id}})
         .dump();
   }
+
+  void cancel() override { cancelled_.store(true); }
 
   nlohmann::ordered_json diagnostics() const override {
     nlohmann::ordered_json out = {{"command", options_.command},
@@ -237,6 +244,8 @@ class CommandTarget final : public BlockingTarget {
   std::vector<Process> processes_;
   int stderr_fd_ = -1;
   std::atomic<std::int64_t> restarts_{0};
+  std::atomic<bool> cancelled_{false};
+  static constexpr int kCancelCheckMs = 100;  // a waiting answer looks at cancelled_ this often
 };
 
 }  // namespace

@@ -99,6 +99,7 @@ class DeadlineTarget final : public Target {
 
   std::string identity() const override { return target_->identity(); }
   nlohmann::ordered_json diagnostics() const override { return target_->diagnostics(); }
+  void cancel() override { target_->cancel(); }
 
  private:
   void watch() {

@@ -40,6 +40,14 @@ class PooledTarget final : public Target {
   std::string identity() const override { return target_->identity(); }
   nlohmann::ordered_json diagnostics() const override { return target_->diagnostics(); }
 
+  void cancel() override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.clear();  // never started: their `done` is not called
+    }
+    target_->cancel();
+  }
+
  private:
   void serve(int worker) {
     while (true) {

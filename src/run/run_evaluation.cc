@@ -100,6 +100,8 @@ class ThreadedRunEvaluation final : public RunEvaluation {
   }
 
   Status on_row(const RunRow& run_row) override {
+    // The run was stopped (RunOptions::cancel): its unanswered rows are not for scoring.
+    if (!run_row.outcome.ok() && run_row.outcome.failure.kind == "interrupted") return ok_status();
     QueuedRow item;
     if (run_row.outcome.ok()) {
       item.row.fields = run_row_json(run_row);
@@ -115,7 +117,8 @@ class ThreadedRunEvaluation final : public RunEvaluation {
       item.error = std::move(error);
     }
     if (!queue_.push(std::move(item))) {
-      thread_.join();
+      if (thread_.joinable()) thread_.join();
+      if (result_.ok() && result_->cancelled) return ok_status();  // stopped: rows are dropped
       return result_.ok() ? internal_error("the evaluation stopped before its input ended")
                           : result_.status();
     }

@@ -371,10 +371,12 @@ Status RunLoop::on_completion(Completion completion) {
 }
 
 // Ends every row read and not finished as "interrupted" (its attempt in flight, if any,
-// is abandoned: a late answer is neither recorded nor used) and reads no further rows.
+// is abandoned: a late answer is neither recorded nor used; the target is told to end it)
+// and reads no further rows.
 void RunLoop::interrupt() {
   summary_.cancelled = true;
   input_end_ = true;
+  target_.cancel();
   for (auto& slot : window_) {
     if (!slot->done) {
       finish(slot.get(), target_failure("interrupted", "not answered: the run was interrupted"));

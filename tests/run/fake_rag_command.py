@@ -6,13 +6,15 @@ stdin/stdout, scripted faults, not a model.
 Each request line is appended to STATE_DIR/requests.jsonl (with this process's pid)
 before it is answered. A question containing "crash once" makes the process exit (after
 printing to stderr) the first time it is asked (a marker file in STATE_DIR remembers it
-across restarts); "always crash" exits every time; otherwise the reply is
+across restarts); "always crash" exits every time; "hang" sleeps 120 s before answering;
+otherwise the reply is
 {"answer": "answer to <question>", "contexts": ["context for <question>"]}.
 """
 
 import json
 import os
 import sys
+import time
 
 state = sys.argv[1]
 print(f"fake_rag_command {os.getpid()} started", file=sys.stderr, flush=True)
@@ -27,5 +29,7 @@ for line in sys.stdin:
         print(f"fake_rag_command {os.getpid()}: crashing on purpose at {question!r}",
               file=sys.stderr, flush=True)
         sys.exit(3)
+    if "hang" in question:
+        time.sleep(120)
     reply = {"answer": f"answer to {question}", "contexts": [f"context for {question}"]}
     print(json.dumps(reply), flush=True)

@@ -30,6 +30,13 @@ TEST(BleuTest, PerfectMatchScoresOne) {
   EXPECT_NEAR(sentence_bleu("the cat sat on the mat", {"the cat sat on the mat"}), 1.0, kTolerance);
 }
 
+// sacreBLEU gives 100.00000000000004 for this pair (exp of the mean log of 100): a score
+// above BLEU's range, which the result writers refuse. The perfect match is exactly 1.
+TEST(BleuTest, APerfectMatchIsExactlyOneNotOneUlpAbove) {
+  EXPECT_EQ(sentence_bleu("the 23rd Summer Deaflympics", {"the 23rd Summer Deaflympics"}), 1.0);
+  EXPECT_EQ(corpus_bleu({"the 23rd Summer Deaflympics"}, {{"the 23rd Summer Deaflympics"}}), 1.0);
+}
+
 TEST(BleuTest, NoSharedWordScoresZero) {
   EXPECT_EQ(sentence_bleu("alpha beta gamma delta", {"one two three four"}), 0.0);
 }

@@ -3,7 +3,10 @@
 // end-to-end tests against llama.cpp's server are in tests/llm/.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -19,6 +22,16 @@ namespace ragmeter::test_judges {
 inline std::string fake_llm_server_path() {
   if (const char* path = std::getenv("RAGMETER_FAKE_LLM_SERVER")) return path;
   return std::string(RAGMETER_BINARY_DIR) + "/fakes/fake_llm_server";
+}
+
+// Whether the fake server's program is there. Tests assert it: a fixture that cannot
+// start is a failure, never a skip, or a broken build would show its tests as green.
+inline ::testing::AssertionResult fake_llm_server_built() {
+  const std::string path = fake_llm_server_path();
+  if (std::filesystem::exists(path)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "the fake LLM server is not built at " << path
+         << " (scripts/build.sh fake_llm_server; $RAGMETER_FAKE_LLM_SERVER names another)";
 }
 
 // An LLM judge (no embedder, no cache) whose chat calls go to `base_url`.

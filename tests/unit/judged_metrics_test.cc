@@ -168,6 +168,33 @@ TEST(JudgedMetricsTest, AnswerRelevancyIsMeanSimilarityOrZeroWhenNoncommittal) {
   EXPECT_EQ(r["answer_relevancy"].evidence["noncommittal"], true);
 }
 
+// A cosine can be negative (q20 of examples/halueval_rag.jsonl: -0.096 with the local
+// embedder); answer_correctness is declared in [0, 1], so a negative cosine enters its
+// formula as 0 (no similarity) instead of pulling the score below 0 (it was -0.024 there).
+// semantic_similarity itself stays the cosine, in its declared [-1, 1].
+TEST(JudgedMetricsTest, AnswerCorrectnessCountsANegativeCosineAsNoSimilarity) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  judge->similarities[{"A", "R"}] = -0.4;
+  auto r = score(full_sample(), "semantic_similarity,answer_correctness", judge);
+  ASSERT_EQ(r["answer_correctness"].outcome, Outcome::kOk) << r["answer_correctness"].reason;
+  EXPECT_DOUBLE_EQ(r["semantic_similarity"].score, -0.4);
+  // factual F1 2/3 (EveryLedgerMetricReadsOneLedgerPerSample): 0.75 * 2/3 + 0.25 * 0.
+  EXPECT_NEAR(r["answer_correctness"].score, 0.5, 1e-15);
+  EXPECT_DOUBLE_EQ(r["answer_correctness"].evidence["semantic_similarity"], -0.4);
+}
+
+// The same for answer_relevancy, declared in [0, 1]: a generated question with a negative
+// cosine to the question counts as 0 in the mean; its evidence keeps the cosine.
+TEST(JudgedMetricsTest, AnswerRelevancyCountsANegativeCosineAsNoSimilarity) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  judge->questions = {"q1", "q2"};
+  judge->similarities[{"Q", "q1"}] = 0.6;
+  judge->similarities[{"Q", "q2"}] = -0.2;
+  auto r = score(full_sample(), "answer_relevancy", judge);
+  EXPECT_NEAR(r["answer_relevancy"].score, 0.3, 1e-15);
+  EXPECT_DOUBLE_EQ(r["answer_relevancy"].evidence["questions"][1]["similarity"], -0.2);
+}
+
 TEST(JudgedMetricsTest, ContextEntityRecallMatchesNormalisedEntities) {
   auto judge = std::make_shared<ScriptedJudge>();
   judge->entity_lists["R"] = {"paris", "1889", "gustave eiffel"};
@@ -195,6 +222,19 @@ TEST(JudgedMetricsTest, AnEntityTheContextsStateVerbatimIsFoundWhateverTheJudgeL
   EXPECT_NEAR(r["context_entity_recall"].score, 2.0 / 4.0, 1e-15);
   EXPECT_EQ(r["context_entity_recall"].evidence["missing"],
             nlohmann::ordered_json({"art", "gibbons ranch"}));
+}
+
+TEST(JudgedMetricsTest, AChineseEntityStatedVerbatimIsFoundAtWordBoundaries) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  Sample sample = full_sample();
+  // "China's capital is Beijing." ICU's words: 中国 / 的 / 首都 / 是 / 北京. No space
+  // around a Chinese word: the characters either side of "北京" are letters.
+  sample.retrieved_contexts = std::vector<std::string>{"中国的首都是北京。"};
+  judge->entity_lists["R"] = {"北京", "首都是", "京"};
+  // "北京" is a word and "首都是" two whole words; "京" is only half of "北京".
+  auto r = score(sample, "context_entity_recall", judge);
+  EXPECT_NEAR(r["context_entity_recall"].score, 2.0 / 3.0, 1e-15);
+  EXPECT_EQ(r["context_entity_recall"].evidence["missing"], nlohmann::ordered_json({"京"}));
 }
 
 TEST(JudgedMetricsTest, OfflineJudgeIsTheDefaultAndScoresAWorkedExample) {

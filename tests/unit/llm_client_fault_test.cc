@@ -104,7 +104,9 @@ class LlmClientFaultTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    if (server_ == nullptr) GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
+    ASSERT_TRUE(test_judges::fake_llm_server_built());
+    ASSERT_NE(server_, nullptr) << "the fake LLM server at " << fake_llm_server_path()
+                                << " did not start";
     setenv(kKeyVariable, kFakeKey, 1);
   }
 

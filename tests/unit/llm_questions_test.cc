@@ -22,7 +22,11 @@ namespace {
 // answer_relevancy of `response` when every reply of the fake server is `reply`.
 MetricResult answer_relevancy_with_reply(const std::string& response, const nlohmann::json& reply,
                                          fakes::FakeLlmServerProcess& fake) {
-  EXPECT_TRUE(fake.start(test_judges::fake_llm_server_path(), {"--content", reply.dump()}));
+  if (!fake.start(test_judges::fake_llm_server_path(), {"--content", reply.dump()})) {
+    ADD_FAILURE() << "the fake LLM server at " << test_judges::fake_llm_server_path()
+                  << " did not start";
+    return MetricResult{};
+  }
   auto judge = test_judges::llm_judge_over(fake.base_url());
   EXPECT_TRUE(judge.ok()) << judge.status().to_string();
   if (!judge.ok()) return MetricResult{};
@@ -40,9 +44,7 @@ MetricResult answer_relevancy_with_reply(const std::string& response, const nloh
 class LlmQuestionsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(test_judges::fake_llm_server_path())) {
-      GTEST_SKIP() << "fake server not built at " << test_judges::fake_llm_server_path();
-    }
+    ASSERT_TRUE(test_judges::fake_llm_server_built());
   }
   fakes::FakeLlmServerProcess fake_;
 };

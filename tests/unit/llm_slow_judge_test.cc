@@ -37,7 +37,7 @@ class SlotFake {
  public:
   bool start(int slots, double ms_per_1k_prompt_tokens, double ms_per_token,
              bool announce = false) {
-    if (!std::filesystem::exists(fake_llm_server_path())) return false;
+    if (!test_judges::fake_llm_server_built()) return false;
     if (!process_.start(fake_llm_server_path(),
                         {"--slots", std::to_string(slots), "--ms-per-1k-prompt-tokens",
                          std::to_string(ms_per_1k_prompt_tokens), "--ms-per-token",
@@ -97,7 +97,8 @@ ChatRequest sized_request(int index, int tokens) {
 TEST(LlmSlowJudgeTest, OneSlotAtConcurrency16FinishesEveryCallWithoutTimeouts) {
   SlotFake fake;
   // 100 ms per 1,000 prompt tokens, 4 ms per token: 70 to 170 ms per call served alone.
-  if (!fake.start(1, 100, 4)) GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
+  ASSERT_TRUE(fake.start(1, 100, 4))
+      << "the fake LLM server at " << fake_llm_server_path() << " did not start";
   // Served one at a time, the 16th call waits about 1.8 s behind our own earlier ones: far
   // past the 1 s timeout, which must not count that wait.
   auto client = make_client(slow_judge_options(fake.base_url(), 1.0, 3));
@@ -140,7 +141,8 @@ TEST(LlmSlowJudgeTest, OneSlotAtConcurrency16FinishesEveryCallWithoutTimeouts) {
 TEST(LlmSlowJudgeTest, BurstOfSlownessLowersConcurrencyAndItComesBack) {
   SlotFake fake;
   // Four slots; a 1,000-token prompt takes 20 ms, then 5 tokens of 5 ms.
-  if (!fake.start(4, 20, 5)) GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
+  ASSERT_TRUE(fake.start(4, 20, 5))
+      << "the fake LLM server at " << fake_llm_server_path() << " did not start";
   auto client = make_client(slow_judge_options(fake.base_url(), 1.0, 30));
   ASSERT_TRUE(client.ok()) << client.status().to_string();
   constexpr int kCalls = 300;
@@ -188,9 +190,8 @@ TEST(LlmSlowJudgeTest, BurstOfSlownessLowersConcurrencyAndItComesBack) {
 
 TEST(LlmSlowJudgeTest, SlotsTheServerAnnouncesSetTheStartingLimit) {
   SlotFake fake;
-  if (!fake.start(2, 20, 2, /*announce=*/true)) {
-    GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
-  }
+  ASSERT_TRUE(fake.start(2, 20, 2, /*announce=*/true))
+      << "the fake LLM server at " << fake_llm_server_path() << " did not start";
   auto client = make_client(slow_judge_options(fake.base_url(), 1.0, 3));
   ASSERT_TRUE(client.ok()) << client.status().to_string();
   std::vector<std::future<StatusOr<ChatResponse>>> replies;
@@ -207,7 +208,8 @@ TEST(LlmSlowJudgeTest, SlotsTheServerAnnouncesSetTheStartingLimit) {
 // lost request alive for as long as they came.
 TEST(LlmSlowJudgeTest, ALostRequestEndsAtItsDeadlineWhileTheServerAnswersOthers) {
   SlotFake fake;
-  if (!fake.start(1, 10, 20)) GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
+  ASSERT_TRUE(fake.start(1, 10, 20))
+      << "the fake LLM server at " << fake_llm_server_path() << " did not start";
   // The first request is lost (never answered); the others stream 10 tokens of 20 ms.
   fake.script({{"steps", {{{"kind", "hang"}}}},
                {"default", {{"kind", "reply"}, {"completion_tokens", 10}}}});
@@ -249,7 +251,8 @@ TEST(LlmSlowJudgeTest, ALostRequestEndsAtItsDeadlineWhileTheServerAnswersOthers)
 TEST(LlmSlowJudgeTest, WaitingBehindOurOwnRequestsDoesNotCountAgainstTheDeadline) {
   SlotFake fake;
   // 100 ms per 1,000 prompt tokens (50 ms for 500), then 5 tokens of 20 ms.
-  if (!fake.start(1, 100, 20)) GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
+  ASSERT_TRUE(fake.start(1, 100, 20))
+      << "the fake LLM server at " << fake_llm_server_path() << " did not start";
   ClientOptions options = slow_judge_options(fake.base_url(), 1.0, 3);
   options.retry.deadline_seconds = 1.5;
   auto client = make_client(options);

@@ -100,9 +100,7 @@ TEST(OfflineWithdrawnTest, TheDefaultMetricListLeavesThemOutUnlessForced) {
 // vectors the judge uses without an embedder.
 TEST(OfflineWithdrawnTest, AnLlmJudgeScoresAnswerRelevancy) {
   using test_judges::fake_llm_server_path;
-  if (!std::filesystem::exists(fake_llm_server_path())) {
-    GTEST_SKIP() << "fake server not built at " << fake_llm_server_path();
-  }
+  ASSERT_TRUE(test_judges::fake_llm_server_built());
   const std::string question = *full_sample().user_input;
   nlohmann::json reply = {{"questions", {question, question, question}},
                           {"response_is_noncommittal", false}};

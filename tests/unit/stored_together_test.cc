@@ -93,9 +93,7 @@ std::vector<MetricResult> score(const std::shared_ptr<Judge>& judge) {
 class StoredTogetherTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(test_judges::fake_llm_server_path())) {
-      GTEST_SKIP() << "fake server not built at " << test_judges::fake_llm_server_path();
-    }
+    ASSERT_TRUE(test_judges::fake_llm_server_built());
     ASSERT_TRUE(fake_.start(test_judges::fake_llm_server_path(), {"--content", fixed_reply()}));
   }
   fakes::FakeLlmServerProcess fake_;

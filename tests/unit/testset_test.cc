@@ -3,9 +3,12 @@
 // the real local model is tests/llm/test_gen_llm.py.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "../fakes/fake_llm_server_process.h"
 #include "ragmeter/hashed_embedding.h"
@@ -83,7 +86,7 @@ class TestsetTest : public ::testing::Test {
   // Starts the fake server with `steps` (one reply per request, in order).
   void start(const Json& steps) {
     const std::string path = fake_llm_server_path();
-    if (!std::filesystem::exists(path)) GTEST_SKIP() << "fake server not built at " << path;
+    ASSERT_TRUE(test_judges::fake_llm_server_built());
     script_ = std::filesystem::temp_directory_path() /
               ("ragmeter-testset-script-" + std::to_string(::getpid()) + ".json");
     std::ofstream(script_) << Json({{"steps", steps}}).dump();
@@ -135,7 +138,7 @@ TEST(TestsetRequestTest, GenerationAsksForExactlyNPairsOverLabelledPassages) {
 
 TEST_F(TestsetTest, EveryFilterCountsItsRejectionAndTheSetStopsAtItsSize) {
   // One context at a time (concurrency 1), so the requests come in this order.
-  start(Json::array({
+  ASSERT_NO_FATAL_FAILURE(start(Json::array({
       generated("What does json.dumps return for a Python dict?", "A JSON string."),  // 1
       critic(true),                                                                    // passes
       closed_book("unknown"),                                                          // accepted
@@ -146,7 +149,7 @@ TEST_F(TestsetTest, EveryFilterCountsItsRejectionAndTheSetStopsAtItsSize) {
       generated("Which sea does the Danube reach?", "The Black Sea."),                 // 5
       critic(true),                                                                    // passes
       closed_book("I am not sure of it."),                                             // accepted
-  }));
+  })));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
   TestsetOptions options = simple_one_at_a_time(2);
@@ -184,11 +187,11 @@ TEST_F(TestsetTest, EveryFilterCountsItsRejectionAndTheSetStopsAtItsSize) {
 }
 
 TEST_F(TestsetTest, PairsNamingMissingPassagesOrTooFewForMultiContextAreRejected) {
-  start(Json::array({
+  ASSERT_NO_FATAL_FAILURE(start(Json::array({
       generated("Which sea does the Danube reach in the end?", "The Black Sea.", {"P1"}),
       generated("How do tulips and the Danube differ in season?", "They do not.", {"P1", "P2"}),
       critic(true, true, false),  // not grounded
-  }));
+  })));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
   TestsetOptions options;
@@ -209,7 +212,7 @@ TEST_F(TestsetTest, PairsNamingMissingPassagesOrTooFewForMultiContextAreRejected
 
 TEST_F(TestsetTest, TautologiesAndQuestionsTheJudgeAnswersWithoutPassagesAreRejected) {
   // Issue 17's held-out run kept "What is the name of PharmaCann?" / "PharmaCann".
-  start(Json::array({
+  ASSERT_NO_FATAL_FAILURE(start(Json::array({
       generated("What is the name of PharmaCann?", "PharmaCann"),           // rule: no call
       generated("Which sea does the Danube reach?", "The Black Sea."),      //
       critic(true),                                                        //
@@ -217,7 +220,7 @@ TEST_F(TestsetTest, TautologiesAndQuestionsTheJudgeAnswersWithoutPassagesAreReje
       generated("When do tulips flower?", "Tulips flower in spring."),      //
       critic(true),                                                        //
       closed_book("unknown"),                                              // accepted
-  }));
+  })));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
   TestsetOptions options = simple_one_at_a_time(1);
@@ -231,8 +234,41 @@ TEST_F(TestsetTest, TautologiesAndQuestionsTheJudgeAnswersWithoutPassagesAreReje
   EXPECT_EQ(client_->totals().requests, 7);
 }
 
+TEST_F(TestsetTest, AStopKeepsTheAcceptedRowsAndCancelsTheCallInFlight) {
+  start(Json::array({
+      generated("Which sea does the Danube reach?", "The Black Sea."),  // row 1
+      critic(true),                                                    //
+      closed_book("unknown"),                                          // accepted
+      generated("When do tulips flower?", "In spring."),               // row 2
+      critic(true),                                                    //
+      Json{{"kind", "hang"}},                                          // its closed-book call hangs
+  }));
+  const auto chunks = three_chunks();
+  const VectorIndex index = index_of(chunks);
+  TestsetOptions options = simple_one_at_a_time(3);
+  std::atomic<bool> stop{false};
+  options.cancel = &stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    stop.store(true);
+  });
+  const auto started = std::chrono::steady_clock::now();
+  auto report = generate_testset(chunks, index, *client_, hashed, options);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  stopper.join();
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  EXPECT_TRUE(report->cancelled);
+  ASSERT_EQ(report->rows.size(), 1u);
+  EXPECT_EQ(report->rows[0].user_input, "Which sea does the Danube reach?");
+  EXPECT_TRUE(report->rejected.empty());  // the call cut short is no rejection
+  EXPECT_EQ(client_->totals().requests, 6);  // nothing asked after the stop
+  EXPECT_LT(seconds, 4.0);  // the hanging call was cancelled, not waited for (5 s timeout)
+}
+
 TEST_F(TestsetTest, WithoutTheClosedBookCheckTheCriticsVerdictIsFinal) {
-  start(Json::array({generated("Which sea does the Danube reach?", "The Black Sea."), critic(true)}));
+  ASSERT_NO_FATAL_FAILURE(start(Json::array(
+      {generated("Which sea does the Danube reach?", "The Black Sea."), critic(true)})));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
   TestsetOptions options = simple_one_at_a_time(1);
@@ -303,6 +339,26 @@ TEST(TestsetFilterTest, CoverageCountsTypesMultiContextRowsAndDistinctOpenings) 
   EXPECT_EQ(coverage.distinct_openings, 3u);  // "what is", "how do", "why then"
   EXPECT_EQ(coverage.distinct_opening_share, 0.75);
   EXPECT_EQ(testset_coverage({}).distinct_opening_share, 0.0);
+}
+
+TEST(TestsetFilterTest, ChineseAnswersAndOpeningsAreReadAsWords) {
+  // "What is the capital of France?" / "Paris": the answer's word 巴黎 is not in the
+  // question; the whole clause "法国的首都是哪里" was one "word" before ICU's words.
+  EXPECT_FALSE(answer_in_question("法国的首都是哪里？", "巴黎"));
+  // "Which city is Paris?" / "Paris": the answer adds nothing.
+  EXPECT_TRUE(answer_in_question("巴黎是哪个城市？", "巴黎"));
+  // The closed-book answer "巴黎" (Paris) is the reference's word.
+  EXPECT_TRUE(closed_book_match("巴黎", "法国的首都是哪里？", "法国的首都是巴黎。"));
+  EXPECT_FALSE(closed_book_match("里昂", "法国的首都是哪里？", "法国的首都是巴黎。"));
+  auto row = [](const char* question) {
+    TestsetRow r;
+    r.user_input = question;
+    return r;
+  };
+  // Openings: 法国 的 / 法国 的 / 德国 的: two distinct ones of three.
+  const TestsetCoverage coverage =
+      testset_coverage({row("法国的首都是哪里？"), row("法国的人口是多少？"), row("德国的首都是哪里？")});
+  EXPECT_EQ(coverage.distinct_openings, 2u);
 }
 
 TEST(TestsetInputTest, BadInputsAreErrors) {

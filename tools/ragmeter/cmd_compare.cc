@@ -10,8 +10,10 @@
 #include "exit_codes.h"
 #include "metric_value.h"
 #include "ragmeter/compare.h"
+#include "ragmeter/gates.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/report.h"
+#include "stop_signal.h"
 
 namespace ragmeter::cli {
 namespace {
@@ -53,11 +55,10 @@ Status parse_regression_gates(const std::vector<std::string>& specs, const RunCo
   return ok_status();
 }
 
+// The verdict column; a regression in capitals, to stand out in a terminal.
 std::string verdict(const MetricComparison& m, double alpha) {
-  if (m.stats.n == 0) return "no pairs";
-  if (m.p_holm < alpha && m.oriented_ci_low() > 0) return "better";
-  if (m.p_holm < alpha && m.oriented_ci_high() < 0) return "WORSE";
-  return "no significant change";
+  ChangeVerdict v = change_verdict(m, alpha);
+  return v == ChangeVerdict::kWorse ? "WORSE" : change_verdict_name(v);
 }
 
 std::string shorten(std::string text, std::size_t width) {
@@ -109,8 +110,9 @@ void print_table(const RunComparison& c, std::size_t base_rows, std::size_t new_
   std::cout << fmt::format(
       "\ndir: up = higher is better, down = lower is better (the metric table). diff = new - base;\n"
       "95% CI: paired bootstrap; p: paired sign-flip test (e exact, m Monte Carlo); p Holm:\n"
-      "corrected across the {} metrics; a verdict needs p Holm < {} and an interval clear of 0.\n",
-      c.metrics.size(), c.alpha);
+      "corrected across the {} metric{} with a non-zero difference (all ties: p Holm 1); a\n"
+      "verdict needs p Holm < {} and an interval clear of 0.\n",
+      c.holm_family, c.holm_family == 1 ? "" : "s", c.alpha);
   for (const auto& key : c.only_in_base) std::cout << "only in base: " << key << "\n";
   for (const auto& key : c.only_in_new) std::cout << "only in new:  " << key << "\n";
   for (const auto& m : c.metrics_only_in_base) std::cout << "metric only in base: " << m << "\n";
@@ -151,6 +153,7 @@ void print_table(const RunComparison& c, std::size_t base_rows, std::size_t new_
 }
 
 int run_compare(const CompareArgs& args) {
+  install_stop_handlers(StopMode::kImmediate);  // --html is whole or not written (OutputFile)
   CompareOptions options;
   options.id_column = args.id_column;
   options.alpha = args.alpha;
@@ -185,7 +188,9 @@ int run_compare(const CompareArgs& args) {
   if (!args.html.empty()) {
     ReportInput input;
     input.comparison = comparison_to_json(*comparison);
-    if (Status s = write_report(args.html, input); !s.ok()) {
+    OutputFile html(args.html);
+    html.stream() << render_report(input);
+    if (Status s = html.commit(); !s.ok()) {
       std::cerr << "ragmeter: " << s.message() << "\n";
       return kExitUsage;
     }
@@ -193,12 +198,12 @@ int run_compare(const CompareArgs& args) {
   bool regressed = false;
   for (const auto& m : comparison->metrics) {
     auto gate = gates.find(m.metric);
-    if (gate == gates.end() || !is_regression(m, gate->second, comparison->alpha)) continue;
-    std::cerr << fmt::format(
-        "ragmeter: regression: {} got worse by more than {} (95% CI of the change in its good "
-        "direction [{:+.4f}, {:+.4f}], Holm-adjusted p {:.4g} < {})\n",
-        m.metric, gate->second, m.oriented_ci_low(), m.oriented_ci_high(), m.p_holm,
-        comparison->alpha);
+    if (gate == gates.end()) continue;
+    const GateVerdict verdict = check_regression(m, gate->second, comparison->alpha);
+    if (verdict.passed) continue;
+    std::cerr << "ragmeter: "
+              << (verdict.scored ? "regression: " : "--fail-on-regression not met: ")
+              << verdict.message << "\n";
     regressed = true;
   }
   return regressed ? kExitBelowThreshold : kExitOk;
@@ -215,14 +220,16 @@ CommandRun add_compare_command(CLI::App& parent) {
       "reference contexts; rows in one run only are listed. Per metric: both means, the mean\n"
       "paired difference with a paired bootstrap 95% interval, a paired sign-flip p-value\n"
       "(exact up to 20 non-zero differences, else Monte Carlo), win/tie/loss, and Holm's\n"
-      "correction across the metrics (docs/report.md).\n\n"
+      "correction across the metrics with a non-zero difference (docs/report.md).\n\n"
       "Examples:\n"
       "  ragmeter compare base.jsonl new.jsonl\n"
       "  ragmeter compare base.jsonl new.jsonl --fail-on-regression faithfulness=0.02\n"
       "  ragmeter compare base.jsonl new.jsonl --json > comparison.json --html comparison.html\n\n"
       "Exit codes: 0 no gated regression; 1 a --fail-on-regression metric got worse by more\n"
       "than DELTA with confidence (the upper end of its 95% interval, in the metric's good\n"
-      "direction, below -DELTA, and Holm-adjusted p < --alpha); 2 bad usage or input.");
+      "direction, below -DELTA, and Holm-adjusted p < --alpha), or no sample was scored for\n"
+      "it in both runs (as eval --fail-under fails on a metric nothing was scored for); 2 bad\n"
+      "usage or input.");
   cmd->add_option("base", args->base, "Results of the base run (ragmeter eval --out, JSONL)")
       ->required();
   cmd->add_option("new", args->next, "Results of the new run")->required();
@@ -231,7 +238,7 @@ CommandRun add_compare_command(CLI::App& parent) {
   cmd->add_option("--html", args->html, "Write the comparison as a self-contained HTML report");
   cmd->add_option("--fail-on-regression", args->fail_on_regression,
                   "METRIC=DELTA: exit 1 when METRIC got worse by more than DELTA with "
-                  "confidence; repeatable");
+                  "confidence, or when no sample was scored for it in both runs; repeatable");
   cmd->add_option("--top", args->top, "Samples listed per metric as the ones that changed most")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));

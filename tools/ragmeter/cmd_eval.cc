@@ -1,6 +1,4 @@
 // `ragmeter eval DATASET`: score a dataset, write per-sample results and a summary.
-#include <signal.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -17,33 +15,19 @@
 #include <fmt/format.h>
 
 #include "commands.h"
-#include "exit_codes.h"
 #include "eval_flags.h"
+#include "exit_codes.h"
+#include "output_stream.h"
 #include "progress.h"
 #include "ragmeter/dataset.h"
 #include "ragmeter/evaluate.h"
 #include "ragmeter/llm_config.h"
 #include "ragmeter/llm_judge.h"
 #include "ragmeter/results.h"
+#include "stop_signal.h"
 
 namespace ragmeter::cli {
 namespace {
-
-// Set by SIGINT / SIGTERM: the run stops, keeps what finished and exits with 130. A
-// second signal ends the process at once.
-std::atomic<bool> g_stop{false};
-
-void on_stop_signal(int) {
-  if (g_stop.exchange(true)) std::_Exit(kExitInterrupted);
-}
-
-void install_stop_handlers() {
-  struct sigaction action {};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
 
 struct EvalArgs {
   std::string dataset;
@@ -90,6 +74,24 @@ bool is_csv_output(const EvalArgs& args) {
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return extension == ".csv";  // o.CSV too
+}
+
+// The progress display's total: the dataset's rows (at most --limit), counted before
+// the run starts for a file under kCountAtOnceBytes (a few milliseconds), else while it
+// runs.
+constexpr std::uintmax_t kCountAtOnceBytes = 64u << 20;
+
+void count_progress_total(const EvalArgs& args, DatasetFormat format, Progress* progress) {
+  std::error_code error;
+  const std::uintmax_t bytes = std::filesystem::file_size(args.dataset, error);
+  const bool now = !error && bytes < kCountAtOnceBytes;
+  progress->count_total(
+      [&args, format](const std::atomic<bool>& stop) -> std::optional<std::int64_t> {
+        auto rows = count_dataset_rows(args.dataset, format, args.rows_path, &stop);
+        if (rows && args.limit > 0) rows = std::min(*rows, args.limit);
+        return rows;
+      },
+      now);
 }
 
 // "H h M min" or "M min S s".
@@ -243,11 +245,20 @@ int run_eval(const EvalArgs& args) {
     }
     return run_dry(args, *options, **reader);
   }
+  install_stop_handlers(StopMode::kGraceful);  // before the judge and the embedder are loaded
   // Every output is checked before anything is sent: an unwritable --summary must not be
-  // found after the judge has been paid.
-  for (const auto& [path, flag] : {std::pair{args.out, "--out"}, {args.summary, "--summary"},
-                                   {args.eval.traces, "--traces"}, {args.report, "--report"}}) {
-    if (path.empty()) continue;
+  // found after the judge has been paid. "-" is standard output, for one of them.
+  const std::pair<std::string, const char*> outputs[] = {
+      {args.out, "--out"}, {args.summary, "--summary"}, {args.eval.traces, "--traces"},
+      {args.report, "--report"}};
+  if (std::count_if(std::begin(outputs), std::end(outputs),
+                    [](const auto& o) { return is_standard_output(o.first); }) > 1) {
+    std::cerr << "ragmeter: only one of --out, --summary, --traces and --report can be - "
+                 "(standard output)\n";
+    return kExitUsage;
+  }
+  for (const auto& [path, flag] : outputs) {
+    if (path.empty() || is_standard_output(path)) continue;
     if (Status s = check_output_path(path, flag); !s.ok()) {
       std::cerr << "ragmeter: " << s.message() << "\n";
       return kExitUsage;
@@ -277,21 +288,22 @@ int run_eval(const EvalArgs& args) {
   RejectReporter reporter(args.dataset);
   sinks.add(&reporter);
   std::ofstream out_file;
+  std::ostream* out = nullptr;  // --out: the file, or standard output for "-"
   std::unique_ptr<ResultSink> writer;
   if (!args.out.empty()) {
-    out_file.open(args.out, std::ios::binary);
-    if (!out_file) {
+    out = open_output(args.out, &out_file);
+    if (out == nullptr) {
       std::cerr << "ragmeter: cannot write --out " << args.out << "\n";
       return kExitUsage;
     }
-    writer = is_csv_output(args) ? make_csv_result_writer(out_file, options.metrics)
-                                 : make_jsonl_result_writer(out_file, options.metrics);
+    writer = is_csv_output(args) ? make_csv_result_writer(*out, options.metrics)
+                                 : make_jsonl_result_writer(*out, options.metrics);
     sinks.add(writer.get());
   }
 
-  install_stop_handlers();
-  options.cancel = &g_stop;
+  options.cancel = &stop_flag();
   Progress progress(args.quiet);
+  count_progress_total(args, *format, &progress);
   // The report reads the rows back as the JSONL --out has them.
   std::stringstream report_rows;
   std::unique_ptr<ResultSink> report_writer;
@@ -299,39 +311,41 @@ int run_eval(const EvalArgs& args) {
     report_writer = make_jsonl_result_writer(report_rows, options.metrics);
     sinks.add(report_writer.get());
   }
-  bool clients_cancelled = false;
+  ClientCanceller canceller{eval->judge.chat.get(), eval->judge.embedder.get()};
   auto summary = evaluate(**reader, args.dataset, options, sinks, [&](std::int64_t rows) {
     progress.update(rows);
     // Rows reach the writer as they finish; at most every 100 ms they reach the file too,
     // so a run killed outright loses at most that much.
-    if (out_file.is_open()) out_file.flush();
-    // Stopped: the judge calls in flight are abandoned rather than waited for.
-    if (g_stop.load() && !clients_cancelled) {
-      clients_cancelled = true;
-      for (auto* client : {eval->judge.chat.get(), eval->judge.embedder.get()}) {
-        if (client != nullptr) client->cancel();
-      }
-    }
+    if (out != nullptr) out->flush();
+    canceller.poll();  // stopped: the judge calls in flight are abandoned, not waited for
   });
   progress.finish();
   if (!summary.ok()) {
     std::cerr << "ragmeter: " << summary.status().message() << "\n";
     return kExitUsage;
   }
-  if (out_file.is_open()) out_file.flush();  // every finished row is on disk first
+  if (out != nullptr) out->flush();  // every finished row is on disk first
   // A refused key is said once here, not once per row (each reason says it too).
   for (const auto* client : {eval->judge.chat.get(), eval->judge.embedder.get()}) {
     if (client == nullptr || client->halted().ok() || summary->cancelled) continue;
     std::cerr << "ragmeter: judge: " << client->halted().message()
               << "; the metrics that need the judge failed, the others were scored\n";
   }
+  // With data on standard output, the table goes to standard error.
+  const bool data_on_stdout =
+      std::any_of(std::begin(outputs), std::end(outputs),
+                  [](const auto& o) { return is_standard_output(o.first); });
   const int code = report_eval(args.eval, *eval, *summary, args.dataset, args.summary, args.quiet,
-                               args.allow_failures, args.report, &report_rows);
+                               args.allow_failures, args.report, &report_rows,
+                               data_on_stdout ? &std::cerr : &std::cout);
   if (code == kExitInterrupted) {
     std::cerr << fmt::format(
         "ragmeter: interrupted: the {} rows finished before the stop are written{}, and the "
         "summary covers them (\"cancelled\": true); exit code 130\n",
-        summary->rows_read, args.out.empty() ? "" : " to " + args.out);
+        summary->rows_read,
+        args.out.empty()                  ? ""
+        : is_standard_output(args.out) ? " to standard output"
+                                          : " to " + args.out);
     return kExitInterrupted;
   }
   return code;
@@ -365,7 +379,9 @@ CommandRun add_eval_command(CLI::App& parent) {
   cmd->add_option("--rows-path", args->rows_path,
                   "JSON only: the array of rows inside the top-level object, by its dotted keys "
                   "(data for {\"data\": [...]})");
-  cmd->add_option("--out,-o", args->out, "Per-sample results: .jsonl (default) or .csv");
+  cmd->add_option("--out,-o", args->out,
+                  "Per-sample results: .jsonl (default) or .csv; - for standard output (the "
+                  "table then goes to standard error)");
   cmd->add_option("--out-format", args->out_format, "auto (by --out extension), jsonl or csv")
       ->check(CLI::IsMember({"auto", "jsonl", "csv"}));
   cmd->add_option("--summary", args->summary, "Summary JSON (means, std, 95% CI, counts)");

@@ -18,6 +18,7 @@
 #include "ragmeter/llm.h"
 #include "ragmeter/testset.h"
 #include "ragmeter/vector_index.h"
+#include "stop_signal.h"
 
 namespace ragmeter::cli {
 namespace {
@@ -54,8 +55,8 @@ std::string sha256_hex(const std::string& text) {
   return hex;
 }
 
-// Embeds texts with the local model (in one pass), an embeddings endpoint (in batches) or
-// the offline hashed vectors.
+// Embeds texts with the local model, an embeddings endpoint or the offline hashed vectors,
+// a batch at a time: a stop (Ctrl-C) is heard between batches (FailedPrecondition).
 class Embedder {
  public:
   Embedder(std::shared_ptr<llm::Client> client, std::shared_ptr<const SentenceEmbedder> local,
@@ -65,30 +66,40 @@ class Embedder {
   const std::string& identity() const { return identity_; }
 
   StatusOr<std::vector<std::vector<float>>> embed(const std::vector<std::string>& texts) const {
-    if (local_) return local_->embed(texts);
     std::vector<std::vector<float>> out;
-    if (!client_) {
+    if (!client_ && !local_) {
       for (const std::string& text : texts) out.push_back(hashed_embedding(text));
       return out;
     }
-    constexpr std::size_t kBatch = 64;
-    for (std::size_t start = 0; start < texts.size(); start += kBatch) {
-      llm::EmbeddingRequest request;
-      request.inputs.assign(texts.begin() + static_cast<std::ptrdiff_t>(start),
-                            texts.begin() + static_cast<std::ptrdiff_t>(std::min(texts.size(), start + kBatch)));
-      const std::size_t n = request.inputs.size();
-      auto reply = client_->embed(std::move(request)).get();
-      if (!reply.ok()) return reply.status();
-      if (reply->vectors.size() != n) {
-        return invalid_argument("the embedder returned " + std::to_string(reply->vectors.size()) +
-                                " vectors for " + std::to_string(n) + " texts");
-      }
-      for (auto& vector : reply->vectors) out.push_back(std::move(vector));
+    // A request's worth for a server; about a second of work for the local model (chunks
+    // are long: up to 256 ids each, 2,000 ids/s on two threads, docs/performance.md).
+    const std::size_t per_batch = local_ ? 8 : 64;
+    for (std::size_t start = 0; start < texts.size(); start += per_batch) {
+      if (stop_requested()) return failed_precondition("stopped by a signal");
+      std::vector<std::string> batch(
+          texts.begin() + static_cast<std::ptrdiff_t>(start),
+          texts.begin() + static_cast<std::ptrdiff_t>(std::min(texts.size(), start + per_batch)));
+      RAGMETER_ASSIGN_OR_RETURN(auto vectors, embed_batch(std::move(batch)));
+      for (auto& vector : vectors) out.push_back(std::move(vector));
     }
     return out;
   }
 
  private:
+  StatusOr<std::vector<std::vector<float>>> embed_batch(std::vector<std::string> texts) const {
+    if (local_) return local_->embed(texts);
+    const std::size_t n = texts.size();
+    llm::EmbeddingRequest request;
+    request.inputs = std::move(texts);
+    auto reply = client_->embed(std::move(request)).get();
+    if (!reply.ok()) return reply.status();
+    if (reply->vectors.size() != n) {
+      return invalid_argument("the embedder returned " + std::to_string(reply->vectors.size()) +
+                              " vectors for " + std::to_string(n) + " texts");
+    }
+    return std::move(reply->vectors);
+  }
+
   std::shared_ptr<llm::Client> client_;
   std::shared_ptr<const SentenceEmbedder> local_;
   std::string identity_;
@@ -131,12 +142,56 @@ StatusOr<VectorIndex> chunk_index(const std::vector<DocumentChunk>& chunks, cons
   return index;
 }
 
+// The --summary JSON: counts, rejections by reason, coverage, usage.
+nlohmann::ordered_json gen_summary(const GenArgs& args, const LoadResult& loaded,
+                                   std::size_t chunks, nlohmann::ordered_json index,
+                                   const TestsetReport& report, const TestsetCoverage& coverage,
+                                   const llm::UsageTotals& chat_totals, std::int64_t requests) {
+  const std::size_t rows = report.rows.size();
+  nlohmann::ordered_json summary;
+  summary["rows"] = rows;
+  summary["requested"] = args.size;
+  summary["cancelled"] = report.cancelled;
+  summary["seed"] = args.seed;
+  summary["documents"] = {{"loaded", loaded.documents.size()},
+                          {"files_seen", loaded.files_seen},
+                          {"skipped", loaded.problems.size()}};
+  nlohmann::ordered_json problems = nlohmann::ordered_json::array();
+  for (const LoadProblem& problem : loaded.problems) {
+    problems.push_back({{"path", problem.path}, {"reason", problem.reason}});
+  }
+  summary["documents"]["problems"] = std::move(problems);
+  summary["chunks"] = chunks;
+  summary["index"] = std::move(index);
+  summary["contexts_tried"] = report.contexts_tried;
+  summary["pairs_proposed"] = report.pairs_proposed;
+  summary["rejected"] = report.rejected;
+  nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
+  for (const TestsetRow& row : report.rows) {
+    auto& n = by_type[question_type_name(row.type)];
+    n = n.is_null() ? 1 : n.get<int>() + 1;
+  }
+  summary["by_type"] = std::move(by_type);
+  summary["coverage"] = testset_coverage_json(coverage);
+  summary["usage"] = {{"requests", requests},
+                      {"cache_hits", chat_totals.cache_hits},
+                      {"failed", chat_totals.failed_calls},
+                      {"prompt_tokens", chat_totals.tokens.prompt_tokens},
+                      {"completion_tokens", chat_totals.tokens.completion_tokens},
+                      {"cost_usd", chat_totals.cost_usd},
+                      {"by_call", report.usage_by_call}};
+  summary["judge_calls_per_row"] =
+      rows ? static_cast<double>(chat_totals.requests) / static_cast<double>(rows) : 0.0;
+  return summary;
+}
+
 int fail(const Status& status, int code = kExitUsage) {
   std::cerr << "ragmeter gen: " << status.message() << "\n";
   return code;
 }
 
 int run_gen(const GenArgs& args) {
+  install_stop_handlers(StopMode::kGraceful);
   auto settings = judge_settings(args.judge);
   if (!settings.ok()) return fail(settings.status());
   if (settings->judge == "offline") {
@@ -174,13 +229,13 @@ int run_gen(const GenArgs& args) {
                                  " hold no chunk of at least the minimum size"));
   }
   if (!args.chunks_out.empty()) {
-    std::ofstream out(args.chunks_out);
+    OutputFile out(args.chunks_out);
     for (const DocumentChunk& chunk : chunks) {
       nlohmann::ordered_json line = testset_source_json(testset_source_of(chunk));
       line["text"] = chunk.text;
-      out << line.dump() << "\n";
+      out.stream() << line.dump() << "\n";
     }
-    if (!out) return fail(unavailable("cannot write " + args.chunks_out));
+    if (Status s = out.commit(); !s.ok()) return fail(s);
   }
 
   // Judge and embedder clients.
@@ -209,80 +264,68 @@ int run_gen(const GenArgs& args) {
   // The index, beside the output.
   const std::string index_path = args.out + ".index";
   bool reused = false;
-  auto index = chunk_index(chunks, embedder, index_path, &reused);
-  if (!index.ok()) return fail(index.status());
+  auto index = stop_requested() ? StatusOr<VectorIndex>(failed_precondition("stopped by a signal"))
+                                : chunk_index(chunks, embedder, index_path, &reused);
+  TestsetReport report;
+  if (!index.ok() && !stop_requested()) return fail(index.status());
+  if (!index.ok()) {
+    report.cancelled = true;  // stopped while the chunks were embedded: no row yet
+  } else {
+    TestsetOptions options;
+    options.size = args.size;
+    options.seed = args.seed;
+    options.mix = *mix;
+    options.pairs_per_context = args.pairs_per_context;
+    options.neighbours = args.neighbours;
+    options.duplicate_similarity = args.duplicate_similarity;
+    options.max_contexts = args.max_contexts;
+    options.closed_book_check = !args.no_closed_book_check;
+    options.concurrency = settings->concurrency > 0 ? std::min(settings->concurrency, 16) : 4;
+    options.cancel = &stop_flag();
+    Progress progress(args.quiet);
+    auto generated = generate_testset(
+        chunks, *index, **chat,
+        [&embedder](const std::vector<std::string>& texts) { return embedder.embed(texts); },
+        options,
+        [&progress](std::size_t rows) { progress.update(static_cast<std::int64_t>(rows)); });
+    progress.finish();
+    if (!generated.ok()) return fail(generated.status());
+    report = std::move(generated).value();
+  }
 
-  TestsetOptions options;
-  options.size = args.size;
-  options.seed = args.seed;
-  options.mix = *mix;
-  options.pairs_per_context = args.pairs_per_context;
-  options.neighbours = args.neighbours;
-  options.duplicate_similarity = args.duplicate_similarity;
-  options.max_contexts = args.max_contexts;
-  options.closed_book_check = !args.no_closed_book_check;
-  options.concurrency = settings->concurrency > 0 ? std::min(settings->concurrency, 16) : 4;
-  Progress progress(args.quiet);
-  auto report = generate_testset(
-      chunks, *index, **chat,
-      [&embedder](const std::vector<std::string>& texts) { return embedder.embed(texts); }, options,
-      [&progress](std::size_t rows) { progress.update(static_cast<std::int64_t>(rows)); });
-  progress.finish();
-  if (!report.ok()) return fail(report.status());
-
-  std::ofstream out(args.out);
-  for (const TestsetRow& row : report->rows) out << testset_row_json(row).dump() << "\n";
-  out.close();
-  if (!out) return fail(unavailable("cannot write " + args.out));
+  // Each output is written whole (OutputFile): a stop or a second Ctrl-C leaves no half file.
+  OutputFile out(args.out);
+  for (const TestsetRow& row : report.rows) out.stream() << testset_row_json(row).dump() << "\n";
+  if (Status s = out.commit(); !s.ok()) return fail(s);
 
   const llm::UsageTotals chat_totals = (*chat)->totals();
   std::int64_t requests = chat_totals.requests;
   if (embed_client) requests += embed_client->totals().requests;
-  const std::size_t rows = report->rows.size();
-  nlohmann::ordered_json summary;
-  summary["rows"] = rows;
-  summary["requested"] = args.size;
-  summary["seed"] = args.seed;
-  summary["documents"] = {{"loaded", loaded.documents.size()},
-                          {"files_seen", loaded.files_seen},
-                          {"skipped", loaded.problems.size()}};
-  nlohmann::ordered_json problems = nlohmann::ordered_json::array();
-  for (const LoadProblem& problem : loaded.problems) {
-    problems.push_back({{"path", problem.path}, {"reason", problem.reason}});
-  }
-  summary["documents"]["problems"] = std::move(problems);
-  summary["chunks"] = chunks.size();
-  summary["index"] = {{"path", index_path}, {"reused", reused}, {"embedder", embedder_identity}};
-  summary["contexts_tried"] = report->contexts_tried;
-  summary["pairs_proposed"] = report->pairs_proposed;
-  summary["rejected"] = report->rejected;
-  nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
-  for (const TestsetRow& row : report->rows) {
-    auto& n = by_type[question_type_name(row.type)];
-    n = n.is_null() ? 1 : n.get<int>() + 1;
-  }
-  summary["by_type"] = std::move(by_type);
-  const TestsetCoverage coverage = testset_coverage(report->rows);
-  summary["coverage"] = testset_coverage_json(coverage);
-  summary["usage"] = {{"requests", requests},
-                      {"cache_hits", chat_totals.cache_hits},
-                      {"failed", chat_totals.failed_calls},
-                      {"prompt_tokens", chat_totals.tokens.prompt_tokens},
-                      {"completion_tokens", chat_totals.tokens.completion_tokens},
-                      {"cost_usd", chat_totals.cost_usd},
-                      {"by_call", report->usage_by_call}};
-  summary["judge_calls_per_row"] =
-      rows ? static_cast<double>(chat_totals.requests) / static_cast<double>(rows) : 0.0;
+  const std::size_t rows = report.rows.size();
+  const TestsetCoverage coverage = testset_coverage(report.rows);
+  const nlohmann::ordered_json summary = gen_summary(
+      args, loaded, chunks.size(),
+      {{"path", index_path}, {"reused", reused}, {"embedder", embedder_identity}}, report, coverage,
+      chat_totals, requests);
   if (!args.summary.empty()) {
-    std::ofstream(args.summary) << summary.dump(2) << "\n";
+    OutputFile file(args.summary);
+    file.stream() << summary.dump(2) << "\n";
+    if (Status s = file.commit(); !s.ok()) return fail(s);
+  }
+  if (report.cancelled) {
+    std::cerr << fmt::format(
+        "ragmeter gen: interrupted: the {} rows accepted before the stop are written to {}{}; "
+        "exit code 130\n",
+        rows, args.out, args.summary.empty() ? "" : " and the summary says \"cancelled\": true");
+    return kExitInterrupted;
   }
   if (!args.quiet) {
     std::cout << fmt::format("{} of {} rows written to {} ({} documents, {} chunks, index {})\n", rows,
                              args.size, args.out, loaded.documents.size(), chunks.size(),
                              reused ? "reused" : "built");
-    std::cout << fmt::format("contexts tried: {}; pairs proposed: {}\n", report->contexts_tried,
-                             report->pairs_proposed);
-    for (const auto& [reason, count] : report->rejected) {
+    std::cout << fmt::format("contexts tried: {}; pairs proposed: {}\n", report.contexts_tried,
+                             report.pairs_proposed);
+    for (const auto& [reason, count] : report.rejected) {
       std::cout << fmt::format("  rejected {:>4}  {}\n", count, reason);
     }
     std::string types;
@@ -299,7 +342,7 @@ int run_gen(const GenArgs& args) {
   if (rows < args.size) {
     std::cerr << fmt::format("ragmeter gen: only {} of {} rows passed the filters after {} contexts "
                              "(raise --max-contexts, or see the rejections)\n",
-                             rows, args.size, report->contexts_tried);
+                             rows, args.size, report.contexts_tried);
     return kExitPartial;
   }
   return kExitOk;
@@ -352,7 +395,8 @@ CommandRun add_gen_command(CLI::App& parent) {
                   "openai (an OpenAI-compatible server: --judge-url, --judge-model); generation "
                   "has no offline judge",
                   "Embeddings of chunks and questions: auto (default: local when installed, else "
-                  "offline), offline (hashed word vectors), local (all-MiniLM-L6-v2 in-process) or openai");
+                  "offline), offline (hashed word vectors), local (all-MiniLM-L6-v2 in-process), "
+                  "local-multilingual (multilingual-e5-small in-process) or openai");
   return [args] { return run_gen(*args); };
 }
 

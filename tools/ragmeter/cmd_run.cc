@@ -1,5 +1,6 @@
 // `ragmeter run QUESTIONS --target ... --out answers.jsonl`: ask the user's RAG system
 // every question and write a dataset `ragmeter eval` reads as it is.
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "ragmeter/results.h"
 #include "ragmeter/run.h"
 #include "ragmeter/sentence_embedder.h"
+#include "stop_signal.h"
 
 namespace ragmeter::cli {
 namespace {
@@ -136,7 +138,9 @@ class JsonlRunWriter : public RunSink {
   JsonlRunWriter(std::ostream& out, RunSink* then) : out_(out), then_(then) {}
   Status on_row(const RunRow& row) override {
     out_ << run_row_json(row).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    if (!row.outcome.ok() && row.outcome.failure.kind != "not_asked" && ++reported_ <= kMaxReported) {
+    const std::string& kind = row.outcome.failure.kind;
+    const bool reported = kind != "not_asked" && kind != "interrupted";
+    if (!row.outcome.ok() && reported && ++reported_ <= kMaxReported) {
       std::cerr << fmt::format("ragmeter: row {} (line {}): {}: {}\n", row.index + 1, row.line,
                                row.outcome.failure.kind, row.outcome.failure.message);
       if (reported_ == kMaxReported) {
@@ -174,7 +178,24 @@ void print_summary(const RunSummary& s) {
   }
 }
 
+// Keeps a stream's rows on disk as they come: a flush at most every 100 ms.
+class PeriodicFlush {
+ public:
+  explicit PeriodicFlush(std::ostream& out) : out_(out) {}
+  void poll() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    out_.flush();
+  }
+
+ private:
+  std::ostream& out_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
 int run_run(const RunArgs& args) {
+  install_stop_handlers(StopMode::kGraceful);
   if (args.target.empty() == args.target_cmd.empty()) {
     std::cerr << "ragmeter: give one target: --target URL or --target-cmd COMMAND\n";
     return kExitUsage;
@@ -208,6 +229,9 @@ int run_run(const RunArgs& args) {
   options.id_field = args.id_field;
   options.limit = args.limit;
   options.give_up_after = args.give_up_after;
+  // Ctrl-C, SIGTERM: no question is asked after it, the attempts in flight are abandoned,
+  // and the rows read so far are written (the unanswered ones as "interrupted").
+  options.cancel = &stop_flag();
   // --eval: rows are scored on another thread as they are written.
   std::optional<PreparedEval> eval;
   std::ofstream eval_file;
@@ -217,6 +241,7 @@ int run_run(const RunArgs& args) {
   // The report reads the scored rows back as a JSONL --eval-out has them (as `eval --report`).
   std::stringstream report_rows;
   std::unique_ptr<ResultSink> report_writer;
+  std::unique_ptr<ClientCanceller> judge_canceller;
   if (args.eval.metrics_given) {
     const bool csv = args.eval_out.ends_with(".csv");
     auto prepared = prepare_eval(args.eval, (!args.eval_out.empty() && !csv) || !args.report.empty());
@@ -242,12 +267,24 @@ int run_run(const RunArgs& args) {
     EvalOptions options_for_run = eval->options;
     // Small batches: scores follow answers instead of waiting for thousands of them.
     options_for_run.batch_rows = static_cast<std::size_t>(std::max(32, options_for_run.threads));
-    evaluation = RunEvaluation::start(std::move(options_for_run), eval_sinks, args.out);
+    options_for_run.cancel = &stop_flag();  // stopped with the run: what was scored is kept
+    judge_canceller = std::make_unique<ClientCanceller>(
+        std::initializer_list<llm::Client*>{eval->judge.chat.get(), eval->judge.embedder.get()});
+    evaluation = RunEvaluation::start(std::move(options_for_run), eval_sinks, args.out,
+                                      [&eval_file, &judge_canceller](std::int64_t) {
+                                        if (eval_file.is_open()) eval_file.flush();
+                                        judge_canceller->poll();
+                                      });
   }
   JsonlRunWriter writer(out, evaluation.get());
   Progress progress(args.quiet, "asking");
+  PeriodicFlush out_flush(out);  // answers reach the file as they finish, in input order
   auto summary = run_target(**reader, **target, options, writer,
-                            [&](std::int64_t done, std::int64_t failed) { progress.update(done, failed); });
+                            [&](std::int64_t done, std::int64_t failed) {
+                              progress.update(done, failed);
+                              out_flush.poll();
+                              if (judge_canceller) judge_canceller->poll();
+                            });
   progress.finish();
   out.close();
   std::optional<StatusOr<EvalSummary>> scores;
@@ -279,11 +316,24 @@ int run_run(const RunArgs& args) {
     std::cerr << "ragmeter: " << summary->stop_reason << "\n";
     return kExitUsage;
   }
+  int eval_code = kExitOk;
   if (scores) {
     // Rows without an answer are rejected rows of the evaluation: its exit code covers them.
-    return report_eval(args.eval, *eval, **scores, args.out, args.eval_summary, args.quiet,
-                       args.allow_failures, args.report, &report_rows);
+    eval_code = report_eval(args.eval, *eval, **scores, args.out, args.eval_summary, args.quiet,
+                            args.allow_failures, args.report, &report_rows);
   }
+  if (summary->cancelled) {
+    const std::int64_t interrupted = summary->errors_by_kind.count("interrupted") > 0
+                                         ? summary->errors_by_kind.at("interrupted") : 0;
+    std::cerr << fmt::format(
+        "ragmeter: interrupted: the {} rows read are written to {} in input order ({} answered; {} "
+        "asked and not answered, marked run_error \"interrupted\"){}; the summaries say "
+        "\"cancelled\": true; exit code 130\n",
+        summary->rows, args.out, summary->answered, interrupted,
+        scores ? fmt::format(", {} of them scored", (*scores)->rows_read) : "");
+    return kExitInterrupted;
+  }
+  if (scores) return eval_code;
   if (summary->failed > 0 && !args.allow_failures) {
     std::cerr << "ragmeter: some rows have no answer (run_error in --out; exit code 3, "
                  "--allow-failures makes this 0)\n";
@@ -316,7 +366,9 @@ CommandRun add_run_command(CLI::App& parent) {
       "See docs/run.md.\n\n"
       "Exit codes: 0 every row answered; 2 bad usage, or the target failed every question\n"
       "(the run stops early); 3 some rows have run_error (--allow-failures: 0). With --eval,\n"
-      "as `ragmeter eval`: 1 a --fail-under threshold not met; 3 also when scores failed.");
+      "as `ragmeter eval`: 1 a --fail-under threshold not met; 3 also when scores failed.\n"
+      "130: interrupted (Ctrl-C, SIGTERM): the rows read so far are written, the unanswered ones\n"
+      "with run_error \"interrupted\", and the summaries say \"cancelled\" (docs/run.md).");
   cmd->add_option("questions", args->questions, "Question set (.jsonl, .json, .csv), e.g. from `ragmeter gen`")
       ->required();
   cmd->add_option("--out,-o", args->out, "Answers (JSONL), in input order")->required();

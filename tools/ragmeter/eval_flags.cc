@@ -8,39 +8,33 @@
 
 #include "exit_codes.h"
 #include "metric_value.h"
+#include "output_stream.h"
+#include "ragmeter/gates.h"
 #include "ragmeter/judge_factory.h"
+#include "ragmeter/language.h"
 #include "ragmeter/llm_config.h"
 #include "ragmeter/report.h"
 
 namespace ragmeter::cli {
 namespace {
 
-// --fail-under (higher-is-better metrics: fail when the mean is below) and --fail-over
-// (lower-is-better metrics: fail when the mean is above). Each threshold must lie in the
-// metric's range, and each flag fits one direction: the other one would be a gate that
-// fails when the metric gets better.
-Status parse_thresholds(const std::vector<std::string>& specs, bool over,
+// --fail-under (a minimum) and --fail-over (a maximum): each names a metric of the run and
+// fits it (gates.h, rule 1).
+Status parse_thresholds(const std::vector<std::string>& specs, GateBound bound,
                         const std::vector<MetricRequest>& metrics,
-                        std::map<std::string, Threshold>* thresholds) {
-  const std::string flag = over ? "--fail-over" : "--fail-under";
+                        std::vector<ThresholdGate>* gates) {
+  const std::string flag = bound == GateBound::kAtLeast ? "--fail-under" : "--fail-over";
   for (const auto& spec : specs) {
     RAGMETER_ASSIGN_OR_RETURN(auto parsed, parse_metric_value(spec, flag));
-    const std::string name = parsed.first;
-    const double value = parsed.second;
+    ThresholdGate gate{parsed.first, parsed.second, bound};
     auto request = std::find_if(metrics.begin(), metrics.end(),
-                                [&](const MetricRequest& r) { return r.name == name; });
-    if (request == metrics.end()) return invalid_argument(flag + ": metric '" + name + "' is not among --metrics");
-    const MetricInfo& info = *request->info;
-    if (!(value >= info.min_score && value <= info.max_score)) {
-      return invalid_argument(fmt::format("{} {}: {} is outside the metric's range [{}, {}]", flag,
-                                          name, value, info.min_score, info.max_score));
+                                [&](const MetricRequest& r) { return r.name == gate.metric; });
+    if (request == metrics.end()) {
+      return invalid_argument(flag + ": metric '" + gate.metric + "' is not among --metrics");
     }
-    if (info.higher_is_better == over) {
-      return invalid_argument(fmt::format(
-          "{} {}: {} is better {}; use {}", flag, name, name, info.higher_is_better ? "higher" : "lower",
-          info.higher_is_better ? "--fail-under" : "--fail-over"));
-    }
-    (*thresholds)[name] = {value, over};
+    RAGMETER_RETURN_IF_ERROR(check_gate_fits(gate, *request));
+    std::erase_if(*gates, [&](const ThresholdGate& g) { return g.metric == gate.metric; });
+    gates->push_back(std::move(gate));
   }
   return ok_status();
 }
@@ -81,6 +75,10 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_eviden
     RAGMETER_RETURN_IF_ERROR(parse_column_mapping(mapping, &options.column_map));
   }
   RAGMETER_RETURN_IF_ERROR(build_scoring_options(args, &options.scoring));
+  if (args.language != "auto") options.language = args.language;
+  if (!options.language.empty() && !is_supported_language(options.language)) {
+    return invalid_argument(unknown_language_message(options.language, "--language"));
+  }
   options.threads = args.threads;
   options.keep_evidence = keep_evidence;
   options.bootstrap.seed = args.seed;
@@ -103,7 +101,10 @@ StatusOr<ConfiguredJudge> make_judge(const EvalFlags& args) {
 // "request", "raw_reply", "attempts", "from_cache", "error"}. The evidence's
 // "judge_calls" name them by cache_key.
 static Status write_traces(const std::string& path, const ConfiguredJudge& judge) {
-  std::ofstream out(path, std::ios::binary);
+  std::ofstream file;
+  std::ostream* opened = open_output(path, &file);
+  if (opened == nullptr) return invalid_argument("cannot write --traces " + path);
+  std::ostream& out = *opened;
   for (const llm::CallTrace& trace : judge.traces()) {
     nlohmann::ordered_json line = {{"kind", trace.kind},
                                    {"call", trace.purpose},
@@ -115,26 +116,24 @@ static Status write_traces(const std::string& path, const ConfiguredJudge& judge
                                    {"error", trace.error}};
     out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
+  out.flush();
   if (!out) return invalid_argument("cannot write --traces " + path);
   return ok_status();
 }
 
-// Checks --fail-under and --fail-over; prints each miss. Returns true when every
-// threshold is met.
-static bool thresholds_met(const EvalSummary& summary, const std::map<std::string, Threshold>& thresholds) {
+// Checks --fail-under and --fail-over (gates.h, rule 2); prints each miss. Returns true
+// when every gate passed.
+static bool thresholds_met(const EvalSummary& summary, const std::vector<ThresholdGate>& gates) {
   bool met = true;
-  for (const auto& metric : summary.metrics) {
-    auto it = thresholds.find(metric.name);
-    if (it == thresholds.end()) continue;
-    const Threshold& t = it->second;
-    bool missed = metric.stats.n == 0 ||
-                  (t.over ? metric.stats.mean > t.value : metric.stats.mean < t.value);
-    if (!missed) continue;
-    std::cerr << fmt::format("ragmeter: {} mean {} is {} {} {}\n", metric.name,
-                             metric.stats.n == 0 ? std::string("(none scored)")
-                                                 : fmt::format("{:.4f}", metric.stats.mean),
-                             t.over ? "above" : "below", t.over ? "--fail-over" : "--fail-under",
-                             t.value);
+  for (const ThresholdGate& gate : gates) {
+    auto metric = std::find_if(summary.metrics.begin(), summary.metrics.end(),
+                               [&](const MetricSummary& m) { return m.name == gate.metric; });
+    const GateVerdict verdict =
+        check_threshold(gate, metric == summary.metrics.end() ? nullptr : &*metric);
+    if (verdict.passed) continue;
+    std::cerr << "ragmeter: "
+              << (gate.bound == GateBound::kAtLeast ? "--fail-under" : "--fail-over")
+              << " not met: " << verdict.message << "\n";
     met = false;
   }
   return met;
@@ -154,14 +153,18 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) 
   // The default metric list without the LLM-only metrics for the offline judge; enough
   // scoring threads to keep --concurrency requests busy for an LLM judge.
   apply_judge(eval.judge, flags.metrics_given, &eval.options);
-  RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_under, false, eval.options.metrics, &eval.thresholds));
-  RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_over, true, eval.options.metrics, &eval.thresholds));
+  RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_under, GateBound::kAtLeast,
+                                            eval.options.metrics, &eval.thresholds));
+  RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_over, GateBound::kAtMost,
+                                            eval.options.metrics, &eval.thresholds));
   return eval;
 }
 
 int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSummary& summary,
                 const std::string& source, const std::string& summary_path, bool quiet,
-                bool allow_failures, const std::string& report_path, std::istream* report_rows) {
+                bool allow_failures, const std::string& report_path, std::istream* report_rows,
+                std::ostream* text_out) {
+  std::ostream& text = text_out != nullptr ? *text_out : std::cout;
   const RunInfo info = make_run_info(eval.judge, source);
   if (!flags.traces.empty()) {
     if (Status s = write_traces(flags.traces, eval.judge); !s.ok()) {
@@ -170,9 +173,13 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
     }
   }
   if (!summary_path.empty()) {
-    std::ofstream summary_file(summary_path);
-    summary_file << summary_json_text(summary, info);
-    if (!summary_file) {
+    std::ofstream file;
+    std::ostream* summary_file = open_output(summary_path, &file);
+    if (summary_file != nullptr) {
+      *summary_file << summary_json_text(summary, info);
+      summary_file->flush();
+    }
+    if (summary_file == nullptr || !*summary_file) {
       std::cerr << "ragmeter: cannot write the summary " << summary_path << "\n";
       return kExitUsage;
     }
@@ -184,7 +191,10 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
     while (std::getline(*report_rows, line)) {
       if (!line.empty()) input.rows.push_back(nlohmann::ordered_json::parse(line));
     }
-    if (Status s = write_report(report_path, input); !s.ok()) {
+    if (is_standard_output(report_path)) {
+      std::cout << render_report(input);
+      std::cout.flush();
+    } else if (Status s = write_report(report_path, input); !s.ok()) {
       std::cerr << "ragmeter: " << s.message() << "\n";
       return kExitUsage;
     }
@@ -198,11 +208,11 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
         info.usage.key_redacted_replies);
   }
   if (!quiet) {
-    std::cout << format_summary_table(summary);
-    std::cout << "judge: " << info.judge << "\n";
+    text << format_summary_table(summary);
+    text << "judge: " << info.judge << "\n";
     if (eval.judge.makes_calls()) {  // an LLM judge or an embeddings server (the local model makes none)
       const JudgeUsage& u = info.usage;
-      std::cout << fmt::format(
+      text << fmt::format(
           "judge calls: {} requests, {} from the cache, {} failed; tokens: {} prompt ({} cached), "
           "{} completion; cost ${:.4f}\n",
           u.requests, u.cache_hits, u.failed_calls, u.prompt_tokens, u.cached_tokens,
@@ -210,15 +220,15 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
     }
     if (eval.judge.llm()) {
       const JudgeUsage& u = info.usage;
-      std::cout << fmt::format(
+      text << fmt::format(
           "judge concurrency: settled at {} of {} (lowest {}; server seen serving {}); {} attempts "
           "timed out, ~{:.0f} server seconds spent on abandoned attempts\n",
           u.concurrency_settled, u.concurrency_ceiling, u.concurrency_lowest,
           u.server_parallelism > 0 ? std::to_string(u.server_parallelism) : std::string("?"),
           u.timed_out_attempts, u.abandoned_server_seconds);
     } else if (!eval.judge.makes_calls()) {
-      std::cout << "For an LLM judge: --judge-url http://HOST/v1 --judge-model NAME (key from "
-                   "OPENAI_API_KEY), or --config judge.toml; see docs/judges.md\n";
+      text << "For an LLM judge: --judge-url http://HOST/v1 --judge-model NAME (key from "
+              "OPENAI_API_KEY), or --config judge.toml; see docs/judges.md\n";
     }
   }
   // An interrupted run's summary covers part of the data: no threshold speaks for it.
@@ -260,21 +270,27 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                   "Rename a column: COLUMN=FIELD (e.g. query=user_input; a nested field by its "
                   "dotted path, meta.question=user_input); repeatable. A column no row has is "
                   "an error");
+  cmd->add_option("--language", flags->language,
+                  "The language of every sample, an ISO 639-1 code (zh, ja, de, ...), over a "
+                  "`language` column; default auto: each row's column, else detected from its "
+                  "text (docs/languages.md)");
   cmd->add_option("--threads,-j", flags->threads, "CPU threads for scoring")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
   cmd->add_option("--fail-under", flags->fail_under,
                   "METRIC=VALUE: exit with code 1 when the mean of METRIC (higher is better) is "
-                  "below VALUE; repeatable");
+                  "below VALUE, or when no sample was scored for it; repeatable");
   cmd->add_option("--fail-over", flags->fail_over,
                   "METRIC=VALUE: exit with code 1 when the mean of METRIC (lower is better, e.g. "
-                  "ragchecker_hallucination) is above VALUE; repeatable");
+                  "ragchecker_hallucination) is above VALUE, or when no sample was scored for it; "
+                  "repeatable");
   add_judge_flags(cmd, &flags->judge, run,
                   "Judge of the judged metrics: offline (the default: no model, no network) or "
                   "openai (any OpenAI-compatible server: --judge-url, --judge-model)",
-                  "Embeddings for semantic similarity and answer_relevancy: auto (default: local "
-                  "when installed, else offline), offline (bag of stems), local (all-MiniLM-L6-v2 "
-                  "in-process) or openai");
+                  "Embeddings for semantic similarity and answer_relevancy: auto (default: the "
+                  "local models that are installed, multilingual-e5-small for text that is not "
+                  "English, else offline), offline (bag of stems), local (all-MiniLM-L6-v2 "
+                  "in-process), local-multilingual (multilingual-e5-small in-process) or openai");
   cmd->add_option("--judge-context-tokens", flags->judge_context_tokens,
                   "The judge model's context window; verdict calls that would not fit are split "
                   "(premise pieces x claim groups), never truncated. 0: unknown, no splitting")

@@ -13,6 +13,7 @@
 
 #include "judge_flags.h"
 #include "ragmeter/evaluate.h"
+#include "ragmeter/gates.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/results.h"
 
@@ -24,6 +25,7 @@ struct EvalFlags {
   std::vector<std::string> critics;
   int critic_votes = 1;
   std::vector<std::string> column_map;
+  std::string language;  // --language: every sample's language; empty or "auto": detected
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> fail_under;  // higher-is-better metrics: fail when the mean is below
   std::vector<std::string> fail_over;   // lower-is-better metrics: fail when the mean is above
@@ -53,19 +55,13 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& flags, bool keep_evide
 // Makes the judge the flags ask for (judge_factory.h): a null judge for the offline one.
 StatusOr<ConfiguredJudge> make_judge(const EvalFlags& flags);
 
-// A --fail-under or --fail-over threshold.
-struct Threshold {
-  double value = 0.0;
-  bool over = false;  // true: --fail-over
-};
-
 // Everything an evaluation needs: options with their judge (LLM-only metrics dropped
 // when the offline judge runs the default metric list; threads raised to keep the
 // judge's concurrency busy) and the --fail-under thresholds. Errors are usage errors.
 struct PreparedEval {
   EvalOptions options;
   ConfiguredJudge judge;  // options.judge is judge.judge
-  std::map<std::string, Threshold> thresholds;
+  std::vector<ThresholdGate> thresholds;  // --fail-under and --fail-over (gates.h)
 };
 StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence);
 
@@ -75,10 +71,11 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence);
 // (summary.cancelled: thresholds are not checked), kExitBelowThreshold or kExitPartial
 // (rejected rows or failed scores, unless allow_failures).
 // `report_path` (not empty): also writes the HTML report of the run from `report_rows`,
-// the rows as the JSONL --out writes them.
+// the rows as the JSONL --out writes them. A path "-" is standard output. `text_out`:
+// where the table and the judge's lines go (null: standard output).
 int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSummary& summary,
                 const std::string& source, const std::string& summary_path, bool quiet,
                 bool allow_failures, const std::string& report_path = {},
-                std::istream* report_rows = nullptr);
+                std::istream* report_rows = nullptr, std::ostream* text_out = nullptr);
 
 }  // namespace ragmeter::cli
