@@ -64,6 +64,9 @@ TOOL_NAMES = {"ragas": "ragas 0.4.3", "compact": "ragmeter, compact plan",
               "ragas_plan": "ragmeter, --plan ragas", "offline": "ragmeter, offline judge (no model)"}
 SETS = {
     "halueval": {"judged": ["faithfulness"], "baselines": ["k_precision"]},
+    # long passages (bench/data/long_passages.jsonl, issue 39): pairwise on faithfulness and
+    # context_recall, and every metric's mean on the right answers' rows
+    "long": {"judged": ["faithfulness", "context_recall", "context_precision"], "baselines": []},
     "ragchecker": {"judged": ["factual_correctness", "answer_correctness"], "baselines": ["token_f1"]},
 }
 LABELS = ["correctness_label", "overall_label"]
@@ -107,6 +110,30 @@ def halueval_rows(items, passages=1):
         for kind in ("right", "hallucinated"):
             rows.append({"id": f"h{index}:{kind}", "user_input": item["question"],
                          "response": item[f"{kind}_answer"], "retrieved_contexts": contexts})
+    return rows
+
+
+LONG = os.path.join(HERE, "data", "long_passages.jsonl")
+LONG_PAIRED = ["faithfulness", "context_recall"]
+
+
+def long_items(n, split="test", skip=0):
+    """Items skip+1 to skip+n of the long-passage set's split, in file order."""
+    items = [json.loads(line) for line in open(LONG, encoding="utf-8")]
+    chosen = [(it["id"], it) for it in items if it["split"] == split]
+    return chosen[skip:skip + n]
+
+
+def long_rows(items):
+    """Per item two rows whose response is also their reference: the right answer (the
+    gold passage states it: faithfulness and context_recall should be near 1) and the wrong
+    one (a fact or two changed: both should be lower)."""
+    rows = []
+    for item_id, item in items:
+        for kind in ("right", "wrong"):
+            rows.append({"id": f"{item_id}:{kind}", "user_input": item["user_input"],
+                         "response": item[kind], "reference": item[kind],
+                         "retrieved_contexts": item["retrieved_contexts"]})
     return rows
 
 
@@ -213,7 +240,8 @@ def plan_parts(a):
             ("halueval", halueval_items(a.halueval, a.split, a.halueval_skip), a.halueval_part,
              lambda chunk: halueval_rows(chunk, a.halueval_passages), a.halueval_skip),
             ("ragchecker", ragchecker_items(a.ragchecker, a.split), a.ragchecker_part,
-             ragchecker_rows, 0)):
+             ragchecker_rows, 0),
+            ("long", long_items(a.long, a.split, a.long_skip), a.long_part, long_rows, a.long_skip)):
         for k in range(0, len(items), size):
             chunk = items[k:k + size]
             # parts are numbered by their place in the split, so that the parts of runs with
@@ -324,9 +352,19 @@ def tool_scores(partdir, tool, metrics):
 
 
 def halueval_figures(items, scores, metric):
+    return pair_figures(items, scores, metric, lambda i: f"h{i}:right", lambda i: f"h{i}:hallucinated")
+
+
+def long_figures(items, scores, metric):
+    return pair_figures(items, scores, metric, lambda i: f"{i}:right", lambda i: f"{i}:wrong")
+
+
+def pair_figures(items, scores, metric, right_key, wrong_key):
+    """Pairwise accuracy (the right answer's row scored above the wrong one's, a tie half),
+    AUROC and the means of both kinds of row."""
     outcomes, pos, neg, unscored = [], [], [], 0
     for index in items:
-        r, w = scores.get(f"h{index}:right", {}).get(metric), scores.get(f"h{index}:hallucinated", {}).get(metric)
+        r, w = scores.get(right_key(index), {}).get(metric), scores.get(wrong_key(index), {}).get(metric)
         if r is not None:
             pos.append(r)
         if w is not None:
@@ -380,18 +418,18 @@ def ragchecker_figures(items, annotations, scores, metric):
     return out
 
 
-def paired_against_ragas(tools):
+def paired_against_ragas(tools, metric="faithfulness"):
     """Each other tool's pairwise accuracy minus ragas's on the pairs both scored, with a
     95% bootstrap interval over those pairs resampled together: whether a tool is at least
     ragas's agreement is a question about this difference, not about two separate intervals."""
     if "ragas" not in tools:
         return {}
-    theirs = tools["ragas"]["metrics"]["faithfulness"]["outcomes"]
+    theirs = tools["ragas"]["metrics"][metric]["outcomes"]
     out = {}
     for tool, t in tools.items():
-        if tool == "ragas":
+        if tool == "ragas" or metric not in t["metrics"]:
             continue
-        mine = t["metrics"]["faithfulness"]["outcomes"]
+        mine = t["metrics"][metric]["outcomes"]
         diffs = [m - r for m, r in zip(mine, theirs) if m is not None and r is not None]
         out[tool] = {
             "pairs": len(diffs),
@@ -457,6 +495,7 @@ def cmd_report(a):
             t = {"cost": phase_cost(done, tool), "metrics": {}}
             for metric in spec["judged"] + (spec["baselines"] if tool == OFFLINE else []):
                 f = (halueval_figures(items, scores, metric) if set_name == "halueval"
+                     else long_figures(items, scores, metric) if set_name == "long"
                      else ragchecker_figures(items, annotations, scores, metric))
                 f["rows"] = len(scores)
                 f["unscored_rows"] = sum(1 for (_, m) in why if m == metric)
@@ -469,6 +508,8 @@ def cmd_report(a):
         entry["item_ids"] = items
         if set_name == "halueval":
             entry["against_ragas"] = paired_against_ragas(entry["tools"])
+        if set_name == "long":
+            entry["against_ragas"] = {m: paired_against_ragas(entry["tools"], m) for m in LONG_PAIRED}
         report["sets"][set_name] = entry
     sbs.write_json(os.path.join(d, "report.json"), report)
     text = render(report)
@@ -508,17 +549,11 @@ def render(report):
             out.append(f"- {TOOL_NAMES[tool]}: {fmt(p['difference'])} {ci(p['difference_ci95'])} over {p['pairs']} pairs; "
                        f"{' / '.join(str(x) for x in p['better_same_worse'])}")
     if h["item_ids"]:
-        tools = list(h["tools"])
-        out.append("\nper pair: faithfulness of the right / the hallucinated answer (- = no score)")
-        out.append("\n| item | " + " | ".join(TOOL_NAMES[t] for t in tools) + " |")
-        out.append("|---|" + "---:|" * len(tools))
-        for index in h["item_ids"]:
-            cells = []
-            for t in tools:
-                sc = h["tools"][t]["scores"]
-                cells.append(" / ".join(fmt(sc.get(f"h{index}:{k}", {}).get("faithfulness"), 2)
-                                        for k in ("right", "hallucinated")))
-            out.append(f"| {index} | " + " | ".join(cells) + " |")
+        out += item_table(h, "per pair: faithfulness of the right / the hallucinated answer (- = no score)",
+                          lambda sc, index: " / ".join(fmt(sc.get(f"h{index}:{k}", {}).get("faithfulness"), 2)
+                                                       for k in ("right", "hallucinated")))
+    if report["sets"].get("long", {}).get("item_ids"):
+        out += render_long(report["sets"]["long"], half)
     r = report["sets"]["ragchecker"]
     out.append(f"\nRAGChecker {half} half, first {r['items']} items ({r['parts_done']} of {r['parts']} parts done by every tool): delta = score(model2) - score(model1) against the labels, one point per annotation")
     out.append("\n| tool: metric | correctness Pearson [95%] | Spearman [95%] | overall Pearson [95%] | Spearman [95%] | pairwise correctness / overall (n) | unscored rows (deltas filled) | requests | prompt tokens | wall s |")
@@ -543,6 +578,53 @@ def render(report):
     return "\n".join(out)
 
 
+def item_table(entry, heading, cell):
+    """One row per item of a set, one column per tool: cell(scores of the tool, item id)."""
+    tools = list(entry["tools"])
+    out = [f"\n{heading}", "\n| item | " + " | ".join(TOOL_NAMES[t] for t in tools) + " |",
+           "|---|" + "---:|" * len(tools)]
+    for item in entry["item_ids"]:
+        out.append(f"| {item} | " + " | ".join(cell(entry["tools"][t]["scores"], item) for t in tools) + " |")
+    return out
+
+
+def render_long(g, half):
+    """The long-passage set: pairwise agreement on faithfulness and context_recall, the means
+    on the right answers' rows (a response equal to a reference the gold passage states: near 1
+    is right), and per item the right / wrong rows' scores."""
+    out = [f"\nLong passages, {half} half, {g['items']} items ({g['parts_done']} of {g['parts']} parts done "
+           "by every tool): per item the right and the wrong answer, each its own reference, "
+           "three passages of 2,000 to 4,000 characters"]
+    out.append("\n| tool | faithfulness pairwise [95%] | w / t / l | context_recall pairwise [95%] | w / t / l | "
+               "right rows: faithfulness / context_recall / context_precision | wrong rows: faithfulness / "
+               "context_recall | unscored rows | requests | prompt tokens | completion tokens | wall s |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for tool, t in g["tools"].items():
+        m, c = t["metrics"], t["cost"]
+        cells = []
+        for metric in LONG_PAIRED:
+            f = m[metric]
+            cells += [f"{fmt(f['pairwise'])} {ci(f['pairwise_ci95'])}", f"{f['wins']} / {f['ties']} / {f['losses']}"]
+        right = " / ".join(fmt(m[x]["right_mean"], 2) for x in SETS["long"]["judged"])
+        wrong = " / ".join(fmt(m[x]["hallucinated_mean"], 2) for x in LONG_PAIRED)
+        unscored = sum(m[x]["unscored_rows"] for x in SETS["long"]["judged"])
+        out.append(f"| {TOOL_NAMES[tool]} | " + " | ".join(cells) + f" | {right} | {wrong} | {unscored} | "
+                   f"{c['requests']} ({c['non_200']}) | {c['prompt_tokens']:,} | {c['completion_tokens']:,} | "
+                   f"{c['evaluate_seconds']:.0f} |")
+    for metric, against in (g.get("against_ragas") or {}).items():
+        for tool, p in against.items():
+            out.append(f"- {metric}, {TOOL_NAMES[tool]} minus ragas 0.4.3: {fmt(p['difference'])} "
+                       f"{ci(p['difference_ci95'])} over {p['pairs']} pairs; better / same / worse "
+                       f"{' / '.join(str(x) for x in p['better_same_worse'])}")
+    def cell(sc, item):
+        right = " / ".join(fmt(sc.get(f"{item}:right", {}).get(x), 2) for x in SETS["long"]["judged"])
+        wrong = " / ".join(fmt(sc.get(f"{item}:wrong", {}).get(x), 2) for x in LONG_PAIRED)
+        return f"{right}; {wrong}"
+    out += item_table(g, "per item: faithfulness, context_recall, context_precision of the right answer's row; "
+                      "then faithfulness, context_recall of the wrong one's (- = no score)", cell)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -563,6 +645,10 @@ def main():
     c.add_argument("--halueval-skip", type=int, default=0,
                    help="skip the split's first N HaluEval items (pairs read in an earlier run)")
     c.add_argument("--ragchecker-part", type=int, default=1, help="RAGChecker items per part")
+    c.add_argument("--long", type=int, default=0,
+                   help="long-passage items (bench/data/long_passages.jsonl: pairs of rows, issue 39)")
+    c.add_argument("--long-part", type=int, default=1, help="long-passage items per part")
+    c.add_argument("--long-skip", type=int, default=0, help="skip the split's first N long-passage items")
     c.add_argument("--tools", default=",".join(TOOLS), help="server tools to run, in order")
     c.add_argument("--resume", action="store_true")
     c.add_argument("--llm-url", required=True)

@@ -6,7 +6,7 @@
 # not a test: it prints figures (report.md, report.json in the output dir).
 #
 # Usage: bench/llm_judge_agreement.sh [--halueval N] [--ragchecker N] [--halueval-part P] [--halueval-skip N]
-#            [--halueval-passages K]
+#            [--halueval-passages K] [--long N] [--long-part P] [--long-skip N]
 #            [--ragchecker-part P] [--tools ragas,compact,ragas_plan] [--split dev|test]
 #            [--judge-cache FILE] [--outdir DIR] [--resume] [--keep-server]
 # Environment:
@@ -29,9 +29,9 @@ while [ $# -gt 0 ]; do
     --outdir) outdir="$2"; shift 2 ;;
     --keep-server) keep_server=1; shift ;;
     --resume) args+=("$1"); shift ;;
-    --halueval|--ragchecker|--halueval-part|--halueval-skip|--halueval-passages|--ragchecker-part|--tools|--split|--judge-cache)
+    --halueval|--ragchecker|--halueval-part|--halueval-skip|--halueval-passages|--ragchecker-part|--long|--long-part|--long-skip|--tools|--split|--judge-cache)
       args+=("$1" "$2"); shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done

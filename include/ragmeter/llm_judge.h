@@ -44,7 +44,9 @@
 // kLlmPromptVersion names the prompt set and is written into the ledger's provenance;
 // the reply cache needs no version, as it keys on the prompt text itself, but stored
 // verdicts carry it too: they are the model's verdicts after the checks in code
-// (src/judge/verdict_checks.h), so a change of the checks bumps the version.
+// (src/judge/verdict_checks.h), so a change of the checks bumps the version; the re-ask
+// of a long table's flagged claims (verdict_signs.h) did not, to keep every stored
+// English verdict (docs/design.md, "Long passages").
 //
 // Languages: a sample in another language than English (Sample::language, else detected)
 // gets one LANGUAGE line after its texts in every call whose reply writes text (claims,

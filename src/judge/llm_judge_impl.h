@@ -20,6 +20,7 @@
 #include "judge/judge_language.h"
 #include "judge/llm_claims.h"
 #include "judge/local_similarity.h"
+#include "judge/verdict_signs.h"
 #include "judge/verdict_store.h"
 #include "ragmeter/llm_judge.h"
 
@@ -103,15 +104,28 @@ class LlmJudge : public Judge {
   // One verdict table call for `pairs` (claim, premise); a failed call leaves every
   // cell missing with its error. Reasons in `language`: a reply whose reasons stay in
   // another script when asked again keeps its verdicts, each cell with the warning.
-  void table_call(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
-                  const std::vector<Pair>& pairs, const JudgeLanguage& language,
-                  std::vector<std::vector<StoredVerdict>>* cells);
+  // Returns the claims whose reply shows a sign that the model did not read the
+  // passages (verdict_signs.h).
+  std::vector<SuspectClaim> table_call(const std::vector<std::string>& claims,
+                                       const std::vector<std::string>& premises,
+                                       const std::vector<Pair>& pairs,
+                                       const JudgeLanguage& language,
+                                       std::vector<std::vector<StoredVerdict>>* cells);
+  // The `suspects` of a table call of `claims` against `premises` (the `asked` cells)
+  // asked again in one table call per passage, concurrently; their cells in `cells` are
+  // replaced by those calls' and their reasons say why.
+  void reask_by_passage(const std::vector<std::string>& claims,
+                        const std::vector<std::string>& premises, const std::vector<Pair>& asked,
+                        const std::vector<SuspectClaim>& suspects, const JudgeLanguage& language,
+                        std::vector<std::vector<StoredVerdict>>* cells);
 
   LlmJudgeOptions options_;
   CallBook book_;
   CallBook embed_book_;
   VerdictStore store_;
   ClaimStore claims_;
+  // The largest verdict table this server's replies showed it reads (verdict_signs.h).
+  TableSpanLimit span_limit_;
   std::optional<LocalSimilarity> local_;
   mutable std::mutex languages_mutex_;
   std::map<std::string, std::int64_t> languages_;  // samples by the language judged in

@@ -8,6 +8,7 @@
 #include "judge/llm_requests.h"
 #include "judge/llm_window.h"
 #include "judge/verdict_checks.h"
+#include "judge/verdict_signs.h"
 #include "judge/verdict_table.h"
 #include "ragmeter/offline_judge.h"
 
@@ -162,24 +163,40 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
   const int max_tokens = options_.max_tokens;
   const auto groups = group_premises(claim_bytes, premise_bytes, fixed, window, max_tokens);
 
-  // One task per group; each returns its pairs' cells with the key of the call behind them.
-  using Cells = std::vector<std::pair<std::pair<std::size_t, std::size_t>, StoredVerdict>>;
-  std::vector<std::future<Cells>> tasks;
-  for (const auto& group : groups) {
-    std::vector<std::size_t> group_premises_;
-    for (std::size_t g : group) group_premises_.push_back(missing_premises[g]);
-    std::vector<std::size_t> group_claims;  // claims with a missing pair in this group
+  // The claims with a missing pair against any of `group`'s premises.
+  auto claims_for = [&](const std::vector<std::size_t>& group) {
+    std::vector<std::size_t> out;
     for (std::size_t c : missing_claims) {
-      for (std::size_t p : group_premises_) {
+      for (std::size_t p : group) {
         if (std::find(missing.begin(), missing.end(), std::pair{c, p}) != missing.end()) {
-          group_claims.push_back(c);
+          out.push_back(c);
           break;
         }
       }
     }
-    tasks.push_back(std::async(std::launch::async, [&, group_premises_, group_claims] {
-      return ask_group(claims, premises, group_claims, group_premises_, missing, language);
-    }));
+    return out;
+  };
+  // One task per group; each returns its pairs' cells with the key of the call behind them.
+  // A window's group is cut further when it would be larger than the tables this server
+  // was seen to read (TableSpanLimit, learned from earlier replies).
+  using Cells = std::vector<std::pair<std::pair<std::size_t, std::size_t>, StoredVerdict>>;
+  std::vector<std::future<Cells>> tasks;
+  const std::int64_t span_limit = span_limit_.limit();
+  for (const auto& group : groups) {
+    std::vector<std::size_t> window_premises;
+    std::vector<std::int64_t> tokens;
+    for (std::size_t g : group) {
+      window_premises.push_back(missing_premises[g]);
+      tokens.push_back(estimate_tokens(premises[missing_premises[g]].size()));
+    }
+    for (const auto& part : bound_table(claims_for(window_premises).size(), tokens, span_limit)) {
+      std::vector<std::size_t> group_premises_;
+      for (std::size_t k : part) group_premises_.push_back(window_premises[k]);
+      std::vector<std::size_t> group_claims = claims_for(group_premises_);
+      tasks.push_back(std::async(std::launch::async, [&, group_premises_, group_claims] {
+        return ask_group(claims, premises, group_claims, group_premises_, missing, language);
+      }));
+    }
   }
   for (auto& task : tasks) {
     for (auto& [pair, verdict] : task.get()) (*found)[pair] = std::move(verdict);
@@ -228,7 +245,8 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
         }
       }
     }
-    table_call(claim_texts, premise_texts, asked, language, &cells);
+    std::vector<SuspectClaim> suspects =
+        table_call(claim_texts, premise_texts, asked, language, &cells);
     // Cells the reply left out (not a failed call: that leaves a reason) are asked
     // once more, in one call.
     std::vector<std::pair<std::size_t, std::size_t>> again;
@@ -240,6 +258,16 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
           claim_texts.size(), std::vector<StoredVerdict>(premise_texts.size()));
       table_call(claim_texts, premise_texts, again, language, &second);
       for (const auto& [i, j] : again) cells[i][j] = std::move(second[i][j]);
+    }
+    // A table of several passages too large to go unchecked whose reply shows the model
+    // did not read them: its flagged claims are asked again passage by passage, and later
+    // tables that large are cut before they are asked (docs/design.md, "Long passages").
+    std::int64_t premise_tokens = 0;
+    for (const std::string& premise : premise_texts) premise_tokens += estimate_tokens(premise.size());
+    const std::int64_t span = table_span(claim_texts.size(), premise_tokens);
+    if (premise_texts.size() > 1 && span > kSmallTableSpan && !suspects.empty()) {
+      span_limit_.lower_after_signs(span);
+      reask_by_passage(claim_texts, premise_texts, asked, suspects, language, &cells);
     }
   }
   // The model's Entailments vetted in code (verdict_checks.h): each text analysed once.
@@ -266,10 +294,54 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
   return out;
 }
 
-void LlmJudge::table_call(const std::vector<std::string>& claims,
-                        const std::vector<std::string>& premises, const std::vector<Pair>& pairs,
-                        const JudgeLanguage& language,
-                        std::vector<std::vector<StoredVerdict>>* cells) {
+void LlmJudge::reask_by_passage(const std::vector<std::string>& claims,
+                                const std::vector<std::string>& premises,
+                                const std::vector<Pair>& asked,
+                                const std::vector<SuspectClaim>& suspects,
+                                const JudgeLanguage& language,
+                                std::vector<std::vector<StoredVerdict>>* cells) {
+  std::vector<std::string> texts;
+  std::vector<std::string_view> signs;
+  for (const SuspectClaim& suspect : suspects) {
+    texts.push_back(claims[suspect.claim]);
+    signs.push_back(table_sign_name(suspect.sign));
+  }
+  // One call per passage, concurrently: the flagged claims asked against it.
+  std::vector<std::future<std::vector<std::vector<StoredVerdict>>>> calls(premises.size());
+  std::vector<std::vector<Pair>> pairs(premises.size());
+  for (std::size_t j = 0; j < premises.size(); ++j) {
+    for (std::size_t s = 0; s < suspects.size(); ++s) {
+      if (std::find(asked.begin(), asked.end(), Pair{suspects[s].claim, j}) != asked.end()) {
+        pairs[j].emplace_back(s, 0);
+      }
+    }
+    if (pairs[j].empty()) continue;
+    calls[j] = std::async(std::launch::async, [&, j] {
+      std::vector<std::vector<StoredVerdict>> one(texts.size(), std::vector<StoredVerdict>(1));
+      table_call(texts, {premises[j]}, pairs[j], language, &one);
+      return one;
+    });
+  }
+  for (std::size_t j = 0; j < premises.size(); ++j) {
+    if (pairs[j].empty()) continue;
+    auto one = calls[j].get();
+    for (const auto& [s, zero] : pairs[j]) {
+      StoredVerdict verdict = std::move(one[s][0]);
+      if (verdict.cell.judged()) {
+        const std::string note = "asked again with this passage alone (the table's reply: " +
+                                 std::string(signs[s]) + ")";
+        verdict.cell.reason = verdict.cell.reason.empty() ? note : note + ": " + verdict.cell.reason;
+      }
+      (*cells)[suspects[s].claim][j] = std::move(verdict);
+    }
+  }
+}
+
+std::vector<SuspectClaim> LlmJudge::table_call(const std::vector<std::string>& claims,
+                                               const std::vector<std::string>& premises,
+                                               const std::vector<Pair>& pairs,
+                                               const JudgeLanguage& language,
+                                               std::vector<std::vector<StoredVerdict>>* cells) {
   LanguageReply answer = chat_in_language(
       book_, *options_.chat, language, kReasonsWhat,
       [&](const std::string& line) { return llm_verdict_table_request(claims, premises, pairs, line); },
@@ -279,9 +351,11 @@ void LlmJudge::table_call(const std::vector<std::string>& claims,
   const StatusOr<nlohmann::json>& reply = answer.reply;
   const std::string warning = answer.wrong ? reasons_warning(language, *answer.wrong) : "";
   std::vector<std::vector<VerdictCell>> table;
+  std::vector<SuspectClaim> suspects;
   if (reply.ok()) {
     table = read_llm_verdict_table(*reply, claims.size(), premises.size());
     const auto evidence = read_table_evidence(*reply, claims.size());
+    suspects = suspect_claims(claims, premises, table, evidence, pairs);
     check_quoted_evidence(evidence, premises, &table);
     std::vector<std::string> labels;
     for (std::size_t j = 0; j < premises.size(); ++j) {
@@ -302,6 +376,7 @@ void LlmJudge::table_call(const std::vector<std::string>& claims,
       }
     }
   }
+  return suspects;
 }
 
 }  // namespace ragmeter

@@ -1,0 +1,100 @@
+// Signs in a verdict table reply that the model answered without reading the passages it
+// judged, and the bound on table size they teach (docs/design.md, "Long passages: tables
+// bounded by what the server was seen to read", issue 39). The judge re-asks the claims the
+// signs flag in narrower calls (llm_verdict_fill.cc) and lowers TableSpanLimit when a table
+// shows them. Pure functions, and one small thread-safe class. Internal to src/judge/.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ragmeter/claim_ledger.h"
+
+namespace ragmeter {
+
+// True when `reason` is `claim` said the other way round: it has more negations than the
+// claim (offline_tokenize's: not, no, never, ...n't), it repeats at least 80% of the
+// claim's content words (stemmed), and it adds at most one content word of its own besides
+// words about the texts ("passage", "mention", "state", ...). "Myanmar's civil war did not
+// begin in 1948." for "Myanmar's civil war began in 1948." A reason that says what the
+// passage states instead ("the passage gives 7,000 unpublished books") adds its own words
+// and is not one; neither is a reason about something else.
+bool reason_negates_claim(std::string_view claim, std::string_view reason);
+
+// True when `reason` gives no ground for rejecting `claim`: it has no content word ("",
+// "None", "N/A"), or it repeats at least half of the claim's content words with no
+// negation and no word of rejection ("contradicts", "instead", "but", "only", ...):
+// "Adversarial word substitution creates slightly altered versions of the input." for
+// "Ghorbani et al. (2019) used adversarial word substitution to create slightly altered
+// versions of the input." The table's prompt asks for the reason "what no passage
+// supports of claim m", empty when a passage supports it.
+bool reason_affirms_claim(std::string_view claim, std::string_view reason);
+
+// What a flagged claim showed.
+enum class TableSign {
+  kNegatedClaim,          // a Contradiction whose reason is the claim negated
+  kCopiedContradiction,   // Contradiction against two or more passages, one reason for all
+  kUnexplainedRejection,  // no Entailment anywhere, and a reason that affirms the claim
+  kEvidenceElsewhere,     // Entailment for a passage its evidence is not in, while it is in
+                          // another asked passage (judged by place, not text)
+};
+
+// A short phrase for reasons: "its reason negated the claim", ...
+std::string_view table_sign_name(TableSign sign);
+
+struct SuspectClaim {
+  std::size_t claim = 0;  // 0-based, in the call's numbering
+  TableSign sign = TableSign::kNegatedClaim;
+};
+
+// The claims of one verdict table reply that show a sign, each at most once (the first
+// sign in the order of TableSign), in claim order. `cells` is [claim][premise] as read
+// from the reply, before any check in code; a cell's reason is its claim's "reason m";
+// `evidence` the claims' quotes (read_table_evidence; nullopt: none given); `asked` the
+// (claim, premise) cells of the call.
+std::vector<SuspectClaim> suspect_claims(
+    const std::vector<std::string>& claims, const std::vector<std::string>& premises,
+    const std::vector<std::vector<VerdictCell>>& cells,
+    const std::vector<std::optional<std::string>>& evidence,
+    const std::vector<std::pair<std::size_t, std::size_t>>& asked);
+
+// The reading a verdict table asks of the model: the number of claims times the estimated
+// tokens of the premises it shows (every claim is looked for in every passage).
+std::int64_t table_span(std::size_t claims, std::int64_t premise_tokens);
+
+// Premises (by estimated tokens) grouped into calls whose table_span with `claims` claims is
+// at most `limit`: in order, a call taking the next premise while the span allows; a
+// premise above the limit on its own gets a call of its own (claims are never split: a
+// passage alone with every claim is the narrowest table). limit <= 0: one call.
+std::vector<std::vector<std::size_t>> bound_table(std::size_t claims,
+                                                  const std::vector<std::int64_t>& premise_tokens,
+                                                  std::int64_t limit);
+
+// Tables of at most this span are asked as they always were: no signs looked for, nothing
+// learned. Above it, the local 1.5B model was seen to judge passages by their place.
+inline constexpr std::int64_t kSmallTableSpan = 1536;
+
+// The largest span a verdict table of several passages may have, learned from the
+// server's replies: none at first; when a table of several passages with span S above
+// kSmallTableSpan shows a sign, S / 2 (never below kSmallTableSpan), so that later tables
+// that large are asked passage by passage or in smaller groups. It only ever falls: a
+// judge that shows no sign keeps one table per sample. Thread-safe.
+class TableSpanLimit {
+ public:
+  // 0: no limit yet.
+  std::int64_t limit() const;
+  // A table of several passages with span `span` showed a sign.
+  void lower_after_signs(std::int64_t span);
+
+ private:
+  mutable std::mutex mutex_;
+  std::int64_t limit_ = 0;
+};
+
+}  // namespace ragmeter

@@ -1,0 +1,172 @@
+// Verdict tables over long passages, with the FAKE LLM server (tests/fakes) scripted with
+// exact replies, not a model (the measurements with the local model are in docs/judges.md,
+// "Long passages"): a table of several long passages whose reply shows that the model did not
+// read them has its flagged claims asked again passage by passage, and later tables that
+// large are cut before they are asked; a table without signs, or a small one, is taken as
+// it comes (src/judge/verdict_signs.h, llm_verdict_fill.cc).
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../fakes/fake_llm_server_process.h"
+#include "ragmeter/evaluate.h"
+#include "ragmeter/llm.h"
+#include "ragmeter/llm_judge.h"
+#include "tests/unit/fake_llm_judge.h"
+
+namespace ragmeter {
+namespace {
+
+using Json = nlohmann::json;
+
+// A passage of about `bytes` bytes: `lead` then sentences about nothing the claim names.
+std::string passage(const std::string& lead, std::size_t bytes) {
+  std::string text = lead;
+  for (int n = 1; text.size() < bytes; ++n) {
+    text += " Section " + std::to_string(n) + " describes the gardens and the river walks.";
+  }
+  return text;
+}
+
+const std::string kClaim = "The tower is in Paris.";
+const std::string kGold = "The tower is in Paris and opened in 1889.";
+
+Sample row(std::size_t passage_bytes) {
+  Sample sample;
+  sample.user_input = "Where is the tower?";
+  sample.response = kClaim;
+  sample.retrieved_contexts =
+      std::vector<std::string>{passage("The museum has a large garden.", passage_bytes),
+                               passage(kGold, passage_bytes)};
+  return sample;
+}
+
+Json step(const Json& reply) { return {{"content", reply.dump()}}; }
+
+// The claims call's reply: the response's one sentence is its claim.
+Json claims_reply() { return {{"S1", {kClaim}}}; }
+
+// The table's reply as the 1.5B model gave it on long passages: Contradiction against both
+// passages with the evidence quoted from the second, and "None" as the reason.
+Json unread_table_reply() {
+  return {{"Evidence 1", kGold}, {"P1: claim 1", "Contradiction"},
+          {"P2: claim 1", "Contradiction"}, {"reason 1", "None"}};
+}
+
+// The reply to a table of one passage (every re-ask and every cut table here): Entailment,
+// quoting the gold passage. Checked in code, it stands for the passage that holds the quote
+// and falls for the other ("its evidence is in no passage").
+Json one_passage_reply() {
+  return {{"Evidence 1", kGold}, {"P1: claim 1", "Entailment"}, {"reason 1", ""}};
+}
+
+class LlmLongPassagesTest : public ::testing::Test {
+ protected:
+  void start(const Json& steps, const Json& fallback) {
+    const std::string path = test_judges::fake_llm_server_path();
+    if (!std::filesystem::exists(path)) GTEST_SKIP() << "fake server not built at " << path;
+    script_ = std::filesystem::temp_directory_path() /
+              ("ragmeter-long-passages-" + std::to_string(::getpid()) + ".json");
+    std::ofstream(script_) << Json({{"steps", steps}, {"default", fallback}}).dump();
+    ASSERT_TRUE(steps.is_array());
+    ASSERT_TRUE(fake_.start(path, {"--script", script_.string()}));
+    auto judge = test_judges::llm_judge_over(fake_.base_url());
+    ASSERT_TRUE(judge.ok()) << judge.status().to_string();
+    judge_ = *judge;
+  }
+  void TearDown() override { std::filesystem::remove(script_); }
+
+  MetricResult faithfulness(const Sample& sample) {
+    EvalOptions options;
+    options.metrics = {{find_metric("faithfulness"), 0, "faithfulness"}};
+    options.judge = judge_;
+    std::vector<MetricResult> results = score_sample(sample, options);
+    EXPECT_EQ(results.size(), 1u);
+    return results.empty() ? MetricResult{} : results[0];
+  }
+  // Verdict calls sent to the server (not those the verdict store answered).
+  std::int64_t verdict_calls() const {
+    const auto usage = judge_->usage_by_call();
+    if (!usage.contains("verdicts")) return 0;
+    const auto& v = usage["verdicts"];
+    return v["calls"].get<std::int64_t>() - v.value("store_hits", std::int64_t{0});
+  }
+
+  fakes::FakeLlmServerProcess fake_;
+  std::filesystem::path script_;
+  std::shared_ptr<Judge> judge_;
+};
+
+TEST_F(LlmLongPassagesTest, AnUnreadTableIsAskedAgainPassageByPassageAndLaterTablesAreCut) {
+  // Two passages of 2,700 bytes: 1 claim x 1,802 estimated tokens, above the small tables'
+  // 1,536.
+  start(Json::array({step(claims_reply()), step(unread_table_reply())}), step(one_passage_reply()));
+  if (HasFatalFailure() || IsSkipped()) return;
+  MetricResult first = faithfulness(row(2700));
+  ASSERT_EQ(first.outcome, Outcome::kOk) << first.reason;
+  // Without the re-ask the claim was contradicted by both passages: 0.
+  EXPECT_EQ(first.score, 1.0);
+  EXPECT_EQ(verdict_calls(), 3);  // the table, then one call per passage
+  // The cells say why they were asked again (the ledger's cells are stored: no request).
+  auto ledger = judge_->claim_ledger(row(2700), nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
+  const std::string note =
+      "asked again with this passage alone (the table's reply: one reason for contradictions "
+      "in several passages)";
+  const VerdictCell& other = ledger->response_vs_chunks.at(0, 0);
+  EXPECT_EQ(other.verdict, Verdict::kNeutral);
+  EXPECT_EQ(other.reason.rfind(note + ": the judge said Entailment, but its evidence is in no "
+                               "passage", 0),
+            0u)
+      << other.reason;
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).verdict, Verdict::kEntailment);
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).reason, note);
+  EXPECT_EQ(verdict_calls(), 3);
+  // A second row as large: cut before it is asked, one passage a call (the claim is
+  // stored, so no claims call).
+  Sample second = row(2800);
+  MetricResult again = faithfulness(second);
+  ASSERT_EQ(again.outcome, Outcome::kOk) << again.reason;
+  EXPECT_EQ(again.score, 1.0);
+  EXPECT_EQ(verdict_calls(), 5);
+  auto cut = judge_->claim_ledger(second, nullptr);
+  ASSERT_TRUE(cut.ok());
+  EXPECT_EQ(cut->response_vs_chunks.at(0, 1).verdict, Verdict::kEntailment);
+  EXPECT_EQ(cut->response_vs_chunks.at(0, 1).reason, "");
+}
+
+TEST_F(LlmLongPassagesTest, ATableWithoutSignsIsTakenAsItComes) {
+  const Json read = {{"Evidence 1", kGold}, {"P1: claim 1", "Neutral"},
+                     {"P2: claim 1", "Entailment"}, {"reason 1", ""}};
+  start(Json::array({step(claims_reply())}), step(read));
+  if (HasFatalFailure() || IsSkipped()) return;
+  MetricResult r = faithfulness(row(2700));
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 1.0);
+  EXPECT_EQ(verdict_calls(), 1);
+  // Nothing learned: the next large row is one table too.
+  MetricResult next = faithfulness(row(2800));
+  EXPECT_EQ(next.score, 1.0);
+  EXPECT_EQ(verdict_calls(), 2);
+}
+
+TEST_F(LlmLongPassagesTest, ASmallTableIsNeverAskedAgain) {
+  // Passages of 600 bytes: a span of 402, as HaluEval's rows. The same unread reply stands
+  // (the claim contradicted everywhere), as before this check existed.
+  start(Json::array({step(claims_reply()), step(unread_table_reply())}), step(one_passage_reply()));
+  if (HasFatalFailure() || IsSkipped()) return;
+  MetricResult r = faithfulness(row(600));
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 0.0);
+  EXPECT_EQ(verdict_calls(), 1);
+}
+
+}  // namespace
+}  // namespace ragmeter

@@ -1,0 +1,115 @@
+// Signs of an unread verdict table and the bound on table size (src/judge/verdict_signs.h),
+// on replies the local 1.5B model gave (issue 39 and the long-passage dev runs of
+// docs/judges.md) and on hand-checked cases.
+#include <gtest/gtest.h>
+
+#include "judge/verdict_signs.h"
+
+namespace ragmeter {
+namespace {
+
+VerdictCell cell(Verdict verdict, std::string reason = "") {
+  VerdictCell out;
+  out.verdict = verdict;
+  out.reason = std::move(reason);
+  return out;
+}
+
+struct NegationCase {
+  const char* claim;
+  const char* reason;
+  bool negates;
+  const char* why;
+};
+
+TEST(VerdictSignsTest, AReasonThatIsTheClaimWithANotInsertedNegatesIt) {
+  const NegationCase cases[] = {
+      {"Myanmar's civil war began in 1948.", "Myanmar's civil war did not begin in 1948.", true,
+       "the claim with a not"},
+      {"The BooksCorpus dataset holds over 7,000 unpublished books.",
+       "The passage does not state that the BooksCorpus dataset holds over 7,000 unpublished books.",
+       true, "words about the passage do not count as the reason's own"},
+      {"OpenSR improves lip-reading accuracy.", "OpenSR doesn't improve lip-reading accuracy.", true,
+       "n't"},
+      {"The BooksCorpus dataset holds about 700 published textbooks.",
+       "The passage gives over 7,000 unpublished books, not about 700 published textbooks.", false,
+       "it says what the passage states instead"},
+      // The issue's reply: a reason about another passage's subject, given for a claim about
+      // Myanmar's civil war against each of three passages.
+      {"Myanmar's civil war is one of the longest-running civil wars in the world.",
+       "The Inter Expo Center is not a civil war, it is a convention center.", false,
+       "a reason about something else"},
+      {"Myanmar's civil war did not end in 1962.", "Myanmar's civil war did not end in 1962.", false,
+       "no negation beyond the claim's own"},
+      {"Myanmar's civil war began in 1948.", "The war began in 1948 in Burma.", false,
+       "no negation"},
+      {"", "not", false, "no claim"},
+  };
+  for (const NegationCase& c : cases) {
+    EXPECT_EQ(reason_negates_claim(c.claim, c.reason), c.negates) << c.why << ": " << c.reason;
+  }
+}
+
+TEST(VerdictSignsTest, OneReasonForContradictionsAgainstSeveralPassagesIsASign) {
+  // The issue's claim: Contradiction against chunks 0, 1 and 2, the one reason of the claim
+  // copied to each (the table has one reason per claim).
+  const std::string copied = "The Inter Expo Center is not a civil war, it is a convention center.";
+  const std::vector<std::string> claims = {
+      "Myanmar's civil war is one of the longest-running civil wars in the world.",
+      "Myanmar's civil war began in 1948.", "The war began after independence."};
+  std::vector<std::vector<VerdictCell>> cells = {
+      {cell(Verdict::kContradiction, copied), cell(Verdict::kContradiction, copied),
+       cell(Verdict::kContradiction, copied)},
+      {cell(Verdict::kContradiction, "Myanmar's civil war did not begin in 1948."),
+       cell(Verdict::kNeutral, "Myanmar's civil war did not begin in 1948."),
+       cell(Verdict::kNeutral, "Myanmar's civil war did not begin in 1948.")},
+      {cell(Verdict::kEntailment), cell(Verdict::kContradiction, "It began in 1950."),
+       cell(Verdict::kNeutral, "It began in 1950.")}};
+  std::vector<std::pair<std::size_t, std::size_t>> asked;
+  for (std::size_t i = 0; i < 3; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) asked.emplace_back(i, j);
+  }
+  const std::vector<std::string> passages = {"Inter Expo Center is a convention center.",
+                                             "Myanmar gained independence in 1948.",
+                                             "The war began in 1948."};
+  const std::vector<std::optional<std::string>> none(3);
+  const auto suspects = suspect_claims(claims, passages, cells, none, asked);
+  ASSERT_EQ(suspects.size(), 2u);
+  EXPECT_EQ(suspects[0].claim, 0u);
+  EXPECT_EQ(suspects[0].sign, TableSign::kCopiedContradiction);
+  EXPECT_EQ(suspects[1].claim, 1u);
+  EXPECT_EQ(suspects[1].sign, TableSign::kNegatedClaim);
+  // Only the cells the call asked count: claim 0 asked against one passage is no sign.
+  const auto one = suspect_claims(claims, passages, cells, none, {{0, 0}, {2, 1}});
+  EXPECT_TRUE(one.empty());
+}
+
+TEST(VerdictSignsTest, ATableIsCutSoThatEachCallReadsAtMostTheLimit) {
+  // 7 claims against three passages of 700 tokens: 14,700 in one call.
+  EXPECT_EQ(table_span(7, 2100), 14700);
+  using Groups = std::vector<std::vector<std::size_t>>;
+  EXPECT_EQ(bound_table(7, {700, 700, 700}, 0), (Groups{{0, 1, 2}}));       // no limit
+  EXPECT_EQ(bound_table(7, {700, 700, 700}, 14700), (Groups{{0, 1, 2}}));   // at the limit
+  EXPECT_EQ(bound_table(7, {700, 700, 700}, 10000), (Groups{{0, 1}, {2}}));  // 9,800 fits
+  EXPECT_EQ(bound_table(7, {700, 700, 700}, 5000), (Groups{{0}, {1}, {2}}));
+  // A passage above the limit on its own is still asked, with every claim; short ones
+  // after it share a call.
+  EXPECT_EQ(bound_table(7, {700, 100, 100}, 2000), (Groups{{0}, {1, 2}}));
+  EXPECT_EQ(bound_table(7, {}, 2000), Groups{});
+}
+
+TEST(VerdictSignsTest, TheLearnedLimitFallsToHalfAFailedTableAndNeverRises) {
+  TableSpanLimit limit;
+  EXPECT_EQ(limit.limit(), 0);
+  limit.lower_after_signs(kSmallTableSpan);  // a small table teaches nothing
+  EXPECT_EQ(limit.limit(), 0);
+  limit.lower_after_signs(14700);
+  EXPECT_EQ(limit.limit(), 7350);
+  limit.lower_after_signs(20000);  // a larger failure does not raise it
+  EXPECT_EQ(limit.limit(), 7350);
+  limit.lower_after_signs(2000);  // never below the small tables' span
+  EXPECT_EQ(limit.limit(), kSmallTableSpan);
+}
+
+}  // namespace
+}  // namespace ragmeter
