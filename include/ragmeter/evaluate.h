@@ -173,4 +173,14 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
 // before the judge is asked. Ignores options.cancel. Thread-safe.
 std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options);
 
+struct ConfiguredJudge;  // judge_factory.h: a judge made from settings (make_judge)
+
+// Sets `options` up to run with `judge`, as `ragmeter eval` does: options->judge; at
+// least judge.concurrency scoring threads for an LLM judge (each sample waits on its
+// calls); and, when the caller did not name the metrics (`metrics_given` false), drops
+// the metrics only an LLM can score (critics, rubric scores) for the offline judge,
+// which would only skip them. Declared here, not in judge_factory.h, so that the judge
+// layer does not include the evaluation's (tests/unit/include_layers_test.cc).
+void apply_judge(const ConfiguredJudge& judge, bool metrics_given, EvalOptions* options);
+
 }  // namespace ragmeter

@@ -8,7 +8,7 @@
 //   options.key_env = "MY_KEY";  // the variable's NAME; the client reads it per request
 //   StatusOr<ConfiguredJudge> judge = make_judge(options);
 //   EvalOptions eval;
-//   apply_judge(*judge, /*metrics_given=*/true, &eval);  // eval.judge, eval.threads
+//   apply_judge(*judge, /*metrics_given=*/true, &eval);  // evaluate.h: eval.judge, eval.threads
 //   ... evaluate ...; make_run_info(*judge, path) for the summary (results.h)
 //
 // No key ever passes through these types: settings name the environment variable, and
@@ -23,7 +23,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ragmeter/evaluate.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/judge_hooks.h"
 #include "ragmeter/llm.h"
@@ -169,12 +168,5 @@ StatusOr<ConfiguredJudge> make_judge(const JudgeOptions& options);
 // The same from settings already resolved (resolve_judge_settings, or filled by hand):
 // `options` gives only plan, context_tokens and keep_traces.
 StatusOr<ConfiguredJudge> make_judge(const llm::JudgeSettings& settings, const JudgeOptions& options);
-
-// Sets `options` up to run with `judge`, as `ragmeter eval` does: options->judge; at
-// least judge.concurrency scoring threads for an LLM judge (each sample waits on its
-// calls); and, when the caller did not name the metrics (`metrics_given` false), drops
-// the metrics only an LLM can score (critics, rubric scores) for the offline judge,
-// which would only skip them. Implemented in src/eval.
-void apply_judge(const ConfiguredJudge& judge, bool metrics_given, EvalOptions* options);
 
 }  // namespace ragmeter

@@ -24,6 +24,7 @@
 #include "eval_args.h"
 #include "py_json.h"
 #include "ragmeter/llm_config.h"
+#include "ragmeter/evaluate.h"
 #include "ragmeter/judge_factory.h"
 #include "ragmeter/results.h"
 #include "ragmeter/summary_builder.h"

@@ -19,6 +19,7 @@
 #include "eval_args.h"
 #include "py_json.h"
 #include "ragmeter/gates.h"
+#include "ragmeter/evaluate.h"
 #include "ragmeter/judge_factory.h"
 #include "ragmeter/language.h"
 #include "ragmeter/llm_config.h"

@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-#include "io/list_literal.h"
+#include "core/list_literal.h"
 #include "ragmeter/language.h"
 
 namespace ragmeter {

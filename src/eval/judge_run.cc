@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "ragmeter/dataset.h"
+#include "ragmeter/evaluate.h"
 #include "ragmeter/judge_factory.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/results.h"

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/list_literal.h"
+#include "core/list_literal.h"
 #include "io/readers.h"
 #include "llm/openai_protocol.h"
 #include "llm/reply_json.h"

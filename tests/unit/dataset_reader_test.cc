@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "io/list_literal.h"
+#include "core/list_literal.h"
 #include "ragmeter/dataset.h"
 #include "tests/unit/test_paths.h"
 

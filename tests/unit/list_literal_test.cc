@@ -1,4 +1,4 @@
-#include "io/list_literal.h"
+#include "core/list_literal.h"
 
 #include <cmath>
 #include <string>

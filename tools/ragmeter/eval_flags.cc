@@ -11,6 +11,7 @@
 #include "metric_value.h"
 #include "output_stream.h"
 #include "ragmeter/gates.h"
+#include "ragmeter/evaluate.h"
 #include "ragmeter/judge_factory.h"
 #include "ragmeter/language.h"
 #include "ragmeter/llm_config.h"

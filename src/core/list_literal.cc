@@ -1,7 +1,7 @@
 // List-valued cells: a JSON array, or the Python list literal that pandas writes to CSV
 // for a list column (str(list), i.e. repr of each element).
 
-#include "io/list_literal.h"
+#include "core/list_literal.h"
 
 #include <cctype>
 #include <charconv>
