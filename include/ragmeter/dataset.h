@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ragmeter/status.h"
+#include "ragmeter/utf8.h"  // is_valid_utf8, which the readers use
 
 namespace ragmeter {
 
@@ -98,10 +99,6 @@ std::optional<std::int64_t> count_dataset_rows(const std::string& path, DatasetF
 // give (naming the top-level field), but no column. Not thread-safe.
 std::unique_ptr<RowReader> make_memory_row_reader(std::vector<nlohmann::ordered_json> rows,
                                                   std::string name = "<memory>");
-
-// Returns true when `text` is valid UTF-8; otherwise false and, if `bad_offset` is
-// given, the byte offset of the first invalid sequence.
-bool is_valid_utf8(std::string_view text, std::size_t* bad_offset = nullptr);
 
 }  // namespace ragmeter
 

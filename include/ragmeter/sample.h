@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ragmeter/image.h"
+#include "ragmeter/image_ref.h"
 #include "ragmeter/status.h"
 
 namespace ragmeter {

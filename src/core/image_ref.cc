@@ -1,9 +1,9 @@
-// Which items of retrieved_contexts are images, and where they come from (image.h).
+// Which items of retrieved_contexts are images, and where they come from (image_ref.h).
 #include <algorithm>
 #include <array>
 #include <cctype>
 
-#include "ragmeter/image.h"
+#include "ragmeter/image_ref.h"
 
 namespace ragmeter {
 namespace {

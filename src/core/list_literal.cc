@@ -14,7 +14,8 @@
 
 #include <unicode/utf8.h>
 
-#include "ragmeter/dataset.h"
+#include "ragmeter/utf8.h"
+
 
 namespace ragmeter {
 namespace {

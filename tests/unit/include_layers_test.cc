@@ -19,14 +19,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Lowest first. llm, embed and docs need only core and io; metrics and judge are one layer
+// Lowest first. llm, embed, docs and media (images, OCR) need only core, io and each other; metrics and judge are one layer
 // because the judged metrics ask the judge and the LLM judge reads the metric table (until
 // judge tasks are table rows, issue 35); eval runs metrics with a judge; gen, run and report
 // are built on eval's results and the judges.
 const std::map<std::string, int>& directory_layers() {
   static const std::map<std::string, int> layers = {
-      {"core", 0},    {"io", 1},   {"llm", 2}, {"embed", 2}, {"docs", 2},   {"metrics", 3},
-      {"judge", 3},   {"eval", 4}, {"gen", 5}, {"run", 6},   {"report", 6},
+      {"core", 0},  {"io", 1},    {"llm", 2}, {"embed", 2}, {"docs", 2},   {"media", 2},
+      {"metrics", 3}, {"judge", 3}, {"eval", 4}, {"gen", 5},   {"run", 6},    {"report", 6},
   };
   return layers;
 }
@@ -38,6 +38,7 @@ const std::map<std::string, std::string>& public_header_components() {
       {"sample.h", "core"},
       {"language.h", "core"},
       {"words.h", "core"},
+      {"utf8.h", "core"},
       {"dataset.h", "io"},
       {"labels.h", "io"},
       {"llm.h", "llm"},
@@ -47,6 +48,9 @@ const std::map<std::string, std::string>& public_header_components() {
       {"sentencepiece_tokenizer.h", "embed"},
       {"wordpiece_tokenizer.h", "embed"},
       {"documents.h", "docs"},
+      {"image_ref.h", "core"},
+      {"image.h", "media"},
+      {"ocr.h", "media"},
       {"chunker.h", "docs"},
       {"bleu.h", "metrics"},
       {"chrf.h", "metrics"},

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "ragmeter/dataset.h"
+#include "ragmeter/utf8.h"
 
 namespace ragmeter {
 namespace {
