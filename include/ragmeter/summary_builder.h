@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,15 @@ namespace ragmeter {
 
 class SummaryBuilder {
  public:
-  // Keeps copies of options.metrics, options.scoring and options.bootstrap (threads:
-  // options.threads, which does not change the interval).
+  // Keeps copies of options.metrics, options.scoring, options.bootstrap (threads:
+  // options.threads, which does not change the interval) and options.pass_marks.
   explicit SummaryBuilder(const EvalOptions& options);
 
   // One scored row: results[m] belongs to options.metrics[m]. InvalidArgument (and
   // nothing is added) when results has another size than the metrics; Internal (nothing
   // added) when a score lies outside its metric's declared range (check_score_range).
+  // A repeated `ok` result (MetricResult::repeat_scores) also goes into its metric's
+  // MetricSummary::repeats (8 bytes per repeat until finish()).
   Status add_row(const std::vector<MetricResult>& results);
   // The same for one metric's outcome of the next row, for callers that hold results
   // by column; a row is complete when each metric got one (the caller keeps rows
@@ -56,11 +59,18 @@ class SummaryBuilder {
     std::vector<double> corpus_stats;
     std::int64_t noted = 0;
     std::map<std::string, std::int64_t> skip_reasons, failure_reasons, notes;
+    // The repeat scores of each `ok` repeated result (MetricResult::repeat_scores).
+    std::vector<std::vector<double>> repeat_groups;
   };
+
+  // MetricSummary::repeats of a metric's repeated samples (repeats.h).
+  RepeatSummary summarize_repeats(const std::vector<std::vector<double>>& groups,
+                                  bool higher_is_better, std::optional<double> mark) const;
 
   std::vector<MetricRequest> metrics_;
   ScoringOptions scoring_;
   BootstrapOptions bootstrap_;
+  std::map<std::string, double> pass_marks_;
   std::vector<Accumulator> accumulators_;
   EvalSummary summary_;
 };

@@ -35,6 +35,8 @@ struct EvalArgs {
   double context_match_threshold = 0.5;
   bool keep_evidence = true;
   bool offline_score_withdrawn = false;
+  int repeat = 1;                   // EvalOptions::repeat
+  double repeat_temperature = 0.7;  // EvalOptions::repeat_temperature
 };
 
 // Checks the arguments and builds the options, without the judge (apply_judge adds it);

@@ -218,7 +218,7 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
       }
     }
     llm::ChatRequest request = llm_claims_request(prompt);
-    const std::string call = llm::chat_cache_key(options.book->endpoint(), request);
+    const std::string call = options.book->key(request);
     asked_any = true;
     auto reply = options.book->chat(*options.client, std::move(request), "claims", calls);
     std::vector<ClaimStore::Finished> finished;  // stored together (claim_store.h)

@@ -1,5 +1,6 @@
 // Aspect critics, rubric scores, context relevance and summary key facts of the LLM
 // judge (llm_judge_impl.h): one request each (critics: one per vote).
+#include <algorithm>
 #include <future>
 
 #include "judge/llm_judge_impl.h"
@@ -22,17 +23,20 @@ StatusOr<CriticVerdict> LlmJudge::critique(const Sample& sample, std::string_vie
   llm::ChatRequest request =
       make_judge_request(judge_sample_sections(sample) + judge_section("CRITERION", definition), prompts::k_critic,
                    std::move(schema), "verdict", options_.max_tokens);
-  // One judgement at temperature 0; several are independent samples at 0.7, each its own
-  // seed (so each is its own cache entry), asked concurrently; the majority wins.
+  // One judgement at temperature 0 (a repeat's: at its temperature and seed); several are
+  // independent samples at 0.7, each its own seed (so each is its own cache entry), asked
+  // concurrently; the majority wins. Repeat r's ballots take the seeds after repeat r - 1's,
+  // so no two repeats share a ballot, and repeat 1's are an unrepeated run's.
   std::vector<llm::ChatRequest> ballots(static_cast<std::size_t>(votes), request);
+  const int first_seed = std::max(0, book_.draw().repeat - 1) * votes + 1;
   for (int i = 0; votes > 1 && i < votes; ++i) {
     ballots[i].temperature = 0.7;
-    ballots[i].seed = i + 1;
+    ballots[i].seed = first_seed + i;
   }
   const std::string kind = "critic:" + std::string(name);
   std::vector<std::future<StatusOr<Json>>> replies;
   for (llm::ChatRequest& ballot : ballots) {
-    if (calls) calls->push_back(llm::chat_cache_key(book_.endpoint(), ballot));
+    if (calls) calls->push_back(book_.key(ballot));
     replies.push_back(std::async(std::launch::async, [this, &kind, ballot = std::move(ballot)] {
       return book_.chat(*options_.chat, ballot, kind, nullptr);
     }));

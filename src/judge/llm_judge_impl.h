@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,6 +27,11 @@ namespace ragmeter {
 class LlmJudge : public Judge {
  public:
   LlmJudge(LlmJudgeOptions options, std::shared_ptr<llm::ResponseCache> cache);
+  // The judge of one repeat (for_repeat): `base`'s options, clients, cache and local
+  // embedder, its books' counts, and stores of its own keyed by `draw`.
+  LlmJudge(const LlmJudge& base, RepeatDraw draw);
+
+  std::shared_ptr<Judge> for_repeat(int repeat, double temperature) override;
 
   std::string description() const override;
   StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) override;
@@ -88,11 +94,14 @@ class LlmJudge : public Judge {
                   const std::vector<Pair>& pairs, std::vector<std::vector<StoredVerdict>>* cells);
 
   LlmJudgeOptions options_;
+  std::shared_ptr<llm::ResponseCache> cache_;
   CallBook book_;
   CallBook embed_book_;
   VerdictStore store_;
   ClaimStore claims_;
-  std::optional<LocalSimilarity> local_;
+  std::shared_ptr<LocalSimilarity> local_;  // shared with the repeats' judges
+  std::mutex repeats_mutex_;
+  std::map<std::pair<int, double>, std::shared_ptr<Judge>> repeats_;  // for_repeat's judges
 };
 
 }  // namespace ragmeter

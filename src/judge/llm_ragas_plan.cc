@@ -72,7 +72,7 @@ StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::s
     for (std::size_t k = 0; k < per_chunk.size(); ++k) table.at(0, k) = per_chunk[k].get()[0];
     if (calls) {
       for (const std::string& chunk : chunks) {
-        calls->push_back(llm::chat_cache_key(book_.endpoint(), llm_verdicts_request(claim, chunk)));
+        calls->push_back(book_.key(llm_verdicts_request(claim, chunk)));
       }
     }
   } else if (scope == "noise_sensitivity" || scope == "factual_correctness") {

@@ -262,7 +262,7 @@ void LlmJudge::table_call(const std::vector<std::string>& claims,
                         const std::vector<std::string>& premises, const std::vector<Pair>& pairs,
                         std::vector<std::vector<StoredVerdict>>* cells) {
   llm::ChatRequest request = llm_verdict_table_request(claims, premises, pairs);
-  const std::string key = llm::chat_cache_key(book_.endpoint(), request);
+  const std::string key = book_.key(request);
   auto reply = book_.chat(*options_.chat, std::move(request), "verdicts", nullptr);
   std::vector<std::vector<VerdictCell>> table;
   if (reply.ok()) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "judge/once_map.h"
+#include "judge/repeat_draw.h"
 #include "llm/response_cache.h"
 #include "ragmeter/claim_ledger.h"
 #include "ragmeter/llm.h"
@@ -26,9 +27,10 @@ struct StoredVerdict {
 class VerdictStore {
  public:
   // A store in `cache` (null or kOff: stores and finds nothing) for the judge at
-  // `endpoint` with the prompt texts `prompts` (part of every key).
+  // `endpoint` with the prompt texts `prompts` (part of every key), and a repeat's `draw`
+  // (RepeatDraw::add_to: part of every key of a repeat).
   VerdictStore(std::shared_ptr<llm::ResponseCache> cache, const llm::EndpointOptions& endpoint,
-               std::string prompts);
+               std::string prompts, const RepeatDraw& draw = {});
 
   // The cell key of `claim` against `premise` (in memory and in the cache file).
   std::string key(const std::string& claim, const std::string& premise) const;

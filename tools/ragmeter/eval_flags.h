@@ -40,6 +40,9 @@ struct EvalFlags {
   std::string bleu_tokenize = "13a";
   double context_match_threshold = 0.5;
   bool offline_score_withdrawn = false;  // --offline-score-withdrawn
+  int repeat = 1;                        // --repeat N: judgements per (sample, judged metric)
+  double repeat_temperature = 0.7;       // --repeat-temperature
+  std::string pass_k = "mean";           // --pass-k mean|all|any: how gates read repeats
 };
 
 // Registers the flags on `cmd`. `run` (for `ragmeter run`): the metrics flag is --eval and
@@ -56,7 +59,10 @@ StatusOr<ConfiguredJudge> make_judge(const EvalFlags& flags);
 
 // Everything an evaluation needs: options with their judge (LLM-only metrics dropped
 // when the offline judge runs the default metric list; threads raised to keep the
-// judge's concurrency busy) and the --fail-under thresholds. Errors are usage errors.
+// judge's concurrency busy) and the --fail-under thresholds, read by --pass-k, whose
+// values are the pass marks of repeated metrics (EvalOptions::pass_marks). With --repeat
+// N > 1 and a deterministic judge, says on standard error that each sample is judged
+// once. Errors are usage errors.
 struct PreparedEval {
   EvalOptions options;
   ConfiguredJudge judge;  // options.judge is judge.judge
