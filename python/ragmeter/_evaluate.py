@@ -104,6 +104,8 @@ def evaluate(
     judge_context_tokens: Optional[int] = None,
     plan: Optional[str] = None,
     offline_score_withdrawn: bool = False,
+    repeat: int = 1,
+    repeat_temperature: float = 0.7,
     labels: Any = None,
     label_scale: str = "binary",
     label_id: str = "id",
@@ -129,6 +131,12 @@ def evaluate(
     offline_score_withdrawn: score the metrics withdrawn from the offline judge (they
         did not beat chance on held-out human labels, or were not measured; see
         docs/judges.md) instead of reporting them ``skipped`` with that reason.
+    repeat: judge each (sample, judged metric) this many times (``--repeat``), at
+        `repeat_temperature` with seeds 1..repeat: each score is the mean of its repeats,
+        ``result.repeats(metric)`` gives every repeat's, and the summary's
+        ``metrics[m]["repeats"]`` separates the judge's variance from the samples'
+        (docs/output.md, "Repeats"). The offline judge is deterministic and judges once
+        (the summary's ``repeat`` says so).
     progress: True (tqdm when installed, else a line on stderr), False, or a callable
         ``progress(rows_done, total)``; an exception it raises stops the run.
     labels: your labels of these samples (a path, a list of dicts, a DataFrame; see
@@ -175,6 +183,8 @@ def evaluate(
             keep_evidence=keep_evidence,
             judge=judge_fields,
             offline_score_withdrawn=offline_score_withdrawn,
+            repeat=repeat,
+            repeat_temperature=repeat_temperature,
             progress=bar,
             cancel=_cancel,
         )
