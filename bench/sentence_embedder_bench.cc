@@ -24,6 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "process_memory.h"
 #include "ragmeter/sentence_embedder.h"
 
 namespace {
@@ -34,14 +35,7 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-long rss_kib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return -1;
-}
+using ragmeter::bench::rss_kib;
 
 // GFLOP/s of `threads` concurrent single-threaded sgemm calls of m x k times k x n, each
 // repeated for about `budget` seconds; best of 3.
@@ -86,7 +80,7 @@ struct Run {
 Run measure(const ragmeter::SentenceEmbedder& embedder, const std::vector<std::string>& texts) {
   double flops = 0, ids = 0;
   for (const auto& text : texts) {
-    const std::size_t n = embedder.tokenizer().encode(text, embedder.max_tokens()).size();
+    const std::size_t n = embedder.token_ids(text).size();
     flops += model_flops(n);
     ids += static_cast<double>(n);
   }
@@ -148,7 +142,7 @@ int main(int argc, char** argv) {
     std::string text, word;
     while (words >> word) {
       const std::string next = text.empty() ? word : text + " " + word;
-      if (embedder.tokenizer().encode(next).size() > 200) break;
+      if (embedder.token_ids(next).size() > 200) break;
       text = next;
     }
     long_texts.push_back(text);

@@ -17,6 +17,7 @@ debian_packages=(
   libcld2-dev  # language detection for scripts that several languages share (language.h)
   libopenblas-dev  # --embedder local: the sentence encoder's matrix products (sgemm)
   libmecab-dev  # BLEU's ja-mecab and ko-mecab tokenizers (dictionaries: scripts/setup_mecab.sh)
+  libsentencepiece-dev  # --embedder local-multilingual: multilingual-e5-small's unigram tokenizer
   libpoppler-cpp-dev libgumbo-dev libhnswlib-dev libcmark-dev  # ragmeter gen: PDF, HTML, vector index, Markdown
   python3-doc poppler-utils  # ragmeter gen tests: a real HTML document set; pdftotext cross-check
   libtasn1-doc  # ragmeter gen tests: a real PDF (the libtasn1 manual, 36 pages)
@@ -71,7 +72,7 @@ if [ ! -f "$pystamp" ] || [ "$(cat "$pystamp")" != "$pywant" ]; then
 fi
 echo "setup: ok (python oracles in $venv, package build and test tools in $pyenv)"
 
-# The local sentence-embedding model (--embedder local), checked by SHA-256.
+# The local sentence-embedding models (--embedder local, local-multilingual), checked by SHA-256.
 bash "$(dirname "$0")/setup_embedder.sh"
 # The MeCab dictionaries of BLEU's ja-mecab and ko-mecab tokenizers, checked by SHA-256.
 bash "$(dirname "$0")/setup_mecab.sh"

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -71,6 +72,25 @@ struct AgreementStatistic {
   std::optional<StatisticValue> ceiling;  // one person against another; nullopt: one label per item
 };
 
+// One bin of a calibration plot: the labels whose row's score fell in [low, high) (the
+// last bin includes `high`). Bins split the metric's range from the metric table (for a
+// metric it lacks, the range of its labelled scores) into 10 equal parts; all labels are
+// used, each label one point, as for the statistics.
+struct CalibrationBin {
+  double low = 0.0, high = 0.0;
+  std::int64_t n = 0;                // labels in the bin
+  std::optional<double> mean_score;  // in the metric's own units; nullopt when n == 0
+  std::optional<double> mean_label;  // binary: the share labelled good; ordinal: the mean label
+  // Binary labels: the Wilson score 95% interval of that share (as scipy's
+  // binomtest(k, n).proportion_ci(method="wilson")); nullopt otherwise.
+  std::optional<std::pair<double, double>> label_ci95;
+};
+
+// The Wilson score interval (low, high) of a share of `successes` in `n` trials, z the
+// normal quantile of the confidence (1.959964: 95%); nullopt when n == 0.
+std::optional<std::pair<double, double>> wilson_interval(std::int64_t successes, std::int64_t n,
+                                                         double z = 1.959963984540054);
+
 struct MetricAgreement {
   std::string metric;
   bool higher_is_better = true;  // from the metric table; true for a metric it lacks
@@ -86,6 +106,9 @@ struct MetricAgreement {
   std::string threshold_undefined;  // why there is none
   bool on_label_scale = false;      // ordinal: every score is a level of the scale
   std::vector<AgreementStatistic> statistics;
+  // Binary and ordinal labels, when the metric could be measured: what people said about
+  // the rows in each score range (the report's calibration plot). Empty for preferences.
+  std::vector<CalibrationBin> calibration;
   // What keeps this metric's agreement from being measured: no scored label, no
   // variance in the scores or in the labels. Its statistics are then left out.
   std::vector<std::string> errors;

@@ -126,6 +126,9 @@ struct ClaimLedger {
   std::vector<VerdictCell> response_vs_reference;
   std::vector<VerdictCell> reference_vs_response;
   LedgerProvenance provenance;
+  // What a reader of the scores must know that the verdicts do not say: e.g. that the LLM
+  // judge wrote its reasons in another language than the sample's. Each once; usually none.
+  std::vector<std::string> warnings;
 
   bool operator==(const ClaimLedger&) const = default;
 };
@@ -176,7 +179,8 @@ Status validate_claim_ledger(const ClaimLedger& ledger);
 //    "verdicts": {"response_vs_chunks":    [[cell, ...], ...],   one array per claim
 //                 "reference_vs_chunks":   [[cell, ...], ...],
 //                 "response_vs_reference": [cell, ...],
-//                 "reference_vs_response": [cell, ...]}}
+//                 "reference_vs_response": [cell, ...]},
+//    "warnings": ["..."]}                    (only when there are some)
 //
 // A cell is written in the shortest form that keeps everything: null when missing,
 // "Entailment" / "Neutral" / "Contradiction" when it has no confidence and no reason,

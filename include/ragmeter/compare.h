@@ -118,6 +118,23 @@ struct SampleChange {
   const nlohmann::ordered_json* new_row = nullptr;
 };
 
+// The paired differences of one metric, oriented (positive = new is better) and binned
+// for a chart: `better[k]` counts pairs whose oriented difference d is in
+// (k * width / 10, (k + 1) * width / 10], `worse[k]` those with -d in that range (k = 0 is
+// next to no change), `ties` those within the tie tolerance of 0. `width` is the metric's
+// range (max - min from the metric table; 1 for a metric it lacks), the largest possible
+// |d|; a difference beyond it (a score outside the table's range) goes in the last bin.
+struct DiffHistogram {
+  static constexpr int kBinsPerSide = 10;
+  double width = 1.0;
+  std::vector<std::int64_t> worse = std::vector<std::int64_t>(kBinsPerSide, 0);
+  std::vector<std::int64_t> better = std::vector<std::int64_t>(kBinsPerSide, 0);
+  std::int64_t ties = 0;
+};
+
+// Adds one oriented difference to `histogram`; |d| <= tie_tolerance is a tie.
+void add_difference(double oriented_diff, double tie_tolerance, DiffHistogram* histogram);
+
 struct MetricComparison {
   std::string metric;
   bool higher_is_better = true;  // from the metric table; true for unknown (user) metrics
@@ -127,6 +144,7 @@ struct MetricComparison {
   // Samples scored in one run and skipped or failed in the other: not in the pairs.
   std::int64_t scored_in_one_only = 0;
   std::vector<SampleChange> top_changes;  // largest |difference| first, at most top_changes
+  DiffHistogram differences;              // every pair's oriented difference, binned
   // The oriented interval (lower bound, upper bound) of the mean difference.
   double oriented_ci_low() const;
   double oriented_ci_high() const;
@@ -161,13 +179,24 @@ StatusOr<RunComparison> compare_runs(const RunResults& base, const RunResults& n
 // p-value is below the comparison's alpha. No pairs: false.
 bool is_regression(const MetricComparison& metric, double delta, double alpha);
 
+// What a comparison says about one metric, the rule of `ragmeter compare`'s verdict
+// column: kBetter when the Holm-adjusted p-value is below `alpha` and the whole oriented
+// 95% interval of the mean difference is above 0; kWorse when p_holm < alpha and the
+// interval is below 0; kNoSignificantChange otherwise; kNoPairs when no sample was
+// scored in both runs.
+enum class ChangeVerdict { kBetter, kWorse, kNoSignificantChange, kNoPairs };
+ChangeVerdict change_verdict(const MetricComparison& metric, double alpha);
+// "better", "worse", "no significant change", "no pairs".
+const char* change_verdict_name(ChangeVerdict verdict);
+
 // The comparison as JSON (for --json and the HTML comparison report): {"ragmeter_version",
 // "base", "new",
 // "matched", "only_in_base", "only_in_new", "metrics_only_in_base", "metrics_only_in_new",
 // "alpha", "holm_family", "metrics": [{"metric",
 // "higher_is_better", "n", "mean_base", "mean_new", "mean_diff", "ci95", "p_value",
-// "p_exact", "p_holm", "wins", "ties", "losses", "scored_in_one_only", "top_changes":
-// [{"key", "base", "new", "oriented_diff", "base_row", "new_row"}]}]}.
+// "p_exact", "p_holm", "wins", "ties", "losses", "scored_in_one_only", "verdict"
+// (change_verdict_name), "differences": {"width", "worse", "ties", "better"} (DiffHistogram),
+// "top_changes": [{"key", "base", "new", "oriented_diff", "base_row", "new_row"}]}]}.
 nlohmann::ordered_json comparison_to_json(const RunComparison& comparison);
 
 }  // namespace ragmeter

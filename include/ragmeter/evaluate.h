@@ -34,6 +34,11 @@ struct EvalOptions {
   std::vector<MetricRequest> metrics;  // what to score, in output order
   ScoringOptions scoring;
   ColumnMap column_map;                // user column -> sample field
+  // The language of every sample (an ISO 639-1 code that is_supported_language accepts;
+  // the caller checks it), over any `language` column. Empty: each sample's column, else
+  // detected from its text (assign_sample_language, language.h), which costs about a
+  // microsecond per KiB of text on one thread (docs/languages.md).
+  std::string language;
   // The judge of the judged metrics; null means the offline judge (make_offline_judge).
   std::shared_ptr<Judge> judge;
   // false: under the offline judge (Judge::is_offline), a metric the table withdraws from
@@ -140,6 +145,8 @@ struct EvalSummary {
   std::optional<RagasScore> ragas;  // ragas_score(metrics)
   std::int64_t rows_read = 0;      // every row the sink saw, good or bad
   std::int64_t rows_rejected = 0;  // rows that could not be read or converted
+  // How many scored rows were in each language (Sample::language: "zh", "en", "und").
+  std::map<std::string, std::int64_t> languages;
   // True when EvalOptions::cancel stopped the run: the summary covers the rows the
   // sink saw, which are a prefix of the input.
   bool cancelled = false;
@@ -167,7 +174,11 @@ std::string judged_once_reason(const EvalOptions& options);
 // empty: the calling thread then scores too.
 using ProgressCallback = std::function<void(std::int64_t rows_seen)>;
 
-// Scores every row of `reader` (the file name is used in error messages). Each
+// Scores every row of `reader` (the file name is used in error messages). Each row's
+// sample gets its language (EvalOptions::language, its column, or detected), which the
+// sink sees in the row's fields: "language" (the code) and, for a sample whose texts are
+// in different languages, "languages" (field -> code); both replace columns of those
+// names. Each
 // rejected row goes to sink.on_rejected and the run goes on, unless options.strict,
 // where the first one ends the run with InvalidArgument once the rows before it have
 // reached the sink. Rows reach the sink in input order, from the calling thread, as
@@ -183,10 +194,12 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
                                const ProgressCallback& progress = {});
 
 // Scores one sample with every requested metric (no I/O): results[i] belongs to
-// options.metrics[i]. With the offline judge, every judged metric of a sample in a
-// language the judge has no rules for is `skipped` with offline_judge_gap's reason ("the
-// offline judge does not cover Korean"; offline_judge.h), before the judge is asked.
-// Ignores options.cancel. Thread-safe.
+// options.metrics[i]. A sample without a language (Sample::language empty), or whose
+// language differs from options.language when that is set, is scored as a copy with its
+// language assigned (assign_sample_language). With the offline judge, every judged metric
+// of a sample in a language the judge has no rules for is `skipped` with
+// offline_judge_gap's reason ("the offline judge does not cover Korean"; offline_judge.h),
+// before the judge is asked. Ignores options.cancel. Thread-safe.
 std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options);
 
 }  // namespace ragmeter

@@ -25,7 +25,7 @@
 
 namespace ragmeter {
 
-class SentenceEmbedder;
+struct LocalEmbedders;
 
 // context_entity_recall's entities: of the reference, and of the retrieved contexts
 // together (normalised strings; each list without repeats).
@@ -53,12 +53,16 @@ struct CriticVerdict {
   std::string reason;
   int votes_for = 0;  // judgements that said yes
   int votes = 0;      // judgements made
+  // Why the reason is not in the sample's language (the LLM judge wrote it in another
+  // script, also when asked again); the verdict stands. Empty when it is.
+  std::string warning;
 };
 
 // A rubric score: an integer 1..5 with the judge's reason.
 struct RubricScore {
   int score = 0;
   std::string reason;
+  std::string warning;  // as CriticVerdict::warning
 };
 
 // context_relevance: which sentences of the retrieved contexts are needed to answer
@@ -155,6 +159,11 @@ class Judge {
   // "prompt_tokens", "completion_tokens"}}; null for a judge that makes no calls.
   // Thread-safe.
   virtual nlohmann::ordered_json usage_by_call() const { return nullptr; }
+  // The samples the judge was given (prepare_batch), counted by the language its prompts
+  // asked it to write in: {"en": 12, "zh": 10} ("en" for English and for samples whose
+  // language cannot be told, which get the English prompts as they are). Null for a
+  // judge that writes nothing (the offline judge). Thread-safe.
+  virtual nlohmann::ordered_json judged_languages() const { return nullptr; }
 };
 
 // The offline judge: deterministic, thread-safe, no I/O.
@@ -166,9 +175,10 @@ class Judge {
 //  - entities: offline_entities (text_vectors.h).
 std::shared_ptr<Judge> make_offline_judge();
 // The same with similarity (semantic_similarity, answer_correctness, answer_relevancy)
-// from `embedder` (sentence_embedder.h; null: the offline vectors), batched across the
-// rows of each evaluation batch (prepare_batch). description() names the embedder.
-std::shared_ptr<Judge> make_offline_judge(std::shared_ptr<const SentenceEmbedder> embedder);
+// from `embedders` (sentence_embedder.h: the English model, and the multilingual one for
+// text that is not English; none: the offline vectors), batched across the rows of each
+// evaluation batch (prepare_batch). description() names the embedders.
+std::shared_ptr<Judge> make_offline_judge(LocalEmbedders embedders);
 
 // The judge's answers for one sample, each asked for once and kept. Not thread-safe.
 class SampleJudgement {

@@ -44,10 +44,11 @@ struct JudgeOptions {
   std::string url;             // base URL ending in /v1
   std::string model;           // model name (Azure: the deployment)
   std::string key_env;         // NAME of the variable holding the key (default OPENAI_API_KEY)
-  // "auto", "offline", "local" or "openai" (llm::JudgeSettings::embedder). Unset: the
-  // config's, else "openai" when embedder_url or embedder_model is set here, else "auto"
-  // (the local model when installed, else bag-of-stems vectors). "openai" needs an LLM
-  // judge.
+  // "auto", "offline", "local", "local-multilingual" or "openai"
+  // (llm::JudgeSettings::embedder). Unset: the config's, else "openai" when embedder_url
+  // or embedder_model is set here, else "auto" (the local models that are installed, the
+  // multilingual one for text that is not English, else bag-of-stems vectors). "openai"
+  // needs an LLM judge.
   std::string embedder;
   std::string embedder_url;    // unset: the judge's URL
   std::string embedder_model;
@@ -118,8 +119,9 @@ struct ConfiguredJudge {
   std::shared_ptr<Judge> judge;
   std::shared_ptr<llm::Client> chat;      // null for the offline judge
   std::shared_ptr<llm::Client> embedder;  // an embeddings endpoint ("openai"); else null
-  // The local sentence model ("auto" when installed, "local"); null otherwise.
-  std::shared_ptr<const SentenceEmbedder> local_embedder;
+  // The local sentence models ("auto": those installed; "local": the English one;
+  // "local-multilingual": the multilingual one); none otherwise.
+  LocalEmbedders local_embedder;
   // Requests the chat client keeps in flight: a run should score at least this many
   // samples at once (EvalOptions::threads), since each waits on its calls.
   int concurrency = 1;
@@ -137,17 +139,20 @@ struct ConfiguredJudge {
   JudgeUsage usage() const;
   // Judge::usage_by_call(), or null when `judge` is null.
   nlohmann::ordered_json usage_by_call() const;
+  // Judge::judged_languages(), or null when `judge` is null.
+  nlohmann::ordered_json judged_languages() const;
   // Every call so far (with JudgeOptions::keep_traces): the chat client's, then the
   // embedder's.
   std::vector<llm::CallTrace> traces() const;
 };
 
 // Makes the judge and embedder `options` ask for. The offline judge makes no client and
-// needs no network; with embedder "auto" or "local" it loads the local model (no
-// network either); with embedder "openai" it makes an embeddings client alone, which
+// needs no network; with embedder "auto", "local" or "local-multilingual" it loads the
+// local models (load_local_embedders; no network either); with embedder "openai" it makes an embeddings client alone, which
 // serves the metrics that only embed. InvalidArgument when an "openai" judge or
 // embedder has no URL or model, or for the errors of
-// resolve_judge_settings; the local model's load errors ("local" without the model, or a
+// resolve_judge_settings; the local model's load errors ("local" or "local-multilingual"
+// without the model, or a
 // model that is there but unusable); an error of the HTTP client's setup (the cache file
 // cannot be opened: Unavailable). Sends no request. Thread-safe.
 StatusOr<ConfiguredJudge> make_judge(const JudgeOptions& options);

@@ -91,14 +91,33 @@ const std::vector<std::string>& supported_languages();
 // The English name of a supported code ("zh" -> "Chinese"); empty for any other code.
 std::string_view language_name(std::string_view code);
 
+// The scripts `code`'s language is written in, by ICU's uscript_getCode (CLDR's likely
+// script): {kHan} for "zh", {kKatakana, kHiragana, kHan} for "ja", {kHangul, kHan} for
+// "ko", {kLatin} for "de", {kCyrillic} for "ru", {kOther} for "ta" (a script this enum
+// does not name). Empty for "und" and codes ICU does not know. Thread-safe.
+std::vector<Script> language_scripts(std::string_view code);
+
+// The share, from 0 to 1, of `text`'s letters written in one of `scripts`, the letters
+// weighed by their UTF-8 bytes as dominant_script weighs them (kOther stands for every
+// script the enum does not name); 1 for a text without letters. Reads the first 4 KiB,
+// as detect_language does. Never fails.
+double script_share(std::string_view text, const std::vector<Script>& scripts);
+
 // The language of each text field of a sample, as told by detect_language.
 struct SampleLanguages {
-  // The sample's language: detect_language over all of its text at once (each field's
-  // first 4 KiB), so a short answer is read with its question and passages.
+  // The sample's language: detect_language over its question, response and reference at
+  // once (each field's first KiB), so a short answer is read with its question; when
+  // they do not tell ("und"), over them and the contexts. A Chinese answer to a Chinese
+  // question over English passages is "zh": the language the sample is asked and answered in.
   std::string language;
   // Per field ("user_input", "response", "reference", "retrieved_contexts",
-  // "reference_contexts"), the detected language of each field that has one other than
-  // "und". Empty unless two fields differ: a sample in one language lists nothing here.
+  // "reference_contexts"), the language of each field that has one other than "und": a
+  // field whose dominant script is the sample's is taken to be in the sample's language
+  // (an English question over German passages is not told apart: that would cost a CLD2
+  // call per field); another script's field is detected on its own, unless it has fewer
+  // than 200 bytes in a script several languages share (Latin, Cyrillic, Arabic,
+  // Hebrew, Devanagari: CLD2 misreads short names). Empty unless two fields differ: a
+  // sample in one language lists nothing here.
   std::map<std::string, std::string> fields;
 };
 

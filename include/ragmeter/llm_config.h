@@ -30,15 +30,21 @@ struct JudgeSettings {
   std::string judge_model;  // model name (Azure: the deployment)
   std::string judge_key_env = "OPENAI_API_KEY";  // the variable's name, never the key
   // Embeddings (semantic similarity, answer_relevancy; gen's chunk index):
-  //   "auto" (the default): the local model when it is installed, else "offline";
+  //   "auto" (the default): the local models that are installed, the multilingual one for
+  //     text that is not English (semantic similarity; gen and run's baseline use the
+  //     English one), else "offline";
   //   "offline": bag-of-stems vectors (text_vectors.h; gen: hashed_embedding.h), no model;
-  //   "local": all-MiniLM-L6-v2 in-process (sentence_embedder.h), an error when missing;
+  //   "local": all-MiniLM-L6-v2 in-process (sentence_embedder.h) for every text, an error
+  //     when missing;
+  //   "local-multilingual": multilingual-e5-small in-process for every text, an error
+  //     when missing;
   //   "openai": an embeddings endpoint (embedder_url, or judge_url when it is empty).
   std::string embedder = "auto";
   std::string embedder_url;
   std::string embedder_model;
   // The local model's directory; empty: default_embedder_model_path() (sentence_embedder.h:
-  // RAGMETER_EMBEDDER_MODEL, else ~/.cache/ragmeter/models/all-MiniLM-L6-v2).
+  // RAGMETER_EMBEDDER_MODEL, else ~/.cache/ragmeter/models/all-MiniLM-L6-v2); with
+  // "local-multilingual", that model's (default_multilingual_embedder_model_path()).
   std::string embedder_model_path;
   // nullopt: OpenAI, unless the URL came from AZURE_OPENAI_ENDPOINT.
   std::optional<ApiFlavor> flavor;

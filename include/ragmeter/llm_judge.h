@@ -46,6 +46,15 @@
 // verdicts carry it too: they are the model's verdicts after the checks in code
 // (src/judge/verdict_checks.h), so a change of the checks bumps the version.
 //
+// Languages: a sample in another language than English (Sample::language, else detected)
+// gets one LANGUAGE line after its texts in every call whose reply writes text (claims,
+// reasons, questions), asking for that language; a reply mostly in another script is
+// asked again once, told so. Claims or questions still in another script fail the
+// sample's claims or answer_relevancy; reasons still in another script keep their verdicts
+// and the ledger (or the critic's and rubric's result) carries a warning. English samples
+// get the requests of kLlmPromptVersion byte for byte. judged_languages() counts the
+// samples by the language asked for (docs/judges.md, "Languages").
+//
 // Failures: when the claims call fails, the sample's ledger is an error (its metrics
 // end `failed` with the reason). A failed verdict call leaves its cells missing, each
 // with the call's error as reason; the metrics then say which claims were not judged.
@@ -67,6 +76,7 @@
 
 #include "ragmeter/judge.h"
 #include "ragmeter/llm.h"
+#include "ragmeter/sentence_embedder.h"
 #include "ragmeter/metric.h"
 
 namespace ragmeter {
@@ -75,9 +85,14 @@ namespace llm {
 class ReplyStore;  // judge_hooks.h
 }  // namespace llm
 
-class SentenceEmbedder;
 
 inline constexpr std::string_view kLlmPromptVersion = "llm-v12";
+// The version of the LANGUAGE lines (prompts/language.txt, language_insist.txt) that a
+// sample in another language than English gets after the sample's texts; its ledger's
+// provenance reads "llm-v12+lang-v1:zh". English requests have no such line and keep
+// kLlmPromptVersion, so their cache entries and stored verdicts do not move
+// (docs/design.md, "The judge writes in the sample's language").
+inline constexpr std::string_view kLlmLanguagePromptVersion = "lang-v1";
 
 struct LlmJudgeOptions {
   std::shared_ptr<llm::Client> chat;      // required
@@ -87,9 +102,10 @@ struct LlmJudgeOptions {
   llm::EndpointOptions endpoint_options;
   std::shared_ptr<llm::Client> embedder;  // null: local_embedder, else offline similarity
   llm::EndpointOptions embedder_endpoint_options;
-  // Similarity in-process (sentence_embedder.h) when `embedder` is null, batched across
-  // each evaluation batch's rows (Judge::prepare_batch). null: the offline vectors.
-  std::shared_ptr<const SentenceEmbedder> local_embedder;
+  // Similarity in-process (sentence_embedder.h: the English model, the multilingual one
+  // for text that is not English) when `embedder` is null, batched across each evaluation
+  // batch's rows (Judge::prepare_batch). None: the offline vectors.
+  LocalEmbedders local_embedder;
   int max_tokens = 2048;                  // per reply
   // The judge model's context window in tokens; 0: unknown (nothing is split, and a
   // request too long for the model fails at the server, its metrics `failed` with the
@@ -178,7 +194,10 @@ struct ClaimsPrompt {
   std::vector<std::vector<std::pair<std::size_t, std::string>>> texts;
   std::vector<std::size_t> asked;  // label numbers the reply must give claims for
 };
-llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt);
+// `instruction`: the LANGUAGE line asking for the sample's language (docs/judges.md,
+// "Languages"), after the sample's texts; empty for English (the request is then byte for
+// byte the one prompts llm-v12 sent). The same for the other requests below.
+llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt, std::string_view instruction = {});
 // The claims of label `label` in a reply to llm_claims_request(prompt); nullopt when the
 // key is absent or not a list (non-string and empty items are skipped).
 std::optional<std::vector<std::string>> read_llm_sentence_claims(const nlohmann::json& reply,
@@ -187,7 +206,7 @@ std::optional<std::vector<std::string>> read_llm_sentence_claims(const nlohmann:
 // The verdicts request: numbered claims (1-based) against one premise; the reply's
 // "verdicts" list has exactly one entry per claim (minItems = maxItems = claims).
 llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
-                                      std::string_view premise);
+                                      std::string_view premise, std::string_view instruction = {});
 // The verdict table request of the compact plan: claims numbered from 1, premises
 // labelled "P1", "P2", ... (numbers zero-padded to the table's largest, "P01: claim 07",
 // so that the schema's keys, serialised sorted, are in this order), and a reply object
@@ -199,7 +218,8 @@ llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
 // came from.
 llm::ChatRequest llm_verdict_table_request(
     const std::vector<std::string>& claims, const std::vector<std::string>& premises,
-    const std::vector<std::pair<std::size_t, std::size_t>>& pairs = {});
+    const std::vector<std::pair<std::size_t, std::size_t>>& pairs = {},
+    std::string_view instruction = {});
 
 // The cells [claim][premise] of a verdict table reply: each key "Pj: claim i" with a
 // verdict label fills its cell (non-entailed cells get "reason i" as reason); cells

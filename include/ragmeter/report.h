@@ -1,11 +1,15 @@
 // The HTML report: one self-contained file (CSS, script and data inline; nothing is
 // fetched) that opens from disk or as a CI artifact.
 //
-// A run's report shows the run's identity, per metric its mean with the 95% interval,
-// counts and a histogram, a sortable and filterable table of the samples (paged, so
-// 100,000 rows stay usable) and a page per sample with its texts, contexts, claims,
-// verdicts and reasons. A comparison's report shows `ragmeter compare`'s statistics and
-// the samples that changed most, both runs side by side.
+// A run's report leads with the answer (report_answer.h): the headline metrics, which part
+// of the system is the weaker one and why, the worst samples with their reasons and, given
+// a base run, the metrics that changed. Then the run's identity, per metric its mean with
+// the 95% interval, counts and a histogram, charts (distributions; the paired differences
+// from a base run; agreement and calibration from `ragmeter agree`), a sortable and
+// filterable table of the samples (paged, so 100,000 rows stay usable) and a page per
+// sample with its texts, contexts, claims, verdicts and reasons. A comparison's report
+// shows `ragmeter compare`'s statistics, the paired differences and the samples that
+// changed most, both runs side by side.
 //
 // Safety: the data is embedded as JSON inside a <script type="application/json">
 // block with `<`, `>`, `&`, U+2028 and U+2029 written as \u escapes, so no string in
@@ -30,8 +34,13 @@ struct ReportInput {
   std::vector<nlohmann::ordered_json> rows;
   nlohmann::ordered_json summary;     // null when not given
   std::string results_path;           // shown as the report's source
-  // A comparison's report: comparison_to_json(). When not null, rows and summary are
-  // not used.
+  // A run's report, optional: comparison_to_json() of a base run against this one (the
+  // metrics that changed, the paired differences), and `ragmeter agree --out`'s JSON
+  // (agreement_to_json: agreement and calibration charts). Null when not given.
+  nlohmann::ordered_json changes;
+  nlohmann::ordered_json agreement;
+  // A comparison's report: comparison_to_json(). When not null, rows, summary, changes
+  // and agreement are not used.
   nlohmann::ordered_json comparison;
 };
 
@@ -44,7 +53,10 @@ struct ReportInput {
 Status read_results_rows(const std::string& path, std::vector<nlohmann::ordered_json>* rows);
 
 // The data the page's script reads first: {"kind": "run", "identity", "metrics", "usage",
-// "table"} (the sample table by column) or {"kind": "compare", "comparison"}. The rows
+// "answer", "changes", "agreement", "table"} (the sample table by column) or {"kind":
+// "compare", "comparison", "answer"}. "answer" holds every judgement the first screen
+// states, made in C++ (docs/report.md, "The first screen", has its fields); the page
+// only draws it. The rows
 // themselves go into a second block, one JSON object per line (claim and chunk ids left
 // out of their evidence), parsed one at a time when a sample is opened. Exposed for tests.
 nlohmann::ordered_json report_data(const ReportInput& input);

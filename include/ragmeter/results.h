@@ -54,6 +54,9 @@ struct RunInfo {
   // compact plan shares each call among every metric that reads the ledger, so usage is
   // reported per kind of call, not per metric.
   nlohmann::ordered_json usage_by_call;
+  // Judge::judged_languages(): the samples the judge was given, by the language it was
+  // asked to write in, as the summary's judge.languages; null for none (offline judge).
+  nlohmann::ordered_json judged_languages;
   // The run's identity for the summary's "run" and the report: {"ragmeter_version",
   // "dataset", "dataset_sha256", "judge", "model", "plan", "date"}; null: left out.
   nlohmann::ordered_json run;

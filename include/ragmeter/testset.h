@@ -158,16 +158,20 @@ StatusOr<TestsetReport> generate_testset(const std::vector<DocumentChunk>& chunk
                                          const std::function<void(std::size_t)>& progress = {});
 
 // The requests, exposed for tests: the generation call for `type` over `passages`
-// (numbered "P1", ...), and the critic call for one pair.
+// (numbered "P1", ...), and the critic call for one pair. `instruction`: the LANGUAGE line
+// asking for the passages' language (docs/testset.md), last; empty for English, whose
+// requests are then those of before languages, byte for byte.
 llm::ChatRequest testset_generation_request(QuestionType type,
                                             const std::vector<std::string>& passages,
-                                            std::size_t pairs, int max_tokens);
+                                            std::size_t pairs, int max_tokens,
+                                            std::string_view instruction = {});
 llm::ChatRequest testset_critic_request(const std::vector<std::string>& passages,
                                         std::string_view question, std::string_view answer,
                                         int max_tokens);
 // The closed-book call: the question alone; reply {"answer": "..."}, "unknown" when the
 // judge does not know.
-llm::ChatRequest testset_closed_book_request(std::string_view question, int max_tokens);
+llm::ChatRequest testset_closed_book_request(std::string_view question, int max_tokens,
+                                             std::string_view instruction = {});
 
 // Where a chunk came from, as a row's sources list it.
 TestsetSource testset_source_of(const DocumentChunk& chunk);

@@ -1,7 +1,8 @@
 // The offline judge's embeddings and entities: classical, deterministic, no model.
 //
-// A text's vector is a sparse bag of its content words: offline_tokenize's keys
-// (lowercased, Snowball-stemmed, numbers normalised), stopwords dropped, each weighted
+// A text's vector is a sparse bag of its content words (content_terms: offline_tokenize's
+// keys, lowercased, Snowball-stemmed, numbers normalised, stopwords dropped; in a script
+// written without spaces, ragmeter's words), each weighted
 // 1 + ln(count) and the whole vector scaled to unit length. Similarity is the cosine of
 // two such vectors: 1 for the same content words in the same proportions, 0 for no word
 // in common. It sees words, not meaning: "car" and "automobile" are unrelated. The
@@ -23,6 +24,14 @@ namespace ragmeter {
 struct TextVector {
   std::vector<std::pair<std::string, double>> terms;
 };
+
+// The content words of `text` in order, repeats kept: offline_tokenize's keys of its
+// tokens that are not stopwords; a token holding letters of a script written without
+// spaces (Chinese, Japanese, Thai, ...: is_unspaced_script, language.h), which
+// offline_tokenize would keep as one "word" up to the next space or punctuation, is
+// split by ICU's word break instead, each word as append_word_key makes it (words.h;
+// no stopwords are dropped there). Text without such letters costs one extra byte scan.
+std::vector<std::string> content_terms(std::string_view text);
 
 TextVector offline_text_vector(std::string_view text);
 

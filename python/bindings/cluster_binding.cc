@@ -272,9 +272,10 @@ class PySummaryBuilder {
   std::vector<std::string> metrics() const { return names_; }
 
   // One batch of rows in input order, as shard_columns gives them (statuses by
-  // metric, scores, reasons, corpus statistics) plus which rows were rejected.
+  // metric, scores, reasons, corpus statistics) plus which rows were rejected and, when
+  // given, each row's language (the results' "language" column; None for a rejected row).
   void add(const std::vector<bool>& rejected, nb::dict status, nb::dict scores, nb::dict reasons,
-           nb::dict corpus) {
+           nb::dict corpus, std::optional<std::vector<std::optional<std::string>>> languages) {
     const std::size_t n = rejected.size();
     std::vector<nb::list> status_of, scores_of, reasons_of;
     std::vector<std::optional<nb::list>> corpus_of;
@@ -322,6 +323,9 @@ class PySummaryBuilder {
         builder_.add_outcome(m, outcome, score, reason, stats);
       }
       builder_.count_row();
+      if (languages && i < languages->size() && (*languages)[i]) {
+        builder_.count_language(*(*languages)[i]);
+      }
     }
   }
 
@@ -428,7 +432,7 @@ void bind_cluster(nb::module_& m) {
           "context_match_threshold"_a = 0.5, "offline_score_withdrawn"_a = false)
       .def_prop_ro("metrics", &PySummaryBuilder::metrics)
       .def("add", &PySummaryBuilder::add, "rejected"_a, "status"_a, "scores"_a, "reasons"_a,
-           "corpus"_a)
+           "corpus"_a, "languages"_a.none() = nb::none())
       .def("set_cancelled", &PySummaryBuilder::set_cancelled)
       .def("finish", &PySummaryBuilder::finish, "dataset"_a, "usage"_a);
 

@@ -37,6 +37,7 @@ struct EvalArgs {
   bool offline_score_withdrawn = false;
   int repeat = 1;                   // EvalOptions::repeat
   double repeat_temperature = 0.7;  // EvalOptions::repeat_temperature
+  std::string language;  // every sample's language; empty or "auto": each row's, detected
 };
 
 // Checks the arguments and builds the options, without the judge (apply_judge adds it);

@@ -20,6 +20,7 @@
 #include "py_json.h"
 #include "ragmeter/gates.h"
 #include "ragmeter/judge_factory.h"
+#include "ragmeter/language.h"
 #include "ragmeter/llm_config.h"
 #include "run_result.h"
 #include "scoring_options.h"
@@ -105,6 +106,10 @@ EvalOptions build_options(const EvalArgs& args) {
   }
   options.repeat = args.repeat;
   options.repeat_temperature = args.repeat_temperature;
+  if (args.language != "auto") options.language = args.language;
+  if (!options.language.empty() && !is_supported_language(options.language)) {
+    raise_status(invalid_argument(unknown_language_message(options.language, "language")));
+  }
   return options;
 }
 
@@ -359,13 +364,14 @@ void bind_evaluate(nb::module_& m) {
          bool strict, std::uint64_t seed, int bootstrap_resamples, bool rouge_stem,
          const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
          const std::string& bleu_tokenize, double context_match_threshold, bool keep_evidence,
-         bool offline_score_withdrawn, int repeat, double repeat_temperature, nb::dict judge,
+         bool offline_score_withdrawn, int repeat, double repeat_temperature,
+         const std::string& language, nb::dict judge,
          const ClusterJudge* made_judge, nb::object progress, CancelFlag* cancel) {
         EvalArgs args{metrics,       metrics_given,   std::move(critics),      critic_votes,
                       std::move(column_map), threads, limit,                   strict,
                       seed,          bootstrap_resamples, rouge_stem,           rouge_tokenizer,
                       bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence,
-                      offline_score_withdrawn, repeat, repeat_temperature};
+                      offline_score_withdrawn, repeat, repeat_temperature, language};
         return run_evaluate(data, args, judge, made_judge, std::move(progress), cancel);
       },
       "data"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
@@ -375,7 +381,7 @@ void bind_evaluate(nb::module_& m) {
       "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
       "context_match_threshold"_a = 0.5, "keep_evidence"_a = true,
       "offline_score_withdrawn"_a = false, "repeat"_a = 1, "repeat_temperature"_a = 0.7,
-      "judge"_a = nb::dict(),
+      "language"_a = "", "judge"_a = nb::dict(),
       "made_judge"_a.none() = nb::none(), "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
       "Scores `data` (a DataSource) with the judge `judge` describes (JudgeOptions fields "
       "by name; empty: the offline judge; or `made_judge`, a ClusterJudge made once) and returns (Run, the exception that stopped it or None). "

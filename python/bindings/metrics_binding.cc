@@ -11,6 +11,7 @@
 #include "bindings.h"
 #include "py_json.h"
 #include "ragmeter/evaluate.h"
+#include "ragmeter/language.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/retrieval.h"
 #include "ragmeter/string_similarity.h"
@@ -41,6 +42,29 @@ Judgements judgements_of(Relevance relevance) {
   Judgements judgements;
   for (auto& id : std::get<std::vector<std::string>>(relevance)) judgements[std::move(id)] = 1;
   return judgements;
+}
+
+// Raises InvalidArgumentError for a `language` keyword that is no supported code (with
+// the GIL held: it makes a Python exception).
+void check_language(const std::string& language) {
+  if (language.empty() || language == "auto" || language == kUndeterminedLanguage) return;
+  if (!is_supported_language(language)) {
+    raise_status(invalid_argument(unknown_language_message(language, "language")));
+  }
+}
+
+// The token-overlap metrics' tokens for texts in `language` (checked); with no language
+// given, ragmeter's words as soon as one of the texts is detected in a language other
+// than English, as `ragmeter eval` decides for a sample.
+OverlapTokens overlap_tokens(const std::string& language,
+                             const std::vector<std::string_view>& texts) {
+  if (!language.empty() && language != "auto") return overlap_tokens_for(language);
+  for (std::string_view text : texts) {
+    if (overlap_tokens_for(detect_language(text)) == OverlapTokens::kWords) {
+      return OverlapTokens::kWords;
+    }
+  }
+  return OverlapTokens::kSquad;
 }
 
 BleuOptions bleu_options(const std::string& smoothing, const std::string& tokenize, bool lowercase) {
@@ -102,13 +126,18 @@ void bind_text_metrics(nb::module_& m) {
       "best over the references (a str or a list of str).");
   m.def(
       "token_f1",
-      [](std::string_view response, References references) {
+      [](std::string_view response, References references, const std::string& language) {
         auto refs = reference_list(std::move(references));
+        check_language(language);
         nb::gil_scoped_release unlocked;
-        return ragmeter::squad_token_f1(response, refs);
+        std::vector<std::string_view> texts = {response};
+        texts.insert(texts.end(), refs.begin(), refs.end());
+        return ragmeter::token_f1(response, refs, overlap_tokens(language, texts));
       },
-      "response"_a, "reference"_a,
-      "SQuAD token F1 of the normalised texts, the best over the references.");
+      "response"_a, "reference"_a, nb::kw_only(), "language"_a = "",
+      "Token F1, the best over the references: SQuAD's normalised tokens for English, "
+      "ragmeter's words (ICU word break) for other languages. `language`: an ISO 639-1 "
+      "code; empty: detected from the texts.");
   m.def(
       "bleu",
       [](std::string_view response, References references, const std::string& smoothing,
@@ -210,10 +239,30 @@ void bind_text_metrics(nb::module_& m) {
         "Jaro-Winkler similarity (rapidfuzz); ValueError unless 0 <= prefix_weight <= 1.");
   m.def("hamming_similarity", &ragmeter::hamming_similarity, "response"_a, "reference"_a, release,
         "1 - Hamming distance / longer length, the shorter string padded (rapidfuzz).");
-  m.def("k_precision", &ragmeter::k_precision, "response"_a, "contexts"_a, release,
-        "Share of the response's tokens found in the contexts (Adlakha et al., 2024).");
-  m.def("answer_token_recall", &ragmeter::answer_token_recall, "response"_a, "reference"_a, release,
-        "Share of the reference's tokens found in the response (Adlakha et al., 2024).");
+  m.def(
+      "k_precision",
+      [](std::string_view response, const std::vector<std::string>& contexts,
+         const std::string& language) {
+        check_language(language);
+        nb::gil_scoped_release unlocked;
+        std::vector<std::string_view> texts = {response};
+        texts.insert(texts.end(), contexts.begin(), contexts.end());
+        return ragmeter::k_precision(response, contexts, overlap_tokens(language, texts));
+      },
+      "response"_a, "contexts"_a, nb::kw_only(), "language"_a = "",
+      "Share of the response's tokens found in the contexts (Adlakha et al., 2024); tokens "
+      "as token_f1's.");
+  m.def(
+      "answer_token_recall",
+      [](std::string_view response, std::string_view reference, const std::string& language) {
+        check_language(language);
+        nb::gil_scoped_release unlocked;
+        return ragmeter::answer_token_recall(response, reference,
+                                             overlap_tokens(language, {response, reference}));
+      },
+      "response"_a, "reference"_a, nb::kw_only(), "language"_a = "",
+      "Share of the reference's tokens found in the response (Adlakha et al., 2024); tokens "
+      "as token_f1's.");
 }
 
 void bind_retrieval_metrics(nb::module_& m) {

@@ -106,6 +106,7 @@ def evaluate(
     offline_score_withdrawn: bool = False,
     repeat: int = 1,
     repeat_temperature: float = 0.7,
+    language: Optional[str] = None,
     labels: Any = None,
     label_scale: str = "binary",
     label_id: str = "id",
@@ -137,6 +138,11 @@ def evaluate(
         ``metrics[m]["repeats"]`` separates the judge's variance from the samples'
         (docs/output.md, "Repeats"). The offline judge is deterministic and judges once
         (the summary's ``repeat`` says so).
+    language: the language of every sample, an ISO 639-1 code ("zh", "ja", "de"), over
+        a ``language`` column; None or "auto": each row's column, else detected from its
+        text (``ragmeter eval --language``, docs/languages.md). Each result row's
+        ``language`` says which, and the summary's ``languages`` counts them; an unknown
+        code raises InvalidArgumentError listing the supported ones.
     progress: True (tqdm when installed, else a line on stderr), False, or a callable
         ``progress(rows_done, total)``; an exception it raises stops the run.
     labels: your labels of these samples (a path, a list of dicts, a DataFrame; see
@@ -181,6 +187,7 @@ def evaluate(
             bleu_tokenize=bleu_tokenize,
             context_match_threshold=context_match_threshold,
             keep_evidence=keep_evidence,
+            language=language or "",
             judge=judge_fields,
             offline_score_withdrawn=offline_score_withdrawn,
             repeat=repeat,

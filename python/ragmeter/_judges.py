@@ -101,21 +101,28 @@ class OfflineEmbedder:
 
 
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 run in-process by the C++ library (``--embedder local``); an error
-    when the model is not installed (scripts/setup_embedder.sh). model_path: the model's
-    directory (``--embedder-model-path``; default RAGMETER_EMBEDDER_MODEL, else
-    ~/.cache/ragmeter/models/all-MiniLM-L6-v2)."""
+    """A model run in-process by the C++ library for every text: all-MiniLM-L6-v2 (English,
+    ``--embedder local``), or with multilingual=True multilingual-e5-small (about 100
+    languages, ``--embedder local-multilingual``); an error when the model is not installed
+    (scripts/setup_embedder.sh). The default, ``embedder="auto"``, uses both when installed,
+    the multilingual one for text that is not English. model_path: the model's directory
+    (``--embedder-model-path``; default RAGMETER_EMBEDDER_MODEL, else
+    ~/.cache/ragmeter/models/all-MiniLM-L6-v2; multilingual: RAGMETER_MULTILINGUAL_EMBEDDER_MODEL,
+    else ~/.cache/ragmeter/models/multilingual-e5-small-q4)."""
 
-    def __init__(self, model_path: Optional[PathLike] = None):
+    def __init__(self, model_path: Optional[PathLike] = None, multilingual: bool = False):
         self.model_path = os.fspath(model_path) if model_path is not None else None
+        self.multilingual = bool(multilingual)
 
     def _options(self) -> Dict[str, Any]:
-        options: Dict[str, Any] = {"embedder": "local"}
+        options: Dict[str, Any] = {"embedder": "local-multilingual" if self.multilingual else "local"}
         if self.model_path is not None:
             options["embedder_model_path"] = self.model_path
         return options
 
     def __repr__(self) -> str:
+        if self.multilingual:
+            return f"LocalEmbedder(model_path={self.model_path!r}, multilingual=True)"
         return f"LocalEmbedder(model_path={self.model_path!r})"
 
 
@@ -161,7 +168,7 @@ def judge_options(judge: Any, embedder: Any, flags: Dict[str, Any]) -> Dict[str,
             f"'openai' or a TOML config path, got {type(judge).__name__}")
     if embedder is None:
         pass
-    elif isinstance(embedder, str):  # "auto", "offline", "local", "openai" as --embedder (checked in C++)
+    elif isinstance(embedder, str):  # "auto", "offline", "local", "local-multilingual", "openai" (checked in C++)
         options["embedder"] = embedder
     elif hasattr(embedder, "_options"):
         options.update(embedder._options())

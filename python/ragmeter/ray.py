@@ -449,7 +449,8 @@ def evaluate(
                     columns["corpus"][metric] = stats.to_pylist()
                 if _CORPUS + metric not in internal:
                     internal.append(_CORPUS + metric)
-        builder.add([e is not None for e in errors], **columns)
+        languages = batch.column("language").to_pylist() if "language" in names else None
+        builder.add([e is not None for e in errors], **columns, languages=languages)
         hits += sum(batch.column(_HITS).to_pylist())
         failed_calls += sum(batch.column(_FAILED_CALLS).to_pylist())
         key_redacted += sum(batch.column(_KEY_REDACTED).to_pylist())
@@ -495,7 +496,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--judge-model")
     p.add_argument("--judge-key-env", default=None,
                    help="the NAME of the variable holding the key, set on every node")
-    p.add_argument("--embedder", default=None, choices=["auto", "offline", "local", "openai"])
+    p.add_argument("--embedder", default=None, choices=["auto", "offline", "local", "local-multilingual", "openai"])
     p.add_argument("--concurrency", type=int, default=None, help="judge requests in flight per worker")
     p.add_argument("--timeout", type=float, default=None)
     p.add_argument("--deadline", type=float, default=None)

@@ -21,9 +21,9 @@ namespace {
 // The most bytes of one text that detection reads (language.h).
 constexpr std::size_t kDetectionBytes = 4096;
 
-// The UTF-8 bytes of the letters of each script, as CLD2 measures its shares: a Han
-// character (3 bytes) weighs as much as three Latin letters, which is about what each
-// says. ASCII letters are Latin, other ASCII is no script's; the rest asks ICU.
+// The weight of the letters of each script (letter_weight): mostly their UTF-8 bytes, as
+// CLD2 measures its shares, so a Han character (3 bytes) weighs as much as three Latin
+// letters, which is about what each says; an alphabet's letter weighs one. ASCII letters are Latin, other ASCII is no script's; the rest asks ICU.
 // USCRIPT_COMMON (digits, punctuation, symbols) and USCRIPT_INHERITED (combining marks)
 // count as no letter.
 struct ScriptCounts {
@@ -43,6 +43,25 @@ struct ScriptCounts {
 
 bool is_ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
 
+// A letter of an alphabet (Greek, Cyrillic, Armenian, Georgian, Hebrew, Arabic) weighs one,
+// as a Latin letter does, although UTF-8 spends two bytes on it: weighed by its bytes, an
+// English question quoting a Greek title ("Who wrote Οδύσσεια?") was read as Greek and its
+// sample skipped by the offline judge. Other scripts weigh their bytes (a Han character,
+// three bytes, says about what three Latin letters say).
+int letter_weight(UScriptCode script, int bytes) {
+  switch (script) {
+    case USCRIPT_GREEK:
+    case USCRIPT_CYRILLIC:
+    case USCRIPT_ARMENIAN:
+    case USCRIPT_GEORGIAN:
+    case USCRIPT_HEBREW:
+    case USCRIPT_ARABIC:
+      return 1;
+    default:
+      return bytes;
+  }
+}
+
 // The script counts of `text` (at most kDetectionBytes of it, cut at a character).
 ScriptCounts count_scripts(std::string_view text) {
   ScriptCounts counts;
@@ -60,7 +79,7 @@ ScriptCounts count_scripts(std::string_view text) {
     if (c < 0) continue;  // invalid, or a character cut by the limit
     UErrorCode status = U_ZERO_ERROR;
     const UScriptCode script = uscript_getScript(c, &status);
-    if (U_SUCCESS(status)) counts.add(script, i - start);
+    if (U_SUCCESS(status)) counts.add(script, letter_weight(script, i - start));
   }
   return counts;
 }
@@ -304,6 +323,31 @@ const std::vector<std::string>& supported_languages() {
 std::string_view language_name(std::string_view code) {
   const LanguageEntry* entry = find_language(code);
   return entry != nullptr ? entry->name : std::string_view();
+}
+
+std::vector<Script> language_scripts(std::string_view code) {
+  std::vector<Script> out;
+  if (code.empty() || code == kUndeterminedLanguage) return out;
+  UScriptCode codes[8];
+  UErrorCode status = U_ZERO_ERROR;
+  const int n = uscript_getCode(std::string(code).c_str(), codes, 8, &status);
+  for (int i = 0; U_SUCCESS(status) && i < n; ++i) {
+    const Script script = script_of(codes[i]);
+    if (std::find(out.begin(), out.end(), script) == out.end()) out.push_back(script);
+  }
+  return out;
+}
+
+double script_share(std::string_view text, const std::vector<Script>& scripts) {
+  const ScriptCounts counts = count_scripts(text);
+  if (counts.total == 0) return 1.0;
+  int inside = 0;
+  for (int s = 0; s < USCRIPT_CODE_LIMIT; ++s) {
+    if (counts.letters[s] == 0) continue;
+    const Script script = script_of(static_cast<UScriptCode>(s));
+    if (std::find(scripts.begin(), scripts.end(), script) != scripts.end()) inside += counts.letters[s];
+  }
+  return static_cast<double>(inside) / counts.total;
 }
 
 std::string unknown_language_message(std::string_view code, std::string_view what) {

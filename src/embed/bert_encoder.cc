@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "embed/safetensors.h"
+
 namespace ragmeter::embed {
 namespace {
 
@@ -65,15 +67,100 @@ void softmax_rows(float* x, int rows, int cols) {
   }
 }
 
-StatusOr<const float*> tensor(const SafetensorsFile& file, const std::string& name,
-                              std::vector<std::int64_t> shape) {
-  if (file.tensors().count(name) == 0 && file.tensors().count("bert." + name) != 0) {
-    return file.f32("bert." + name, shape);
+// Writes the 32 weights of one Q4_0 block.
+void dequantize_block(const std::byte* block, float* out) {
+  const auto half = static_cast<std::uint16_t>(std::to_integer<unsigned>(block[0]) |
+                                               (std::to_integer<unsigned>(block[1]) << 8));
+  const float d = half_to_float(half);
+  for (int j = 0; j < 16; ++j) {
+    const unsigned byte = std::to_integer<unsigned>(block[2 + j]);
+    out[j] = static_cast<float>(static_cast<int>(byte & 15) - 8) * d;
+    out[j + 16] = static_cast<float>(static_cast<int>(byte >> 4) - 8) * d;
   }
-  return file.f32(name, shape);
 }
 
+class SafetensorsTensors : public BertTensors {
+ public:
+  explicit SafetensorsTensors(std::shared_ptr<const SafetensorsFile> file) : file_(std::move(file)) {}
+
+  StatusOr<const float*> f32(const std::string& name, const std::vector<std::int64_t>& shape) override {
+    if (file_->tensors().count(name) == 0 && file_->tensors().count("bert." + name) != 0) {
+      return file_->f32("bert." + name, shape);
+    }
+    return file_->f32(name, shape);
+  }
+
+  StatusOr<WordEmbeddings> word_embeddings(std::int64_t vocabulary, std::int64_t hidden) override {
+    RAGMETER_ASSIGN_OR_RETURN(const float* rows, f32("embeddings.word_embeddings.weight", {vocabulary, hidden}));
+    return WordEmbeddings::f32(rows, static_cast<int>(hidden));
+  }
+
+ private:
+  std::shared_ptr<const SafetensorsFile> file_;
+};
+
 }  // namespace
+
+float half_to_float(std::uint16_t half) {
+  const std::uint32_t sign = static_cast<std::uint32_t>(half & 0x8000u) << 16;
+  std::uint32_t exponent = (half >> 10) & 0x1Fu;
+  std::uint32_t mantissa = half & 0x3FFu;
+  std::uint32_t bits = 0;
+  if (exponent == 0x1F) {
+    bits = sign | 0x7F800000u | (mantissa << 13);  // infinity, NaN
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);  // 127 - 15 = 112
+  } else if (mantissa != 0) {
+    // Subnormal: shift the mantissa up to normal form.
+    exponent = 113;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    bits = sign | (exponent << 23) | ((mantissa & 0x3FFu) << 13);
+  } else {
+    bits = sign;  // zero
+  }
+  float out;
+  std::memcpy(&out, &bits, sizeof out);
+  return out;
+}
+
+std::vector<float> dequantize_q4_0(const std::byte* blocks, std::int64_t rows, std::int64_t columns) {
+  std::vector<float> out(static_cast<std::size_t>(rows * columns));
+  const std::size_t count = out.size() / kQ4BlockWeights;
+  for (std::size_t b = 0; b < count; ++b) dequantize_block(blocks + b * kQ4BlockBytes, out.data() + b * kQ4BlockWeights);
+  return out;
+}
+
+WordEmbeddings WordEmbeddings::f32(const float* rows, int hidden) {
+  WordEmbeddings out;
+  out.f32_ = rows;
+  out.hidden_ = hidden;
+  return out;
+}
+
+WordEmbeddings WordEmbeddings::q4_0(const std::byte* blocks, int hidden) {
+  WordEmbeddings out;
+  out.q4_0_ = blocks;
+  out.hidden_ = hidden;
+  return out;
+}
+
+void WordEmbeddings::row(std::int32_t id, float* out) const {
+  const auto h = static_cast<std::size_t>(hidden_);
+  if (f32_ != nullptr) {
+    std::memcpy(out, f32_ + static_cast<std::size_t>(id) * h, h * sizeof(float));
+    return;
+  }
+  const std::size_t blocks = h / kQ4BlockWeights;
+  const std::byte* row = q4_0_ + static_cast<std::size_t>(id) * blocks * kQ4BlockBytes;
+  for (std::size_t b = 0; b < blocks; ++b) dequantize_block(row + b * kQ4BlockBytes, out + b * kQ4BlockWeights);
+}
+
+std::shared_ptr<BertTensors> safetensors_bert_tensors(std::shared_ptr<const SafetensorsFile> file) {
+  return std::make_shared<SafetensorsTensors>(std::move(file));
+}
 
 StatusOr<BertConfig> read_bert_config(const std::string& path) {
   std::ifstream in(path);
@@ -112,7 +199,7 @@ StatusOr<BertConfig> read_bert_config(const std::string& path) {
   return config;
 }
 
-StatusOr<std::unique_ptr<const BertEncoder>> BertEncoder::load(std::shared_ptr<const SafetensorsFile> file,
+StatusOr<std::unique_ptr<const BertEncoder>> BertEncoder::load(std::shared_ptr<BertTensors> tensors,
                                                                const BertConfig& config) {
   static std::once_flag single_threaded_blas;
   std::call_once(single_threaded_blas, [] { openblas_set_num_threads(1); });
@@ -121,14 +208,15 @@ StatusOr<std::unique_ptr<const BertEncoder>> BertEncoder::load(std::shared_ptr<c
   encoder->config_ = config;
   const std::int64_t h = config.hidden;
   const std::int64_t i = config.intermediate;
-  RAGMETER_ASSIGN_OR_RETURN(encoder->word_embeddings_,
-                            tensor(*file, "embeddings.word_embeddings.weight", {config.vocabulary, h}));
+  BertTensors& file = *tensors;
+  auto tensor = [&file](const std::string& name, std::vector<std::int64_t> shape) { return file.f32(name, shape); };
+  RAGMETER_ASSIGN_OR_RETURN(encoder->word_embeddings_, file.word_embeddings(config.vocabulary, h));
   RAGMETER_ASSIGN_OR_RETURN(encoder->position_embeddings_,
-                            tensor(*file, "embeddings.position_embeddings.weight", {config.max_positions, h}));
+                            tensor("embeddings.position_embeddings.weight", {config.max_positions, h}));
   RAGMETER_ASSIGN_OR_RETURN(encoder->token_type_embeddings_,
-                            tensor(*file, "embeddings.token_type_embeddings.weight", {config.token_types, h}));
-  RAGMETER_ASSIGN_OR_RETURN(encoder->embedding_norm_weight_, tensor(*file, "embeddings.LayerNorm.weight", {h}));
-  RAGMETER_ASSIGN_OR_RETURN(encoder->embedding_norm_bias_, tensor(*file, "embeddings.LayerNorm.bias", {h}));
+                            tensor("embeddings.token_type_embeddings.weight", {config.token_types, h}));
+  RAGMETER_ASSIGN_OR_RETURN(encoder->embedding_norm_weight_, tensor("embeddings.LayerNorm.weight", {h}));
+  RAGMETER_ASSIGN_OR_RETURN(encoder->embedding_norm_bias_, tensor("embeddings.LayerNorm.bias", {h}));
   for (int l = 0; l < config.layers; ++l) {
     const std::string p = "encoder.layer." + std::to_string(l) + ".";
     Layer layer{};
@@ -136,25 +224,25 @@ StatusOr<std::unique_ptr<const BertEncoder>> BertEncoder::load(std::shared_ptr<c
     layer.qkv_bias.resize(static_cast<std::size_t>(3 * h));
     int part = 0;
     for (const char* name : {"query", "key", "value"}) {
-      RAGMETER_ASSIGN_OR_RETURN(const float* w, tensor(*file, p + "attention.self." + name + ".weight", {h, h}));
-      RAGMETER_ASSIGN_OR_RETURN(const float* b, tensor(*file, p + "attention.self." + name + ".bias", {h}));
+      RAGMETER_ASSIGN_OR_RETURN(const float* w, tensor(p + "attention.self." + name + ".weight", {h, h}));
+      RAGMETER_ASSIGN_OR_RETURN(const float* b, tensor(p + "attention.self." + name + ".bias", {h}));
       std::copy(w, w + h * h, layer.qkv_weight.begin() + part * h * h);
       std::copy(b, b + h, layer.qkv_bias.begin() + part * h);
       ++part;
     }
-    RAGMETER_ASSIGN_OR_RETURN(layer.attention_out_weight, tensor(*file, p + "attention.output.dense.weight", {h, h}));
-    RAGMETER_ASSIGN_OR_RETURN(layer.attention_out_bias, tensor(*file, p + "attention.output.dense.bias", {h}));
-    RAGMETER_ASSIGN_OR_RETURN(layer.attention_norm_weight, tensor(*file, p + "attention.output.LayerNorm.weight", {h}));
-    RAGMETER_ASSIGN_OR_RETURN(layer.attention_norm_bias, tensor(*file, p + "attention.output.LayerNorm.bias", {h}));
-    RAGMETER_ASSIGN_OR_RETURN(layer.intermediate_weight, tensor(*file, p + "intermediate.dense.weight", {i, h}));
-    RAGMETER_ASSIGN_OR_RETURN(layer.intermediate_bias, tensor(*file, p + "intermediate.dense.bias", {i}));
-    RAGMETER_ASSIGN_OR_RETURN(layer.output_weight, tensor(*file, p + "output.dense.weight", {h, i}));
-    RAGMETER_ASSIGN_OR_RETURN(layer.output_bias, tensor(*file, p + "output.dense.bias", {h}));
-    RAGMETER_ASSIGN_OR_RETURN(layer.output_norm_weight, tensor(*file, p + "output.LayerNorm.weight", {h}));
-    RAGMETER_ASSIGN_OR_RETURN(layer.output_norm_bias, tensor(*file, p + "output.LayerNorm.bias", {h}));
+    RAGMETER_ASSIGN_OR_RETURN(layer.attention_out_weight, tensor(p + "attention.output.dense.weight", {h, h}));
+    RAGMETER_ASSIGN_OR_RETURN(layer.attention_out_bias, tensor(p + "attention.output.dense.bias", {h}));
+    RAGMETER_ASSIGN_OR_RETURN(layer.attention_norm_weight, tensor(p + "attention.output.LayerNorm.weight", {h}));
+    RAGMETER_ASSIGN_OR_RETURN(layer.attention_norm_bias, tensor(p + "attention.output.LayerNorm.bias", {h}));
+    RAGMETER_ASSIGN_OR_RETURN(layer.intermediate_weight, tensor(p + "intermediate.dense.weight", {i, h}));
+    RAGMETER_ASSIGN_OR_RETURN(layer.intermediate_bias, tensor(p + "intermediate.dense.bias", {i}));
+    RAGMETER_ASSIGN_OR_RETURN(layer.output_weight, tensor(p + "output.dense.weight", {h, i}));
+    RAGMETER_ASSIGN_OR_RETURN(layer.output_bias, tensor(p + "output.dense.bias", {h}));
+    RAGMETER_ASSIGN_OR_RETURN(layer.output_norm_weight, tensor(p + "output.LayerNorm.weight", {h}));
+    RAGMETER_ASSIGN_OR_RETURN(layer.output_norm_bias, tensor(p + "output.LayerNorm.bias", {h}));
     encoder->layers_.push_back(std::move(layer));
   }
-  encoder->file_ = std::move(file);
+  encoder->tensors_ = std::move(tensors);
   return std::unique_ptr<const BertEncoder>(std::move(encoder));
 }
 
@@ -186,9 +274,9 @@ void BertEncoder::forward(const std::vector<std::span<const std::int32_t>>& sequ
   for (const auto& ids : sequences) {
     for (std::size_t p = 0; p < ids.size(); ++p, ++row) {
       float* out = x + row * h;
-      const float* word = word_embeddings_ + static_cast<std::size_t>(ids[p]) * h;
+      word_embeddings_.row(ids[p], out);
       const float* position = position_embeddings_ + p * h;
-      for (int k = 0; k < h; ++k) out[k] = word[k] + position[k] + token_type_embeddings_[k];
+      for (int k = 0; k < h; ++k) out[k] += position[k] + token_type_embeddings_[k];
     }
   }
   add_layer_norm(x, nullptr, t, h, embedding_norm_weight_, embedding_norm_bias_, config_.layer_norm_eps);

@@ -1,12 +1,6 @@
 // Memory-mapped safetensors reader (safetensors.h).
 #include "embed/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstring>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -38,30 +32,21 @@ std::int64_t TensorView::elements() const {
   return n;
 }
 
-SafetensorsFile::~SafetensorsFile() {
-  if (map_ != nullptr) munmap(map_, map_size_);
-}
+SafetensorsFile::~SafetensorsFile() = default;
 
 StatusOr<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return not_found("cannot open " + path + ": " + std::strerror(errno));
-  struct stat info {};
-  if (fstat(fd, &info) != 0 || info.st_size < 8) {
-    ::close(fd);
-    return invalid_argument(path + ": not a safetensors file (shorter than its 8-byte header length)");
-  }
   std::shared_ptr<SafetensorsFile> file(new SafetensorsFile());
   file->path_ = path;
-  file->map_size_ = static_cast<std::size_t>(info.st_size);
-  void* map = mmap(nullptr, file->map_size_, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (map == MAP_FAILED) return unavailable("cannot map " + path + ": " + std::strerror(errno));
-  file->map_ = map;
-  const auto* bytes = static_cast<const std::byte*>(map);
+  RAGMETER_ASSIGN_OR_RETURN(file->map_, MappedFile::open(path));
+  if (file->map_->size() < 8) {
+    return invalid_argument(path + ": not a safetensors file (shorter than its 8-byte header length)");
+  }
+  const std::size_t map_size = file->map_->size();
+  const std::byte* bytes = file->map_->data();
 
   std::uint64_t header_length = 0;
   for (int i = 7; i >= 0; --i) header_length = (header_length << 8) | std::to_integer<std::uint64_t>(bytes[i]);
-  if (header_length > file->map_size_ - 8) {
+  if (header_length > map_size - 8) {
     return invalid_argument(path + ": header length " + std::to_string(header_length) +
                             " runs past the end of the file");
   }
@@ -69,7 +54,7 @@ StatusOr<std::shared_ptr<const SafetensorsFile>> SafetensorsFile::open(const std
   const nlohmann::json doc = nlohmann::json::parse(header, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object()) return invalid_argument(path + ": header is not a JSON object");
   const std::byte* data = bytes + 8 + header_length;
-  const std::size_t data_size = file->map_size_ - 8 - header_length;
+  const std::size_t data_size = map_size - 8 - header_length;
   for (const auto& [name, entry] : doc.items()) {
     if (name == "__metadata__") continue;
     auto bad = [&](const std::string& what) { return invalid_argument(path + ": tensor " + name + ": " + what); };

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "embed/mapped_file.h"
 #include "ragmeter/status.h"
 
 namespace ragmeter::embed {
@@ -47,8 +48,7 @@ class SafetensorsFile {
  private:
   SafetensorsFile() = default;
   std::string path_;
-  void* map_ = nullptr;
-  std::size_t map_size_ = 0;
+  std::shared_ptr<const MappedFile> map_;
   std::map<std::string, TensorView> tensors_;
 };
 

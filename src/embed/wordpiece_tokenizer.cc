@@ -17,6 +17,8 @@
 #include <unicode/ustring.h>
 #include <unicode/utf8.h>
 
+#include "embed/special_tokens.h"
+
 namespace ragmeter {
 namespace {
 
@@ -239,32 +241,7 @@ struct WordPieceTokenizer::Impl {
   std::int32_t unknown = 0;
   std::int32_t cls = 0;
   std::int32_t sep = 0;
-  std::vector<std::pair<std::string, std::int32_t>> specials;  // longest first
-
-  // Splits `text` at special tokens: calls on_text(piece) for the text between them and
-  // on_special(id) for each.
-  template <typename OnText, typename OnSpecial>
-  void split_specials(std::string_view text, OnText on_text, OnSpecial on_special) const {
-    std::size_t start = 0;
-    for (std::size_t i = 0; i < text.size();) {
-      const std::pair<std::string, std::int32_t>* found = nullptr;
-      for (const auto& special : specials) {
-        if (text.compare(i, special.first.size(), special.first) == 0) {
-          found = &special;  // specials are sorted longest first
-          break;
-        }
-      }
-      if (found == nullptr) {
-        ++i;
-        continue;
-      }
-      if (i > start) on_text(text.substr(start, i - start));
-      on_special(found->second);
-      i += found->first.size();
-      start = i;
-    }
-    if (start < text.size()) on_text(text.substr(start));
-  }
+  embed::SpecialTokens specials;
 
   void word_pieces(const std::string& word, std::vector<std::int32_t>* ids) const {
     const auto* s = reinterpret_cast<const uint8_t*>(word.data());
@@ -375,19 +352,9 @@ StatusOr<WordPieceTokenizer> WordPieceTokenizer::parse(std::string_view json_tex
     }
     if (impl->cls < 0 || impl->sep < 0) return bad("model.vocab", "no [CLS] or [SEP] token");
 
-    for (const json& added : doc.value("added_tokens", json::array())) {
-      const std::string content = added.value("content", std::string());
-      if (content.empty()) continue;
-      if (!added.value("special", false) || added.value("normalized", true) ||
-          added.value("single_word", false) || added.value("lstrip", false) ||
-          added.value("rstrip", false)) {
-        return bad("added_tokens", "\"" + content +
-                                       "\": only special, unnormalised tokens are supported");
-      }
-      impl->specials.emplace_back(content, added.at("id").get<std::int32_t>());
-    }
-    std::stable_sort(impl->specials.begin(), impl->specials.end(),
-                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+    auto specials = embed::SpecialTokens::read(doc, name);
+    if (!specials.ok()) return specials.status();
+    impl->specials = std::move(specials).value();
   } catch (const json::exception& e) {
     return invalid_argument(name + ": " + e.what());
   }
@@ -397,7 +364,7 @@ StatusOr<WordPieceTokenizer> WordPieceTokenizer::parse(std::string_view json_tex
 std::vector<std::int32_t> WordPieceTokenizer::encode(std::string_view text,
                                                      std::size_t max_length) const {
   std::vector<std::int32_t> ids{impl_->cls};
-  impl_->split_specials(
+  impl_->specials.split(
       text, [&](std::string_view piece) { impl_->encode_piece(piece, &ids); },
       [&](std::int32_t id) { ids.push_back(id); });
   if (max_length > 0) ids.resize(std::min(ids.size(), std::max<std::size_t>(max_length, 2) - 1));
@@ -407,15 +374,10 @@ std::vector<std::int32_t> WordPieceTokenizer::encode(std::string_view text,
 
 std::vector<std::string> WordPieceTokenizer::pre_tokenize(std::string_view text) const {
   std::vector<std::string> words;
-  impl_->split_specials(
+  impl_->specials.split(
       text, [&](std::string_view piece) { split_words(normalize(decode_utf8(piece), impl_->normalizer), &words); },
       [&](std::int32_t id) {
-        for (const auto& special : impl_->specials) {
-          if (special.second == id) {
-            words.push_back(special.first);
-            break;
-          }
-        }
+        if (const std::string* content = impl_->specials.content_of(id)) words.push_back(*content);
       });
   return words;
 }

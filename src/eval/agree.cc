@@ -57,9 +57,30 @@ std::unordered_map<std::string, std::size_t> index_rows(const ResultTable& resul
   return index;
 }
 
+const MetricInfo* table_entry(const std::string& metric) {
+  return find_metric(std::string_view(metric).substr(0, metric.find('@')));
+}
+
 bool higher_is_better(const std::string& metric) {
-  const MetricInfo* info = find_metric(std::string_view(metric).substr(0, metric.find('@')));
+  const MetricInfo* info = table_entry(metric);
   return info == nullptr || info->higher_is_better;
+}
+
+// The metric's range from the table; for a metric it lacks, the range of the scores.
+std::pair<double, double> score_range(const std::string& metric, const std::vector<Item>& items,
+                                      bool higher) {
+  if (const MetricInfo* info = table_entry(metric)) return {info->min_score, info->max_score};
+  double low = 0.0, high = 0.0;
+  bool first = true;
+  for (const Item& item : items) {
+    for (const LabelPoint& p : item.points) {
+      double score = higher ? p.score : -p.score;
+      low = first ? score : std::min(low, score);
+      high = first ? score : std::max(high, score);
+      first = false;
+    }
+  }
+  return {low, high};
 }
 
 // The metrics to measure and the column each one's labels come from.
@@ -220,6 +241,11 @@ StatusOr<AgreementReport> agree(const ResultTable& results, const std::string& r
     std::vector<Item> items = items_of(results, index, column == "label" ? "" : metric,
                                        m.higher_is_better, joinable, rows, options, &m.unscored);
     agree_internal::measure_metric(items, labels.scale, options.bootstrap, &m);
+    if (m.errors.empty() && labels.scale.kind != LabelKind::kPairwise) {
+      auto [low, high] = score_range(metric, items, m.higher_is_better);
+      m.calibration =
+          agree_internal::calibration_bins(items, m.higher_is_better, low, high, labels.scale.kind);
+    }
     report.metrics.push_back(std::move(m));
   }
   return report;

@@ -28,4 +28,10 @@ struct Item {
 void measure_metric(const std::vector<Item>& items, const LabelScale& scale,
                     const BootstrapOptions& bootstrap, MetricAgreement* out);
 
+// The calibration bins (agree.h's CalibrationBin) of a measured metric's labels: points
+// hold oriented scores (negated when lower is better), turned back into the metric's
+// units; [low, high] is its range. Ordinal and binary scales only.
+std::vector<CalibrationBin> calibration_bins(const std::vector<Item>& items, bool higher_is_better,
+                                             double low, double high, LabelKind kind);
+
 }  // namespace ragmeter::agree_internal

@@ -69,6 +69,20 @@ Json metric_json(const MetricAgreement& m, const LabelScale& scale) {
     stats[s.name] = std::move(entry);
   }
   out["statistics"] = std::move(stats);
+  if (scale.kind != LabelKind::kPairwise) {
+    Json bins = Json::array();
+    for (const CalibrationBin& b : m.calibration) {
+      bins.push_back(
+          {{"low", b.low},
+           {"high", b.high},
+           {"n", b.n},
+           {"mean_score", number_or_null(b.mean_score)},
+           {"mean_label", number_or_null(b.mean_label)},
+           {"label_ci95", b.label_ci95 ? Json::array({b.label_ci95->first, b.label_ci95->second})
+                                       : Json(nullptr)}});
+    }
+    out["calibration"] = std::move(bins);
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include "ragmeter/evaluate.h"
 
 #include "ragmeter/offline_judge.h"
+#include "ragmeter/language.h"
 #include "ragmeter/repeats.h"
 #include "ragmeter/summary_builder.h"
 
@@ -45,6 +46,19 @@ RowError conversion_error(const std::string& file, const Row& row, const Status&
     error.message = message.substr(end + 3);
   }
   return error;
+}
+
+// Gives the row's sample its language and writes it into the row's fields, where every
+// sink finds it next to the row's own columns.
+void assign_language(PendingRow& pending, const EvalOptions& options) {
+  assign_sample_language(&pending.sample, options.language);
+  nlohmann::ordered_json& fields = pending.row.fields;
+  fields["language"] = pending.sample.language;
+  if (!pending.sample.field_languages.empty()) {
+    fields["languages"] = pending.sample.field_languages;
+  } else if (fields.contains("languages")) {
+    fields.erase("languages");
+  }
 }
 
 bool cancelled(const EvalOptions& options) {
@@ -124,6 +138,7 @@ StatusOr<bool> score_and_deliver(std::vector<PendingRow>& batch, const EvalOptio
     for (std::size_t i = next++; i < batch.size(); i = next++) {
       if (!batch[i].rejected) {
         if (cancelled(options) || stop.load()) break;
+        assign_language(batch[i], options);
         batch[i].results = score_sample(batch[i].sample, options);
         if (!options.keep_evidence) {
           for (MetricResult& result : batch[i].results) {
@@ -251,6 +266,12 @@ std::string judged_once_reason(const EvalOptions& options) {
 }
 
 std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options) {
+  const bool forced_other = !options.language.empty() && sample.language != options.language;
+  if (sample.language.empty() || forced_other) {
+    Sample with_language = sample;
+    assign_sample_language(&with_language, options.language);
+    return score_sample(with_language, options);
+  }
   std::vector<MetricResult> results;
   results.reserve(options.metrics.size());
   Judge& judge = options.judge ? *options.judge : offline_judge();
@@ -372,7 +393,8 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
             summary.add_rejected();
             return sink.on_rejected(*pending.rejected);
           }
-          if (Status added = summary.add_row(pending.results); !added.ok()) {
+          if (Status added = summary.add_row(pending.results, pending.sample.language);
+              !added.ok()) {
             return Status(added.code(), file_name + ":" + std::to_string(pending.row.line) +
                                             ": " + added.message());
           }

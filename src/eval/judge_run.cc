@@ -57,6 +57,7 @@ RunInfo make_run_info(const ConfiguredJudge& judge, std::string dataset) {
   info.judge = judge.description();
   info.usage = judge.usage();
   info.usage_by_call = judge.usage_by_call();
+  info.judged_languages = judge.judged_languages();
   info.run = run_identity(judge, dataset, info.judge);
   info.dataset = std::move(dataset);
   return info;

@@ -152,6 +152,7 @@ StatusOr<RunComparison> compare_runs(const RunResults& base, const RunResults& n
     const MetricInfo* info = table_entry(metric);
     mc.known_direction = info != nullptr;
     mc.higher_is_better = info == nullptr || info->higher_is_better;
+    mc.differences.width = info ? info->max_score - info->min_score : 1.0;
     std::vector<double> a, b;
     std::vector<SampleChange> changes;
     for (auto [i, j] : pairs) {
@@ -163,6 +164,7 @@ StatusOr<RunComparison> compare_runs(const RunResults& base, const RunResults& n
       a.push_back(x);
       b.push_back(y);
       double oriented = mc.higher_is_better ? y - x : x - y;
+      add_difference(oriented, options.test.tie_tolerance, &mc.differences);
       if (std::fabs(oriented) > options.test.tie_tolerance) {
         changes.push_back({base.rows[i].key, x, y, oriented, &base.rows[i].row, &next.rows[j].row});
       }
@@ -203,6 +205,41 @@ bool in_holm_family(const MetricComparison& metric) {
   return metric.stats.wins + metric.stats.losses > 0;
 }
 
+void add_difference(double oriented_diff, double tie_tolerance, DiffHistogram* histogram) {
+  double size = std::fabs(oriented_diff);
+  if (size <= tie_tolerance) {
+    ++histogram->ties;
+    return;
+  }
+  // Bin k holds (k * width / 10, (k + 1) * width / 10]: ceil, less one. The 1e-9 keeps a
+  // difference on an edge in the bin below it despite rounding (0.3 * 10 is 3.0000000000000004).
+  double bins = DiffHistogram::kBinsPerSide;
+  auto k = static_cast<int>(std::ceil(size / histogram->width * bins - 1e-9)) - 1;
+  k = std::clamp(k, 0, DiffHistogram::kBinsPerSide - 1);
+  ++(oriented_diff > 0 ? histogram->better : histogram->worse)[static_cast<std::size_t>(k)];
+}
+
+ChangeVerdict change_verdict(const MetricComparison& metric, double alpha) {
+  if (metric.stats.n == 0) return ChangeVerdict::kNoPairs;
+  if (metric.p_holm < alpha && metric.oriented_ci_low() > 0) return ChangeVerdict::kBetter;
+  if (metric.p_holm < alpha && metric.oriented_ci_high() < 0) return ChangeVerdict::kWorse;
+  return ChangeVerdict::kNoSignificantChange;
+}
+
+const char* change_verdict_name(ChangeVerdict verdict) {
+  switch (verdict) {
+    case ChangeVerdict::kBetter:
+      return "better";
+    case ChangeVerdict::kWorse:
+      return "worse";
+    case ChangeVerdict::kNoSignificantChange:
+      return "no significant change";
+    case ChangeVerdict::kNoPairs:
+      return "no pairs";
+  }
+  return "no pairs";
+}
+
 bool is_regression(const MetricComparison& metric, double delta, double alpha) {
   if (metric.stats.n == 0) return false;
   return metric.oriented_ci_high() < -delta && metric.p_holm < alpha;
@@ -238,6 +275,12 @@ nlohmann::ordered_json comparison_to_json(const RunComparison& c) {
                        {"ties", s.ties},
                        {"losses", s.losses},
                        {"scored_in_one_only", mc.scored_in_one_only},
+                       {"verdict", change_verdict_name(change_verdict(mc, c.alpha))},
+                       {"differences",
+                        {{"width", mc.differences.width},
+                         {"worse", mc.differences.worse},
+                         {"ties", mc.differences.ties},
+                         {"better", mc.differences.better}}},
                        {"top_changes", std::move(top)}});
   }
   return {{"ragmeter_version", RAGMETER_VERSION},

@@ -62,7 +62,7 @@ SummaryBuilder::SummaryBuilder(const EvalOptions& options)
   bootstrap_.threads = options.threads;
 }
 
-Status SummaryBuilder::add_row(const std::vector<MetricResult>& results) {
+Status SummaryBuilder::add_row(const std::vector<MetricResult>& results, std::string_view language) {
   if (results.size() != accumulators_.size()) {
     return invalid_argument("a row has " + std::to_string(results.size()) + " results for " +
                             std::to_string(accumulators_.size()) + " metrics");
@@ -79,7 +79,12 @@ Status SummaryBuilder::add_row(const std::vector<MetricResult>& results) {
     }
   }
   ++summary_.rows_read;
+  count_language(language);
   return ok_status();
+}
+
+void SummaryBuilder::count_language(std::string_view language) {
+  if (!language.empty()) ++summary_.languages[std::string(language)];
 }
 
 void SummaryBuilder::add_outcome(std::size_t metric, Outcome outcome, double score,

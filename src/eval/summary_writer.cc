@@ -97,6 +97,15 @@ std::string repeat_lines(const EvalSummary& summary) {
   return out;
 }
 
+// The languages of a run, most rows first (ties by code).
+std::vector<std::pair<std::string, std::int64_t>> by_count(
+    const std::map<std::string, std::int64_t>& languages) {
+  std::vector<std::pair<std::string, std::int64_t>> out(languages.begin(), languages.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
+
 }  // namespace
 
 Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
@@ -116,6 +125,7 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
     out["ragas_score"] = {{"value", summary.ragas->value}, {"of", summary.ragas->of}};
   }
   out["judge"] = {{"name", info.judge}};
+  if (!info.judged_languages.is_null()) out["judge"]["languages"] = info.judged_languages;
   if (usage.adaptive) {
     out["judge"]["concurrency"] = {{"ceiling", usage.concurrency_ceiling},
                                    {"settled", usage.concurrency_settled},
@@ -127,6 +137,9 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
   }
   if (summary.repeat_requested > 1) out["repeat"] = repeat_json(summary);
   out["rows"] = {{"read", summary.rows_read}, {"rejected", summary.rows_rejected}};
+  Json languages = Json::object();
+  for (const auto& [code, rows] : by_count(summary.languages)) languages[code] = rows;
+  out["languages"] = std::move(languages);
   if (!info.dataset.empty()) out["dataset"] = info.dataset;
   if (summary.cancelled) out["cancelled"] = true;
   if (!info.run.is_null()) out["run"] = info.run;
@@ -198,6 +211,13 @@ std::string format_summary_table(const EvalSummary& summary) {
   }
   out += repeat_lines(summary);
   out += fmt::format("rows: {} read, {} rejected\n", summary.rows_read, summary.rows_rejected);
+  if (!summary.languages.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [code, rows] : by_count(summary.languages)) {
+      parts.push_back(fmt::format("{} {}", code, rows));
+    }
+    out += fmt::format("languages: {}\n", fmt::join(parts, ", "));
+  }
   if (any_lower) out += "dir: up = higher is better, down = lower is better\n";
   if (any_partial) out += "* mean over fewer than all rows (the others were skipped or failed)\n";
   return out;

@@ -3,22 +3,53 @@
 #include <algorithm>
 #include <set>
 
+#include "judge/judge_language.h"
 #include "judge/llm_requests.h"
 #include "ragmeter/offline_judge.h"
+#include "ragmeter/language.h"
 #include "ragmeter/testset.h"
+#include "ragmeter/text_vectors.h"
+#include "ragmeter/words.h"
 #include "ragmeter_prompts.inc"
 
 namespace ragmeter {
 namespace {
 
-// The content words of `text`: offline_tokenize's keys (stemmed, numbers without
-// separators), stop words left out.
+// The content words of `text` (content_terms, text_vectors.h: offline_tokenize's keys,
+// stemmed, numbers without separators, stop words left out; ragmeter's words in scripts
+// written without spaces).
 std::set<std::string> content_words(std::string_view text) {
-  std::set<std::string> out;
-  for (const OfflineToken& token : offline_tokenize(text)) {
-    if (!token.stopword && !token.key.empty()) out.insert(token.key);
+  std::vector<std::string> terms = content_terms(text);
+  return std::set<std::string>(std::make_move_iterator(terms.begin()),
+                               std::make_move_iterator(terms.end()));
+}
+
+// The first two words of a question, case-folded, without punctuation: a question's
+// opening ("what is", "how many"). In a script written without spaces the words are
+// ragmeter's (words.h: "法国 的"), since there the byte rule below would take the
+// whole clause for one word.
+std::string question_opening(std::string_view question) {
+  std::string opening;
+  if (has_unspaced_letters(question)) {
+    const std::vector<std::string_view> words = split_words(question);
+    for (std::size_t i = 0; i < words.size() && i < 2; ++i) {
+      if (i > 0) opening += ' ';
+      append_word_key(words[i], &opening);
+    }
+    return opening;
   }
-  return out;
+  int words = 0;
+  bool in_word = false;
+  for (char c : offline_fold_case(question)) {
+    const bool word_char = std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80) || c == '\'';
+    if (word_char && !in_word && ++words > 2) break;
+    if (word_char) {
+      if (!in_word && !opening.empty()) opening += ' ';
+      opening += c;
+    }
+    in_word = word_char;
+  }
+  return opening;
 }
 
 // A closed-book answer at least this much made of the reference's words gives it.
@@ -47,9 +78,10 @@ bool closed_book_match(std::string_view closed_book, std::string_view question,
   return added > 0 && static_cast<double>(found) >= kClosedBookMatch * static_cast<double>(added);
 }
 
-llm::ChatRequest testset_closed_book_request(std::string_view question, int max_tokens) {
+llm::ChatRequest testset_closed_book_request(std::string_view question, int max_tokens,
+                                             std::string_view instruction) {
   return json_schema_request(std::string(prompts::k_gen_closed_book),
-                             "QUESTION:\n" + std::string(question) + "\n",
+                             with_instruction("QUESTION:\n" + std::string(question) + "\n", instruction),
                              {{"type", "object"},
                               {"properties", {{"answer", {{"type", "string"}}}}},
                               {"required", {"answer"}}},
@@ -70,20 +102,7 @@ TestsetCoverage testset_coverage(const std::vector<TestsetRow>& rows) {
   for (const TestsetRow& row : rows) {
     out.type_share[question_type_name(row.type)] += 1.0 / n;
     if (row.reference_contexts.size() >= 2) ++multi;
-    // The first two words, case-folded, without punctuation.
-    std::string opening;
-    int words = 0;
-    bool in_word = false;
-    for (char c : offline_fold_case(row.user_input)) {
-      const bool word_char = std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80) || c == '\'';
-      if (word_char && !in_word && ++words > 2) break;
-      if (word_char) {
-        if (!in_word && !opening.empty()) opening += ' ';
-        opening += c;
-      }
-      in_word = word_char;
-    }
-    openings.insert(opening);
+    openings.insert(question_opening(row.user_input));
   }
   out.multi_context_share = static_cast<double>(multi) / n;
   out.distinct_openings = openings.size();

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "judge/call_book.h"
+#include "judge/judge_language.h"
 #include "judge/llm_requests.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter_prompts.inc"
@@ -127,6 +128,31 @@ std::string trimmed(std::string text) {
   return text.substr(first, last - first + 1);
 }
 
+// What the generation and closed-book calls write in the passages' language.
+constexpr std::string_view kPairsWhat = "every question and reference";
+constexpr std::string_view kAnswerWhat = "the answer";
+
+// The questions and references of a generation reply (what the language check reads).
+std::vector<std::string> pair_texts(const Json& reply) {
+  std::vector<std::string> out;
+  const Json& pairs = reply.is_object() && reply.contains("pairs") ? reply["pairs"] : Json();
+  if (!pairs.is_array()) return out;
+  for (const Json& pair : pairs) {
+    for (const char* key : {"question", "reference"}) {
+      if (pair.is_object() && pair.contains(key) && pair[key].is_string()) out.push_back(pair[key]);
+    }
+  }
+  return out;
+}
+
+// A closed-book answer, but "unknown", which the prompt asks for in English.
+std::vector<std::string> closed_book_texts(const Json& reply) {
+  if (!reply.is_object() || !reply.contains("answer") || !reply["answer"].is_string()) return {};
+  const std::string answer = reply["answer"];
+  if (offline_fold_case(trimmed(answer)) == "unknown") return {};
+  return {answer};
+}
+
 class Generator {
  public:
   Generator(const std::vector<DocumentChunk>& chunks, const VectorIndex& index, llm::Client& chat,
@@ -216,14 +242,29 @@ class Generator {
 
   Generated generate(const Context& context) {
     std::vector<std::string> passages;
-    for (std::size_t c : context.chunks) passages.push_back(chunks_[c].text);
-    auto reply = book_.chat(chat_,
-                            testset_generation_request(context.type, passages,
-                                                       options_.pairs_per_context, options_.max_tokens),
-                            "generate", nullptr);
+    std::string text;
+    for (std::size_t c : context.chunks) {
+      passages.push_back(chunks_[c].text);
+      text += chunks_[c].text + "\n";
+    }
+    const JudgeLanguage language = judge_language_of_text(text);
+    LanguageReply answer = chat_in_language(
+        book_, chat_, language, kPairsWhat,
+        [&](const std::string& line) {
+          return testset_generation_request(context.type, passages, options_.pairs_per_context,
+                                            options_.max_tokens, line);
+        },
+        pair_texts, "generate", nullptr);
+    StatusOr<Json> reply = std::move(answer.reply);
     Generated out;
     if (!reply.ok()) {
       out.failure = "generation failed: " + reply.status().message();
+      return out;
+    }
+    // Pairs in another language than their passages would be a test set in the wrong
+    // language: the context is rejected with the reason.
+    if (answer.wrong) {
+      out.failure = "generation failed: " + wrong_script_message(language, "the pairs", *answer.wrong);
       return out;
     }
     const Json& pairs = (*reply)["pairs"];
@@ -292,9 +333,20 @@ class Generator {
 
   // "" unless the judge answers `p`'s question right with no passage at all.
   std::string closed_book(const Proposal& p) {
-    auto reply = book_.chat(chat_, testset_closed_book_request(p.question, options_.max_tokens),
-                            "closed_book", nullptr);
+    const JudgeLanguage language = judge_language_of_text(p.question);
+    LanguageReply answer = chat_in_language(
+        book_, chat_, language, kAnswerWhat,
+        [&](const std::string& line) {
+          return testset_closed_book_request(p.question, options_.max_tokens, line);
+        },
+        closed_book_texts, "closed_book", nullptr);
+    StatusOr<Json> reply = std::move(answer.reply);
     if (!reply.ok()) return "closed-book check failed: " + reply.status().message();
+    // An answer in another language cannot be compared with the reference's words: the
+    // check did not run, and the pair is not accepted on it.
+    if (answer.wrong) {
+      return "closed-book check failed: " + wrong_script_message(language, kAnswerWhat, *answer.wrong);
+    }
     const bool answered = (*reply)["answer"].is_string() &&
                           closed_book_match((*reply)["answer"].get<std::string>(), p.question, p.answer);
     return answered ? "answerable without its passages" : "";
@@ -459,7 +511,8 @@ StatusOr<QuestionMix> parse_question_mix(std::string_view spec) {
 
 llm::ChatRequest testset_generation_request(QuestionType type,
                                             const std::vector<std::string>& passages,
-                                            std::size_t pairs, int max_tokens) {
+                                            std::size_t pairs, int max_tokens,
+                                            std::string_view instruction) {
   Json labels = Json::array();
   for (std::size_t i = 0; i < passages.size(); ++i) labels.push_back(passage_label(i));
   const Json pair = {
@@ -477,7 +530,8 @@ llm::ChatRequest testset_generation_request(QuestionType type,
                            "Pairs to write: " + std::to_string(pairs) + "\n" +
                            "Reply: {\"pairs\": [{\"passages\": [\"P1\"], \"question\": \"...\", "
                            "\"reference\": \"...\"}]}\n";
-  return json_request(passages_section(passages) + task, schema, "pairs", max_tokens);
+  return json_request(with_instruction(passages_section(passages) + task, instruction), schema,
+                      "pairs", max_tokens);
 }
 
 llm::ChatRequest testset_critic_request(const std::vector<std::string>& passages,

@@ -86,6 +86,15 @@ class CallBook {
     ++tally.store_hits;
   }
 
+  // Counts a call of `kind` asked again because its reply was in another script than the
+  // sample's language (judge_language.h); `still_wrong` when the second reply was too.
+  void record_language(const std::string& kind, bool still_wrong) {
+    std::lock_guard<std::mutex> lock(tallies_->mutex);
+    Tally& tally = tallies_->by_kind[kind];
+    ++tally.asked_again_for_language;
+    if (still_wrong) ++tally.wrong_language;
+  }
+
   nlohmann::ordered_json report() const {
     std::lock_guard<std::mutex> lock(tallies_->mutex);
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
@@ -96,6 +105,10 @@ class CallBook {
                    {"prompt_tokens", t.prompt_tokens},
                    {"completion_tokens", t.completion_tokens}};
       if (t.store_hits > 0) out[kind]["store_hits"] = t.store_hits;
+      if (t.asked_again_for_language > 0) {
+        out[kind]["asked_again_for_language"] = t.asked_again_for_language;
+        out[kind]["wrong_language"] = t.wrong_language;
+      }
     }
     return out;
   }
@@ -105,7 +118,7 @@ class CallBook {
  private:
   struct Tally {
     std::int64_t calls = 0, cache_hits = 0, failed = 0, prompt_tokens = 0, completion_tokens = 0,
-                 store_hits = 0;
+                 store_hits = 0, asked_again_for_language = 0, wrong_language = 0;
   };
   // Shared by a book and its repeats' books (for_repeat).
   struct Tallies {

@@ -455,7 +455,7 @@ Json verdict_cell_to_json(const VerdictCell& cell) {
 
 Json claim_ledger_to_json(const ClaimLedger& ledger) {
   const LedgerProvenance& p = ledger.provenance;
-  return {
+  Json out = {
       {"version", kLedgerVersion},
       {"id_scheme", std::string(kContentIdScheme)},
       {"provenance",
@@ -469,6 +469,8 @@ Json claim_ledger_to_json(const ClaimLedger& ledger) {
         {"response_vs_reference", cells_to_json(ledger.response_vs_reference)},
         {"reference_vs_response", cells_to_json(ledger.reference_vs_response)}}},
   };
+  if (!ledger.warnings.empty()) out["warnings"] = ledger.warnings;
+  return out;
 }
 
 StatusOr<ClaimLedger> claim_ledger_from_json(const Json& json) {
@@ -488,6 +490,13 @@ StatusOr<ClaimLedger> claim_ledger_from_json(const Json& json) {
                       "reference_vs_response"};
   RAGMETER_ASSIGN_OR_RETURN(ClaimLedger ledger, read_ledger(source));
   RAGMETER_RETURN_IF_ERROR(read_provenance(member(json, "provenance"), &ledger.provenance));
+  if (const Json* warnings = member(json, "warnings"); !absent(warnings)) {
+    if (!warnings->is_array()) return type_error("warnings", "a list of strings");
+    for (const Json& warning : *warnings) {
+      if (!warning.is_string()) return type_error("warnings", "a list of strings");
+      ledger.warnings.push_back(warning.get<std::string>());
+    }
+  }
   return ledger;
 }
 

@@ -25,10 +25,11 @@ ClaimStore::ClaimStore(std::shared_ptr<llm::ResponseCache> cache,
 }
 
 std::string ClaimStore::key(std::string_view question, std::string_view before,
-                            std::string_view sentence) const {
-  const nlohmann::json texts = {{"question", normalize_content_text(question)},
-                                {"before", normalize_content_text(before)},
-                                {"sentence", normalize_content_text(sentence)}};
+                            std::string_view sentence, std::string_view instruction) const {
+  nlohmann::json texts = {{"question", normalize_content_text(question)},
+                          {"before", normalize_content_text(before)},
+                          {"sentence", normalize_content_text(sentence)}};
+  if (!instruction.empty()) texts["language"] = std::string(instruction);
   return llm::content_address(identity_ + "\n" + dump(texts));
 }
 

@@ -37,9 +37,10 @@ class ClaimStore {
   // The key of `sentence` read after `before` (the text's preceding sentences) as an answer
   // to `question`: SHA-256 of the judge model, the prompts and the three texts, each
   // normalised as claim ids are (normalize_content_text: NFC, white space folded; case
-  // and punctuation kept).
-  std::string key(std::string_view question, std::string_view before,
-                  std::string_view sentence) const;
+  // and punctuation kept), and the request's LANGUAGE line when it has one (none for
+  // English, whose keys are those of the store before languages).
+  std::string key(std::string_view question, std::string_view before, std::string_view sentence,
+                  std::string_view instruction = {}) const;
 
   // In memory: ready, in flight (wait), or nullopt: the caller extracts it and must
   // finish() it (see OnceMap).

@@ -14,8 +14,8 @@ namespace {
 
 class OfflineJudge : public Judge {
  public:
-  explicit OfflineJudge(std::shared_ptr<const SentenceEmbedder> embedder) {
-    if (embedder != nullptr) local_.emplace(std::move(embedder));
+  explicit OfflineJudge(LocalEmbedders embedders) {
+    if (embedders) local_.emplace(std::move(embedders));
   }
 
   std::string description() const override {
@@ -144,10 +144,10 @@ StatusOr<RubricScore> Judge::rubric_score(const Sample&, const std::map<std::str
                              description() + " judge cannot judge them");
 }
 
-std::shared_ptr<Judge> make_offline_judge() { return std::make_shared<OfflineJudge>(nullptr); }
+std::shared_ptr<Judge> make_offline_judge() { return std::make_shared<OfflineJudge>(LocalEmbedders()); }
 
-std::shared_ptr<Judge> make_offline_judge(std::shared_ptr<const SentenceEmbedder> embedder) {
-  return std::make_shared<OfflineJudge>(std::move(embedder));
+std::shared_ptr<Judge> make_offline_judge(LocalEmbedders embedders) {
+  return std::make_shared<OfflineJudge>(std::move(embedders));
 }
 
 const StatusOr<ClaimLedger>& SampleJudgement::ledger() {

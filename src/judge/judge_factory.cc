@@ -60,9 +60,10 @@ StatusOr<ConfiguredJudge> make_judge(const llm::JudgeSettings& settings,
   ConfiguredJudge out;
   out.settings = settings;
   out.plan = options.plan;
-  // "auto" (the default): the local model when installed, else the offline vectors.
+  // "auto" (the default): the local models that are installed (the multilingual one for
+  // text that is not English), else the offline vectors.
   RAGMETER_ASSIGN_OR_RETURN(out.local_embedder,
-                            load_embedder_choice(settings.embedder, settings.embedder_model_path));
+                            load_local_embedders(settings.embedder, settings.embedder_model_path));
   if (settings.judge == "offline" && settings.embedder == "openai") {
     // An embeddings server alone is enough for the metrics that only embed.
     RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions embed_options,
@@ -153,6 +154,10 @@ JudgeUsage ConfiguredJudge::usage() const {
 
 nlohmann::ordered_json ConfiguredJudge::usage_by_call() const {
   return judge ? judge->usage_by_call() : nlohmann::ordered_json();
+}
+
+nlohmann::ordered_json ConfiguredJudge::judged_languages() const {
+  return judge ? judge->judged_languages() : nlohmann::ordered_json();
 }
 
 std::vector<llm::CallTrace> ConfiguredJudge::traces() const {

@@ -39,14 +39,15 @@ struct Passage {
   std::vector<std::string> keys;
 };
 
-Passage read_passage(const ClaimStore& store, std::string_view question, std::string_view text) {
+Passage read_passage(const ClaimStore& store, std::string_view question, std::string_view text,
+                     std::string_view instruction) {
   Passage passage;
   for (std::string_view sentence : split_sentences(text)) {
     if (!has_alnum(sentence)) continue;
     const std::string_view before = text.substr(0, static_cast<std::size_t>(sentence.data() - text.data()));
     passage.sentences.emplace_back(sentence);
     passage.befores.emplace_back(before);
-    passage.keys.push_back(store.key(question, before, sentence));
+    passage.keys.push_back(store.key(question, before, sentence, instruction));
   }
   return passage;
 }
@@ -68,6 +69,20 @@ class StartedKeys {
   ClaimStore& store_;
   std::vector<std::string> keys_;
 };
+
+// What the claims call writes, for its LANGUAGE line and its failure.
+constexpr std::string_view kClaimsWhat = "every claim";
+
+// The claims a reply gives for the asked labels (the text the language check reads).
+std::vector<std::string> asked_claims(const nlohmann::json& reply, const ClaimsPrompt& prompt) {
+  std::vector<std::string> out;
+  for (std::size_t label : prompt.asked) {
+    if (auto claims = read_llm_sentence_claims(reply, prompt, label)) {
+      out.insert(out.end(), claims->begin(), claims->end());
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -127,6 +142,7 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
     const std::vector<std::string>& texts, CallLog* calls) {
   ClaimStore& store = *options.store;
   const int window = options.context_tokens;
+  const std::string instruction = language_instruction(options.language, kClaimsWhat);
   // Distinct texts, each one passage when all fit together, else in pieces of its own.
   std::vector<std::string> distinct;
   std::vector<std::size_t> text_slot(texts.size());
@@ -139,7 +155,8 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
       total_bytes += texts[t].size() + kLabelBytes * split_sentences(texts[t]).size();
     }
   }
-  const bool together = fits_judge_window(total_bytes, prompts::k_claims.size(), window, options.max_tokens);
+  const bool together = fits_judge_window(total_bytes, prompts::k_claims.size() + instruction.size(),
+                                          window, options.max_tokens);
   std::vector<Passage> passages;
   std::vector<std::vector<std::size_t>> passages_of(distinct.size());
   for (std::size_t d = 0; d < distinct.size(); ++d) {
@@ -147,7 +164,8 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
     if (!together) {
       const std::int64_t room =
           window - reply_reserve(window, options.max_tokens) -
-          estimate_tokens(prompts::k_system.size() + prompts::k_claims.size() + 64 + question.size());
+          estimate_tokens(prompts::k_system.size() + prompts::k_claims.size() + instruction.size() +
+                          64 + question.size());
       if (room < 32) {
         return invalid_argument("the judge's context window (" + std::to_string(window) +
                                 " tokens) leaves no room to extract claims");
@@ -156,7 +174,7 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
     }
     for (const std::string& piece : pieces) {
       passages_of[d].push_back(passages.size());
-      passages.push_back(read_passage(store, question, piece));
+      passages.push_back(read_passage(store, question, piece, instruction));
     }
   }
 
@@ -217,10 +235,17 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
         shown.emplace_back(label_of[passages[p].keys[s]], passages[p].sentences[s]);
       }
     }
-    llm::ChatRequest request = llm_claims_request(prompt);
-    const std::string call = options.book->key(request);
     asked_any = true;
-    auto reply = options.book->chat(*options.client, std::move(request), "claims", calls);
+    LanguageReply answer = chat_in_language(
+        *options.book, *options.client, options.language, kClaimsWhat,
+        [&prompt](const std::string& line) { return llm_claims_request(prompt, line); },
+        [&prompt](const nlohmann::json& reply) { return asked_claims(reply, prompt); }, "claims",
+        calls);
+    const std::string call = answer.call;
+    StatusOr<nlohmann::json> reply = std::move(answer.reply);
+    if (reply.ok() && answer.wrong) {
+      reply = invalid_argument(wrong_script_message(options.language, "the claims", *answer.wrong));
+    }
     std::vector<ClaimStore::Finished> finished;  // stored together (claim_store.h)
     for (std::size_t label : prompt.asked) {
       const std::string& key = keys[label - 1];

@@ -9,6 +9,7 @@
 
 #include "judge/call_book.h"
 #include "judge/claim_store.h"
+#include "judge/judge_language.h"
 #include "ragmeter/llm.h"
 
 namespace ragmeter {
@@ -20,6 +21,9 @@ struct ClaimsCallOptions {
   ClaimStore* store = nullptr;
   int context_tokens = 0;  // LlmJudgeOptions::context_tokens
   int max_tokens = 2048;
+  // The language the claims are written in (judge_language.h): the claims call carries
+  // its LANGUAGE line, and its store keys the line too.
+  JudgeLanguage language;
 };
 
 // The claims of each of `texts` (index for index), read as answers to `question`.
@@ -32,7 +36,10 @@ struct ClaimsCallOptions {
 // together, each text is read alone, in pieces between sentences if need be (a sentence's
 // context is then its piece), one call per piece. A reply without a sentence's key gives
 // that sentence itself as its one claim (not stored). The claims of each sentence pass
-// standalone_claims. A short answer (answer_premise, offline_judge.h: "American") the
+// standalone_claims. In a language other than English, a reply whose claims are mostly
+// in another script is asked again once, told so (chat_in_language); still so, the
+// extraction fails with that reason (nothing is stored), since claims in another language
+// than their text are not its claims. A short answer (answer_premise, offline_judge.h: "American") the
 // judge gives no claim for, and that is not noncommittal, has the question and the answer
 // as its claim. Repeated claims within a text are kept once. An empty text has no claims.
 // Fails when a needed call fails (nothing is stored for its sentences) or when the window

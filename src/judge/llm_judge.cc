@@ -70,18 +70,27 @@ std::string LlmJudge::description() const {
   return out + ")";
 }
 
+std::string llm_prompt_version(const JudgeLanguage& language) {
+  if (language.english()) return std::string(kLlmPromptVersion);
+  return std::string(kLlmPromptVersion) + "+" + std::string(kLlmLanguagePromptVersion) + ":" +
+         language.code;
+}
+
 StatusOr<std::vector<std::vector<std::string>>> LlmJudge::text_claims(
-    std::string_view question, const std::vector<std::string>& texts, CallLog* calls) {
+    std::string_view question, const std::vector<std::string>& texts, CallLog* calls,
+    const JudgeLanguage& language) {
   ClaimsCallOptions call;
   call.book = &book_;
   call.client = options_.chat.get();
   call.store = &claims_;
   call.context_tokens = options_.context_tokens;
   call.max_tokens = options_.max_tokens;
+  call.language = language;
   return extract_text_claims(call, question, texts, calls);
 }
 
 StatusOr<ClaimLedger> LlmJudge::claim_ledger(const Sample& sample, CallLog* calls) {
+  const JudgeLanguage language = judge_language_of(sample);
   const std::string question = sample.user_input.value_or("");
   const std::string response = sample.response.value_or("");
   const std::string reference(sample.reference().value_or(""));
@@ -103,7 +112,8 @@ StatusOr<ClaimLedger> LlmJudge::claim_ledger(const Sample& sample, CallLog* call
     // are read once and get the same claims.
     RAGMETER_ASSIGN_OR_RETURN(
         std::vector<std::vector<std::string>> claims,
-        text_claims(question, {ask_response ? response : "", ask_reference ? reference : ""}, calls));
+        text_claims(question, {ask_response ? response : "", ask_reference ? reference : ""}, calls,
+                    language));
     if (ask_response) response_claims = std::move(claims[0]);
     if (ask_reference) reference_claims = std::move(claims[1]);
   }
@@ -115,15 +125,30 @@ StatusOr<ClaimLedger> LlmJudge::claim_ledger(const Sample& sample, CallLog* call
       ledger.chunks[k].doc_id = (*sample.retrieved_context_ids)[k];
     }
   }
-  ledger.provenance = {"llm", options_.model, std::string(kLlmPromptVersion)};
+  ledger.provenance = {"llm", options_.model, llm_prompt_version(language)};
 
   fill_verdicts(&ledger, chunks, reference.empty() ? std::nullopt : std::optional(reference_short),
-                response.empty() ? std::nullopt : std::optional(response_short), calls);
+                response.empty() ? std::nullopt : std::optional(response_short), calls, language);
   return ledger;
 }
 
 void LlmJudge::prepare_batch(const std::vector<const Sample*>& samples) {
   if (local_) local_->prepare_batch(samples);
+  std::map<std::string, std::int64_t> counts;
+  for (const Sample* sample : samples) {
+    const JudgeLanguage language = judge_language_of(*sample);
+    ++counts[language.english() ? "en" : language.code];
+  }
+  std::lock_guard<std::mutex> lock(languages_mutex_);
+  for (const auto& [code, n] : counts) languages_[code] += n;
+}
+
+nlohmann::ordered_json LlmJudge::judged_languages() const {
+  std::lock_guard<std::mutex> lock(languages_mutex_);
+  if (languages_.empty()) return nullptr;
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [code, n] : languages_) out[code] = n;
+  return out;
 }
 
 StatusOr<double> LlmJudge::similarity(std::string_view a, std::string_view b, CallLog* calls) {
@@ -142,12 +167,19 @@ StatusOr<std::vector<double>> LlmJudge::similarities(std::string_view a,
 }
 
 StatusOr<GeneratedQuestions> LlmJudge::questions_for(const Sample& sample, CallLog* calls) {
-  RAGMETER_ASSIGN_OR_RETURN(
-      Json reply,
-      book_.chat(*options_.chat,
-                 llm_questions_request(sample.response.value_or(""), options_.max_tokens),
-                 "questions", calls));
-  GeneratedQuestions out = read_llm_questions(reply);
+  const JudgeLanguage language = judge_language_of(sample);
+  const std::string response = sample.response.value_or("");
+  LanguageReply answer = chat_in_language(
+      book_, *options_.chat, language, "the questions",
+      [&](const std::string& line) {
+        return llm_questions_request(response, options_.max_tokens, line);
+      },
+      [](const Json& reply) { return read_llm_questions(reply).questions; }, "questions", calls);
+  RAGMETER_RETURN_IF_ERROR(answer.reply.status());
+  // Questions in another language than the sample's question are compared with it across
+  // languages, which an embedder may score as unrelated: no number (docs/design.md).
+  if (answer.wrong) return invalid_argument(wrong_script_message(language, "the questions", *answer.wrong));
+  GeneratedQuestions out = read_llm_questions(*answer.reply);
   out.method = "llm " + options_.model + ": questions the response answers";
   // A check in code, as the verdicts have: a response that declines in so many words ("the
   // context does not say") is noncommittal whatever the model said; the 1.5B model called

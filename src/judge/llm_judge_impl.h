@@ -17,6 +17,7 @@
 
 #include "judge/call_book.h"
 #include "judge/claim_store.h"
+#include "judge/judge_language.h"
 #include "judge/llm_claims.h"
 #include "judge/local_similarity.h"
 #include "judge/verdict_store.h"
@@ -55,6 +56,7 @@ class LlmJudge : public Judge {
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog* calls) override;
   nlohmann::ordered_json usage_by_call() const override;
+  nlohmann::ordered_json judged_languages() const override;
   std::string ledger_scope(std::string_view ragas_scope) const override;
   StatusOr<ClaimLedger> scoped_claim_ledger(const Sample& sample, std::string_view scope,
                                             CallLog* calls) override;
@@ -62,24 +64,28 @@ class LlmJudge : public Judge {
  private:
   using Pair = std::pair<std::size_t, std::size_t>;  // (claim, premise)
 
-  // The claims of `texts` read as answers to `question` (extract_text_claims).
+  // The claims of `texts` read as answers to `question`, written in `language`
+  // (extract_text_claims).
   StatusOr<std::vector<std::vector<std::string>>> text_claims(std::string_view question,
                                                               const std::vector<std::string>& texts,
-                                                              CallLog* calls);
+                                                              CallLog* calls,
+                                                              const JudgeLanguage& language);
   // The compact plan's verdicts: every response claim against every chunk and the
   // reference, every reference claim against every chunk and the response. Each (claim,
   // premise) pair already known (in memory or in the verdict store) is taken from there,
   // one being judged by another thread is awaited; the others are asked in as few table
   // calls as the window allows (verdict_table.h), run concurrently. A premise too long to
   // share a call with the claims is judged on its own, split if need be
-  // (judge_within_window).
+  // (judge_within_window). Reasons are asked for in `language`; the warnings of calls
+  // whose reasons stayed in another script go to ledger->warnings.
   void fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>& chunks,
                      std::optional<std::string> reference, std::optional<std::string> response,
-                     CallLog* calls);
+                     CallLog* calls, const JudgeLanguage& language);
   // Asks the judge for the `missing` (claim, premise) pairs and puts their cells in
   // `found`.
   void ask_missing(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
-                   const std::vector<Pair>& missing, std::map<Pair, StoredVerdict>* found);
+                   const std::vector<Pair>& missing, const JudgeLanguage& language,
+                   std::map<Pair, StoredVerdict>* found);
   // One group of ask_missing: a table call of the group's claims against its premises
   // (claims the reply leaves out asked once more), or, for one premise too long to share
   // a call, judge_within_window. Returns the cells of the group's missing pairs.
@@ -87,11 +93,14 @@ class LlmJudge : public Judge {
                                                         const std::vector<std::string>& premises,
                                                         const std::vector<std::size_t>& group_claims,
                                                         const std::vector<std::size_t>& group_premises,
-                                                        const std::vector<Pair>& missing);
+                                                        const std::vector<Pair>& missing,
+                                                        const JudgeLanguage& language);
   // One verdict table call for `pairs` (claim, premise); a failed call leaves every
-  // cell missing with its error.
+  // cell missing with its error. Reasons in `language`: a reply whose reasons stay in
+  // another script when asked again keeps its verdicts, each cell with the warning.
   void table_call(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
-                  const std::vector<Pair>& pairs, std::vector<std::vector<StoredVerdict>>* cells);
+                  const std::vector<Pair>& pairs, const JudgeLanguage& language,
+                  std::vector<std::vector<StoredVerdict>>* cells);
 
   LlmJudgeOptions options_;
   std::shared_ptr<llm::ResponseCache> cache_;
@@ -102,6 +111,12 @@ class LlmJudge : public Judge {
   std::shared_ptr<LocalSimilarity> local_;  // shared with the repeats' judges
   std::mutex repeats_mutex_;
   std::map<std::pair<int, double>, std::shared_ptr<Judge>> repeats_;  // for_repeat's judges
+  mutable std::mutex languages_mutex_;
+  std::map<std::string, std::int64_t> languages_;  // samples by the language judged in
 };
+
+// The prompt version of a ledger judged in `language`: kLlmPromptVersion for English,
+// else "llm-v12+lang-v1:zh" (kLlmLanguagePromptVersion and the code).
+std::string llm_prompt_version(const JudgeLanguage& language);
 
 }  // namespace ragmeter

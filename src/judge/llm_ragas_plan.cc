@@ -17,6 +17,9 @@ std::string LlmJudge::ledger_scope(std::string_view ragas_scope) const {
 StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::string_view scope,
                                                     CallLog* calls) {
   if (scope.empty()) return claim_ledger(sample, calls);
+  const JudgeLanguage language = judge_language_of(sample);
+  const std::string instruction = language_instruction(language, kReasonsWhat);
+  std::vector<std::string> warnings;
   const std::string question = sample.user_input.value_or("");
   const std::string response = sample.response.value_or("");
   const std::string reference(sample.reference().value_or(""));
@@ -28,7 +31,8 @@ StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::s
   const int window = options_.context_tokens;
   const int max_tokens = options_.max_tokens;
   auto verdicts = [&](const std::vector<std::string>& claims, const std::string& premise) {
-    return judge_within_window(book_, client, claims, premise, window, max_tokens, calls);
+    return judge_within_window(book_, client, claims, premise, window, max_tokens, calls, language,
+                               &warnings);
   };
   // One statement-extraction call per text as ragas makes, unless stored: the compact
   // plan's claims for the same text (text_claims), except that a short answer is stated
@@ -37,7 +41,7 @@ StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::s
   auto claims_of = [&](const std::string& text, bool) -> StatusOr<std::vector<std::string>> {
     if (text.empty()) return std::vector<std::string>{};
     RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> claims,
-                              text_claims(question, {text}, calls));
+                              text_claims(question, {text}, calls, language));
     return std::move(claims.front());
   };
   ClaimLedger ledger;
@@ -63,16 +67,21 @@ StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::s
     ledger = of_response ? make_claim_ledger(claim, {}, chunks) : make_claim_ledger({}, claim, chunks);
     VerdictTable& table = of_response ? ledger.response_vs_chunks : ledger.reference_vs_chunks;
     std::vector<std::future<std::vector<VerdictCell>>> per_chunk;
-    for (const std::string& chunk : chunks) {
-      per_chunk.push_back(std::async(std::launch::async, [&, &chunk = chunk] {
+    std::vector<std::vector<std::string>> chunk_warnings(chunks.size());
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+      per_chunk.push_back(std::async(std::launch::async, [&, k] {
         CallLog ignored;
-        return judge_within_window(book_, client, claim, chunk, window, max_tokens, &ignored);
+        return judge_within_window(book_, client, claim, chunks[k], window, max_tokens, &ignored,
+                                   language, &chunk_warnings[k]);
       }));
     }
     for (std::size_t k = 0; k < per_chunk.size(); ++k) table.at(0, k) = per_chunk[k].get()[0];
+    for (const auto& found : chunk_warnings) {
+      for (const std::string& warning : found) add_warning(&warnings, warning);
+    }
     if (calls) {
       for (const std::string& chunk : chunks) {
-        calls->push_back(book_.key(llm_verdicts_request(claim, chunk)));
+        calls->push_back(book_.key(llm_verdicts_request(claim, chunk, instruction)));
       }
     }
   } else if (scope == "noise_sensitivity" || scope == "factual_correctness") {
@@ -100,7 +109,8 @@ StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::s
   } else {
     return invalid_argument("unknown ledger scope '" + std::string(scope) + "'");
   }
-  ledger.provenance = {"llm", options_.model, std::string(kLlmPromptVersion) + "+ragas-plan"};
+  ledger.provenance = {"llm", options_.model, llm_prompt_version(language) + "+ragas-plan"};
+  ledger.warnings = std::move(warnings);
   return ledger;
 }
 

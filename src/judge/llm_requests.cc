@@ -6,6 +6,7 @@
 #include <cctype>
 #include <optional>
 
+#include "judge/judge_language.h"
 #include "judge/verdict_checks.h"
 #include "judge/verdict_table.h"
 #include "ragmeter/claim_ledger.h"
@@ -33,11 +34,11 @@ llm::ChatRequest json_schema_request(std::string system, std::string user, Json 
 
 llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task, Json schema,
                                     std::string schema_name, int max_tokens,
-                                    std::string_view system) {
-  llm::ChatRequest request =
-      json_schema_request(std::string(system.empty() ? prompts::k_system : system),
-                          std::string(task) + "\n\n" + std::move(sample_part), std::move(schema),
-                          std::move(schema_name), max_tokens);
+                                    std::string_view system, std::string_view instruction) {
+  llm::ChatRequest request = json_schema_request(
+      std::string(system.empty() ? prompts::k_system : system),
+      with_instruction(std::string(task) + "\n\n" + std::move(sample_part), instruction),
+      std::move(schema), std::move(schema_name), max_tokens);
   // Every task prompt (src/judge/prompts) ends with a "Reply:" example, and the table and
   // claims prompts list their KEYS (tests/unit/llm_judge_test.cc checks the claims, verdicts
   // and table requests).
@@ -50,14 +51,15 @@ std::string judge_section(std::string_view name, std::string_view text) {
          "\n\n";
 }
 
-llm::ChatRequest llm_questions_request(std::string_view response, int max_tokens) {
+llm::ChatRequest llm_questions_request(std::string_view response, int max_tokens,
+                                       std::string_view instruction) {
   const std::string flag(kNoncommittalKey);
   Json schema = {{"type", "object"},
                  {"properties",
                   {{"questions", string_array_schema()}, {flag, {{"type", "boolean"}}}}},
                  {"required", {"questions", flag}}};
   return make_judge_request(judge_section("RESPONSE", response), prompts::k_questions,
-                            std::move(schema), "questions", max_tokens);
+                            std::move(schema), "questions", max_tokens, {}, instruction);
 }
 
 GeneratedQuestions read_llm_questions(const Json& reply) {
@@ -130,7 +132,7 @@ std::string sentence_label(std::size_t number, std::size_t largest) {
 }
 }  // namespace
 
-llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt) {
+llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt, std::string_view instruction) {
   const std::size_t largest = largest_label(prompt);
   std::string texts;
   for (std::size_t t = 0; t < prompt.texts.size(); ++t) {
@@ -153,7 +155,8 @@ llm::ChatRequest llm_claims_request(const ClaimsPrompt& prompt) {
   }
   Json schema = {{"type", "object"}, {"properties", properties}, {"required", required}};
   return make_judge_request(judge_section("QUESTION", prompt.question) + texts + "KEYS: " + keys + "\n",
-                            prompts::k_claims, std::move(schema), "claims");
+                            prompts::k_claims, std::move(schema), "claims", kJudgeReplyTokens, {},
+                            instruction);
 }
 
 std::optional<std::vector<std::string>> read_llm_sentence_claims(const Json& reply,
@@ -167,7 +170,7 @@ std::optional<std::vector<std::string>> read_llm_sentence_claims(const Json& rep
 // ---- Verdicts ---------------------------------------------------------------------
 
 llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
-                                      std::string_view premise) {
+                                      std::string_view premise, std::string_view instruction) {
   std::string listed;
   for (std::size_t i = 0; i < claims.size(); ++i) {
     listed += std::to_string(i + 1) + ". " + claims[i] + "\n";
@@ -191,7 +194,8 @@ llm::ChatRequest llm_verdicts_request(const std::vector<std::string>& claims,
                      {"maxItems", claims.size()}}}}},
                  {"required", {"verdicts"}}};
   return make_judge_request(judge_section("PREMISE", premise) + "CLAIMS:\n" + listed + "\n",
-                            prompts::k_verdicts, std::move(schema), "verdicts");
+                            prompts::k_verdicts, std::move(schema), "verdicts", kJudgeReplyTokens, {},
+                            instruction);
 }
 
 namespace {
@@ -208,7 +212,8 @@ std::string reason_key(std::size_t claim, std::size_t claims) {
 
 llm::ChatRequest llm_verdict_table_request(const std::vector<std::string>& claims,
                                            const std::vector<std::string>& premises,
-                                           const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+                                           const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
+                                           std::string_view instruction) {
   std::string passages;
   for (std::size_t j = 0; j < premises.size(); ++j) {
     passages += "[" + premise_label(j, premises.size()) + "]\n" + premises[j] + "\n\n";
@@ -258,7 +263,7 @@ llm::ChatRequest llm_verdict_table_request(const std::vector<std::string>& claim
   Json schema = {{"type", "object"}, {"properties", properties}, {"required", required}};
   return make_judge_request("PASSAGES:\n" + passages + "CLAIMS:\n" + listed + "\nKEYS: " + keys + "\n",
                             prompts::k_verdict_table, std::move(schema), "verdicts", kJudgeReplyTokens,
-                            prompts::k_verdict_table_system);
+                            prompts::k_verdict_table_system, instruction);
 }
 
 std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::json& reply,
@@ -280,6 +285,18 @@ std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::jso
     }
   }
   return cells;
+}
+
+std::vector<std::string> read_table_reasons(const nlohmann::json& reply, std::size_t claims) {
+  std::vector<std::string> out;
+  if (!reply.is_object()) return out;
+  for (std::size_t i = 0; i < claims; ++i) {
+    auto it = reply.find(reason_key(i, claims));
+    if (it != reply.end() && it->is_string() && !it->get<std::string>().empty()) {
+      out.push_back(it->get<std::string>());
+    }
+  }
+  return out;
 }
 
 namespace {

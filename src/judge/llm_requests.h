@@ -29,11 +29,13 @@ inline constexpr int kJudgeReplyTokens = 2048;
 // message holding `task` followed by `sample_part`; a JSON-schema reply at temperature 0.
 // The fixed text comes first so that a server's prefix cache reuses it from one request of
 // a kind to the next (docs/design.md, "Fixed text first"). The verdict table passes
-// prompts::k_verdict_table_system (docs/design.md, "A short system message").
+// prompts::k_verdict_table_system (docs/design.md, "A short system message"). A LANGUAGE
+// line (judge_language.h; empty for English) comes last, after one blank line.
 llm::ChatRequest make_judge_request(std::string sample_part, std::string_view task,
                                     nlohmann::json schema, std::string schema_name,
                                     int max_tokens = kJudgeReplyTokens,
-                                    std::string_view system = {});
+                                    std::string_view system = {},
+                                    std::string_view instruction = {});
 
 // "NAME:\n" + text (or "(none)") + "\n\n".
 std::string judge_section(std::string_view name, std::string_view text);
@@ -48,10 +50,15 @@ std::string judge_sample_sections(const Sample& sample);
 // response: asked first, the 1.5B model called bare names ("Vestfold") noncommittal
 // (docs/judges.md, prompts llm-v9).
 inline constexpr std::string_view kNoncommittalKey = "response_is_noncommittal";
-llm::ChatRequest llm_questions_request(std::string_view response, int max_tokens);
+llm::ChatRequest llm_questions_request(std::string_view response, int max_tokens,
+                                       std::string_view instruction = {});
 
 // The questions and the flag of that call's reply (a missing or non-boolean flag: false).
 GeneratedQuestions read_llm_questions(const nlohmann::json& reply);
+
+// The non-empty "reason i" strings of a verdict table reply for `claims` claims (the text
+// the language check reads).
+std::vector<std::string> read_table_reasons(const nlohmann::json& reply, std::size_t claims);
 
 // The non-empty strings of a JSON array (anything else: none).
 std::vector<std::string> json_strings(const nlohmann::json& value);

@@ -5,6 +5,7 @@
 #include <future>
 
 #include "judge/llm_judge_impl.h"
+#include "judge/llm_requests.h"
 #include "judge/llm_window.h"
 #include "judge/verdict_checks.h"
 #include "judge/verdict_table.h"
@@ -14,7 +15,9 @@ namespace ragmeter {
 
 void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>& chunks,
                            std::optional<std::string> reference,
-                           std::optional<std::string> response, CallLog* calls) {
+                           std::optional<std::string> response, CallLog* calls,
+                           const JudgeLanguage& language) {
+  const std::string instruction = language_instruction(language, kReasonsWhat);
   // Distinct premise and claim texts: duplicate chunks or claims are asked once.
   std::vector<std::string> premises, claims;
   auto index_of = [](std::vector<std::string>& list, const std::string& text) {
@@ -71,7 +74,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
       continue;
     }
     judged.push_back(pair);
-    keys.push_back(store_.key(claims[pair.first], premises[pair.second]));
+    keys.push_back(store_.key(claims[pair.first], premises[pair.second], instruction));
   }
   // All at once, so that two rows judging the same cells at the same time do not split
   // them into two calls.
@@ -82,7 +85,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
     if (auto& pending = entries[i]) {
       waiting.emplace(pair, std::move(*pending));
       known = true;
-    } else if (auto stored = store_.find(claims[pair.first], premises[pair.second])) {
+    } else if (auto stored = store_.find(claims[pair.first], premises[pair.second], instruction)) {
       store_.remember(key, *stored);
       found[pair] = std::move(*stored);
       known = true;
@@ -91,7 +94,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
       missing.push_back(pair);
     }
   }
-  if (!missing.empty()) ask_missing(claims, premises, missing, &found);
+  if (!missing.empty()) ask_missing(claims, premises, missing, language, &found);
   // Every started key is finished, judged or not; the judged ones are stored together.
   std::vector<std::pair<std::string, StoredVerdict>> finished;
   for (const auto& [pair, key] : started) {
@@ -130,6 +133,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
       ledger->reference_vs_response.push_back(cell_of(reference_claim[j], *response_premise));
     }
   }
+  for (const Pair& pair : needed) add_warning(&ledger->warnings, found[pair].language_warning);
   if (calls) {
     for (const Pair& pair : needed) {
       const std::string& call = found[pair].call;
@@ -142,7 +146,7 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
 
 void LlmJudge::ask_missing(const std::vector<std::string>& claims,
                          const std::vector<std::string>& premises, const std::vector<Pair>& missing,
-                         std::map<Pair, StoredVerdict>* found) {
+                         const JudgeLanguage& language, std::map<Pair, StoredVerdict>* found) {
   std::vector<std::size_t> missing_premises, missing_claims;
   for (const auto& [c, p] : missing) {
     if (std::find(missing_premises.begin(), missing_premises.end(), p) == missing_premises.end()) missing_premises.push_back(p);
@@ -152,7 +156,8 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
   for (std::size_t c : missing_claims) claim_bytes += claims[c].size() + 6;
   std::vector<std::size_t> premise_bytes;
   for (std::size_t p : missing_premises) premise_bytes.push_back(premises[p].size());
-  const std::size_t fixed = verdict_table_fixed_bytes();
+  const std::size_t fixed =
+      verdict_table_fixed_bytes() + language_instruction(language, kReasonsWhat).size();
   const int window = options_.context_tokens;
   const int max_tokens = options_.max_tokens;
   const auto groups = group_premises(claim_bytes, premise_bytes, fixed, window, max_tokens);
@@ -173,7 +178,7 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
       }
     }
     tasks.push_back(std::async(std::launch::async, [&, group_premises_, group_claims] {
-      return ask_group(claims, premises, group_claims, group_premises_, missing);
+      return ask_group(claims, premises, group_claims, group_premises_, missing, language);
     }));
   }
   for (auto& task : tasks) {
@@ -184,7 +189,7 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
 std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
   const std::vector<std::string>& claims, const std::vector<std::string>& premises,
   const std::vector<std::size_t>& group_claims, const std::vector<std::size_t>& group_premises_,
-  const std::vector<Pair>& missing) {
+  const std::vector<Pair>& missing, const JudgeLanguage& language) {
   std::vector<std::string> claim_texts, premise_texts;
   std::size_t claim_bytes = 0, premise_bytes = 0;
   for (std::size_t c : group_claims) {
@@ -198,16 +203,19 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
   // cells[i][j]: claim i against premise j, with the call that judged it.
   std::vector<std::vector<StoredVerdict>> cells(claim_texts.size(),
                                                 std::vector<StoredVerdict>(premise_texts.size()));
-  const std::size_t fixed = verdict_table_fixed_bytes();
+  const std::size_t fixed =
+      verdict_table_fixed_bytes() + language_instruction(language, kReasonsWhat).size();
   if (premise_texts.size() == 1 &&
       !fits_window(claim_bytes, premise_bytes, fixed, options_.context_tokens, options_.max_tokens)) {
     CallLog log;
+    std::vector<std::string> warnings;
     std::vector<VerdictCell> column =
         judge_within_window(book_, *options_.chat, claim_texts, premise_texts[0],
-                            options_.context_tokens, options_.max_tokens, &log);
+                            options_.context_tokens, options_.max_tokens, &log, language, &warnings);
     for (std::size_t i = 0; i < column.size(); ++i) {
       cells[i][0].cell = std::move(column[i]);
       cells[i][0].call = log.empty() ? "" : log.front();
+      if (!warnings.empty()) cells[i][0].language_warning = warnings.front();
     }
   } else {
     // The cells this call must fill, in its own numbering.
@@ -220,7 +228,7 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
         }
       }
     }
-    table_call(claim_texts, premise_texts, asked, &cells);
+    table_call(claim_texts, premise_texts, asked, language, &cells);
     // Cells the reply left out (not a failed call: that leaves a reason) are asked
     // once more, in one call.
     std::vector<std::pair<std::size_t, std::size_t>> again;
@@ -230,7 +238,7 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
     if (!again.empty() && again.size() < asked.size()) {
       std::vector<std::vector<StoredVerdict>> second(
           claim_texts.size(), std::vector<StoredVerdict>(premise_texts.size()));
-      table_call(claim_texts, premise_texts, again, &second);
+      table_call(claim_texts, premise_texts, again, language, &second);
       for (const auto& [i, j] : again) cells[i][j] = std::move(second[i][j]);
     }
   }
@@ -260,10 +268,16 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
 
 void LlmJudge::table_call(const std::vector<std::string>& claims,
                         const std::vector<std::string>& premises, const std::vector<Pair>& pairs,
+                        const JudgeLanguage& language,
                         std::vector<std::vector<StoredVerdict>>* cells) {
-  llm::ChatRequest request = llm_verdict_table_request(claims, premises, pairs);
-  const std::string key = book_.key(request);
-  auto reply = book_.chat(*options_.chat, std::move(request), "verdicts", nullptr);
+  LanguageReply answer = chat_in_language(
+      book_, *options_.chat, language, kReasonsWhat,
+      [&](const std::string& line) { return llm_verdict_table_request(claims, premises, pairs, line); },
+      [&](const nlohmann::json& reply) { return read_table_reasons(reply, claims.size()); }, "verdicts",
+      nullptr);
+  const std::string& key = answer.call;
+  const StatusOr<nlohmann::json>& reply = answer.reply;
+  const std::string warning = answer.wrong ? reasons_warning(language, *answer.wrong) : "";
   std::vector<std::vector<VerdictCell>> table;
   if (reply.ok()) {
     table = read_llm_verdict_table(*reply, claims.size(), premises.size());
@@ -281,6 +295,7 @@ void LlmJudge::table_call(const std::vector<std::string>& claims,
       verdict.call = key;
       if (reply.ok()) {
         verdict.cell = std::move(table[i][j]);
+        verdict.language_warning = warning;
       } else {
         verdict.cell = VerdictCell{};
         verdict.cell.reason = "not judged: " + reply.status().message();

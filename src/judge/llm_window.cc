@@ -12,22 +12,45 @@
 namespace ragmeter {
 namespace {
 
+// The reasons of a verdicts reply (what the language check reads).
+std::vector<std::string> verdict_reasons(const nlohmann::json& reply) {
+  std::vector<std::string> out;
+  const nlohmann::json& verdicts = reply.contains("verdicts") ? reply["verdicts"] : nlohmann::json();
+  if (!verdicts.is_array()) return out;
+  for (const nlohmann::json& entry : verdicts) {
+    if (entry.is_object() && entry.contains("reason") && entry["reason"].is_string()) {
+      out.push_back(entry["reason"].get<std::string>());
+    }
+  }
+  return out;
+}
+
 // The cells of one verdicts call, or of its failure (every cell missing with the error as
 // reason, so the metrics can say why).
 std::vector<VerdictCell> verdicts_call(CallBook& book, llm::Client& client,
                                        const std::vector<std::string>& claims,
-                                       std::string_view premise, CallLog* calls) {
-  auto reply = book.chat(client, llm_verdicts_request(claims, premise), "verdicts", calls);
-  if (reply.ok()) return read_llm_verdicts(*reply, claims.size());
+                                       std::string_view premise, CallLog* calls,
+                                       const JudgeLanguage& language,
+                                       std::vector<std::string>* warnings) {
+  LanguageReply answer = chat_in_language(
+      book, client, language, kReasonsWhat,
+      [&](const std::string& line) { return llm_verdicts_request(claims, premise, line); },
+      verdict_reasons, "verdicts", calls);
+  if (answer.reply.ok()) {
+    if (answer.wrong) add_warning(warnings, reasons_warning(language, *answer.wrong));
+    return read_llm_verdicts(*answer.reply, claims.size());
+  }
   std::vector<VerdictCell> cells(claims.size());
-  for (VerdictCell& cell : cells) cell.reason = "not judged: " + reply.status().message();
+  for (VerdictCell& cell : cells) cell.reason = "not judged: " + answer.reply.status().message();
   return cells;
 }
 
 // Verdicts for `claims` against `premise` in one call (see judge_within_window).
 std::vector<VerdictCell> judge_claims(CallBook& book, llm::Client& client,
                                       const std::vector<std::string>& claims,
-                                      const std::string& premise, CallLog* calls) {
+                                      const std::string& premise, CallLog* calls,
+                                      const JudgeLanguage& language,
+                                      std::vector<std::string>* warnings) {
   std::vector<std::string> unique;
   std::vector<std::size_t> slot(claims.size());
   for (std::size_t i = 0; i < claims.size(); ++i) {
@@ -35,7 +58,8 @@ std::vector<VerdictCell> judge_claims(CallBook& book, llm::Client& client,
     slot[i] = static_cast<std::size_t>(it - unique.begin());
     if (it == unique.end()) unique.push_back(claims[i]);
   }
-  std::vector<VerdictCell> cells = verdicts_call(book, client, unique, premise, calls);
+  std::vector<VerdictCell> cells =
+      verdicts_call(book, client, unique, premise, calls, language, warnings);
   std::vector<std::size_t> omitted;
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (!cells[i].judged() && cells[i].reason.empty()) omitted.push_back(i);
@@ -43,7 +67,8 @@ std::vector<VerdictCell> judge_claims(CallBook& book, llm::Client& client,
   if (!omitted.empty() && omitted.size() < unique.size()) {
     std::vector<std::string> again;
     for (std::size_t i : omitted) again.push_back(unique[i]);
-    std::vector<VerdictCell> second = verdicts_call(book, client, again, premise, calls);
+    std::vector<VerdictCell> second =
+        verdicts_call(book, client, again, premise, calls, language, warnings);
     for (std::size_t j = 0; j < omitted.size(); ++j) cells[omitted[j]] = std::move(second[j]);
   }
   std::vector<VerdictCell> out;
@@ -58,6 +83,18 @@ std::vector<VerdictCell> judge_claims(CallBook& book, llm::Client& client,
 }
 
 }  // namespace
+
+std::string reasons_warning(const JudgeLanguage& language, Script script) {
+  return wrong_script_message(language, "the verdicts' reasons", script) +
+         "; the verdicts are kept";
+}
+
+void add_warning(std::vector<std::string>* warnings, const std::string& warning) {
+  if (warnings == nullptr || warning.empty()) return;
+  if (std::find(warnings->begin(), warnings->end(), warning) == warnings->end()) {
+    warnings->push_back(warning);
+  }
+}
 
 std::vector<std::string> split_to_fit(std::string_view text, std::int64_t max_tokens) {
   std::vector<std::string> pieces;
@@ -114,14 +151,18 @@ void merge_piece_verdict(const VerdictCell& piece, VerdictCell* merged) {
 std::vector<VerdictCell> judge_within_window(CallBook& book, llm::Client& client,
                                              const std::vector<std::string>& claims,
                                              const std::string& premise, int window,
-                                             int max_tokens, CallLog* calls) {
-  if (window <= 0) return judge_claims(book, client, claims, premise, calls);
-  const std::int64_t room = window - reply_reserve(window, max_tokens) -
-                            estimate_tokens(prompts::k_system.size() + prompts::k_verdicts.size() + 64);
+                                             int max_tokens, CallLog* calls,
+                                             const JudgeLanguage& language,
+                                             std::vector<std::string>* warnings) {
+  if (window <= 0) return judge_claims(book, client, claims, premise, calls, language, warnings);
+  const std::int64_t room =
+      window - reply_reserve(window, max_tokens) -
+      estimate_tokens(prompts::k_system.size() + prompts::k_verdicts.size() +
+                      language_instruction(language, kReasonsWhat).size() + 64);
   std::int64_t claim_tokens = 0;
   for (const std::string& claim : claims) claim_tokens += estimate_tokens(claim.size() + 6);
   if (claim_tokens + estimate_tokens(premise.size()) <= room) {
-    return judge_claims(book, client, claims, premise, calls);
+    return judge_claims(book, client, claims, premise, calls, language, warnings);
   }
   std::vector<VerdictCell> cells(claims.size());
   if (room < 64) {
@@ -145,7 +186,8 @@ std::vector<VerdictCell> judge_within_window(CallBook& book, llm::Client& client
       group.push_back(claims[end++]);
     }
     for (const std::string& piece : pieces) {
-      std::vector<VerdictCell> part = judge_claims(book, client, group, piece, calls);
+      std::vector<VerdictCell> part =
+          judge_claims(book, client, group, piece, calls, language, warnings);
       for (std::size_t i = 0; i < part.size(); ++i) merge_piece_verdict(part[i], &cells[start + i]);
     }
     start = end;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "judge/call_book.h"
+#include "judge/judge_language.h"
 #include "ragmeter/claim_ledger.h"
 #include "ragmeter/llm.h"
 
@@ -36,10 +37,23 @@ void merge_piece_verdict(const VerdictCell& piece, VerdictCell* merged);
 // after that stays missing, with a reason. Within a context window of `window` tokens
 // (0: no limit), a call that would not fit is split: the premise into pieces, the claims
 // into groups, each group judged against each piece, the verdicts merged per claim
-// (merge_piece_verdict).
+// (merge_piece_verdict). Each call asks for its reasons in `language`; a call whose
+// reasons are still in another script when asked again keeps its verdicts and adds the
+// reason why to `warnings` (once; may be null).
 std::vector<VerdictCell> judge_within_window(CallBook& book, llm::Client& client,
                                              const std::vector<std::string>& claims,
                                              const std::string& premise, int window,
-                                             int max_tokens, CallLog* calls);
+                                             int max_tokens, CallLog* calls,
+                                             const JudgeLanguage& language = {},
+                                             std::vector<std::string>* warnings = nullptr);
+
+// What the verdict calls write in the sample's language, for the LANGUAGE line.
+inline constexpr std::string_view kReasonsWhat = "every reason";
+
+// The ledger's warning for verdict reasons written in `script`, not in `language`.
+std::string reasons_warning(const JudgeLanguage& language, Script script);
+
+// Adds `warning` to `warnings` unless it is empty or there already.
+void add_warning(std::vector<std::string>* warnings, const std::string& warning);
 
 }  // namespace ragmeter

@@ -1,9 +1,10 @@
-// Batched similarity by the local sentence embedder (local_similarity.h).
+// Batched similarity by the local sentence embedders (local_similarity.h).
 #include "judge/local_similarity.h"
 
 #include <algorithm>
 #include <optional>
-#include <unordered_set>
+#include <set>
+#include <utility>
 
 namespace ragmeter {
 namespace {
@@ -16,54 +17,63 @@ double dot(const std::vector<float>& a, const std::vector<float>& b) {
 
 }  // namespace
 
-LocalSimilarity::LocalSimilarity(std::shared_ptr<const SentenceEmbedder> embedder)
-    : embedder_(std::move(embedder)) {}
+LocalSimilarity::LocalSimilarity(LocalEmbedders embedders)
+    : embedders_(std::move(embedders)), identity_(embedders_.identity()) {}
 
 void LocalSimilarity::prepare_batch(const std::vector<const Sample*>& samples) {
   auto batch = std::make_shared<Batch>();
-  std::unordered_set<std::string_view> seen;
-  std::size_t piece_ids = 0;
-  auto add = [&](std::optional<std::string_view> text) {
-    if (!text || !seen.insert(*text).second) return;
-    const std::size_t ids = embedder_->tokenizer().encode(*text, embedder_->max_tokens()).size();
-    const bool full = piece_ids + ids > kPieceIds && !batch->pieces.back().texts.empty();
-    if (batch->pieces.empty() || full) {
-      batch->pieces.emplace_back();
-      piece_ids = 0;
+  std::set<std::pair<const SentenceEmbedder*, std::string_view>> seen;
+  std::map<const SentenceEmbedder*, std::size_t> piece_ids;  // ids in each model's last piece
+  auto add = [&](std::optional<std::string_view> a, std::optional<std::string_view> b) {
+    if (!a || !b) return;
+    const SentenceEmbedder* model = embedders_.choose({*a, *b});
+    if (model == nullptr) return;
+    ModelBatch& texts = (*batch)[model];
+    for (std::string_view text : {*a, *b}) {
+      if (!seen.emplace(model, text).second) continue;
+      const std::size_t ids = model->token_ids(text).size();
+      std::size_t& filled = piece_ids[model];
+      if (texts.pieces.empty() || (filled + ids > kPieceIds && !texts.pieces.back().texts.empty())) {
+        texts.pieces.emplace_back();
+        filled = 0;
+      }
+      texts.pieces.back().texts.emplace_back(text);
+      filled += ids;
     }
-    batch->pieces.back().texts.emplace_back(*text);
-    piece_ids += ids;
   };
   for (const Sample* sample : samples) {
-    add(sample->user_input);
-    add(sample->response);
-    add(sample->reference());
+    add(sample->user_input, sample->response);
+    add(sample->response, sample->reference());
   }
-  for (std::size_t p = 0; p < batch->pieces.size(); ++p) {
-    const std::vector<std::string>& texts = batch->pieces[p].texts;
-    for (std::size_t k = 0; k < texts.size(); ++k) {
-      batch->where.emplace(texts[k], std::make_pair(p, k));
+  for (auto& [model, texts] : *batch) {
+    for (std::size_t p = 0; p < texts.pieces.size(); ++p) {
+      const std::vector<std::string>& piece = texts.pieces[p].texts;
+      for (std::size_t k = 0; k < piece.size(); ++k) texts.where.emplace(piece[k], std::make_pair(p, k));
     }
   }
   std::lock_guard<std::mutex> lock(mutex_);
   batch_ = std::move(batch);
 }
 
-std::vector<std::vector<float>> LocalSimilarity::vectors_of(const std::vector<std::string>& texts) {
+std::vector<std::vector<float>> LocalSimilarity::vectors_of(const SentenceEmbedder& model,
+                                                            const std::vector<std::string>& texts) {
   std::shared_ptr<Batch> batch;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     batch = batch_;
   }
+  ModelBatch* mine = nullptr;
+  if (batch != nullptr) {
+    if (auto it = batch->find(&model); it != batch->end()) mine = &it->second;
+  }
   std::vector<std::vector<float>> out(texts.size());
   std::vector<std::string> missing;
   std::vector<std::size_t> missing_at;
   for (std::size_t i = 0; i < texts.size(); ++i) {
-    if (batch != nullptr) {
-      if (auto found = batch->where.find(texts[i]); found != batch->where.end()) {
-        Piece& piece = batch->pieces[found->second.first];
-        std::call_once(piece.embedded,
-                       [&piece, this] { piece.vectors = embedder_->embed(piece.texts); });
+    if (mine != nullptr) {
+      if (auto found = mine->where.find(texts[i]); found != mine->where.end()) {
+        Piece& piece = mine->pieces[found->second.first];
+        std::call_once(piece.embedded, [&piece, &model] { piece.vectors = model.embed(piece.texts); });
         out[i] = piece.vectors[found->second.second];
         continue;
       }
@@ -72,21 +82,29 @@ std::vector<std::vector<float>> LocalSimilarity::vectors_of(const std::vector<st
     missing_at.push_back(i);
   }
   if (!missing.empty()) {
-    auto vectors = embedder_->embed(missing);
+    auto vectors = model.embed(missing);
     for (std::size_t j = 0; j < missing.size(); ++j) out[missing_at[j]] = std::move(vectors[j]);
   }
   return out;
 }
 
 double LocalSimilarity::similarity(std::string_view a, std::string_view b) {
-  const auto vectors = vectors_of({std::string(a), std::string(b)});
+  const SentenceEmbedder* model = embedders_.choose({a, b});
+  const auto vectors = vectors_of(*model, {std::string(a), std::string(b)});
   return dot(vectors[0], vectors[1]);
 }
 
 std::vector<double> LocalSimilarity::similarities(std::string_view a, const std::vector<std::string>& others) {
+  const SentenceEmbedder* model = embedders_.choose({a});
+  for (const std::string& other : others) {
+    if (embedders_.choose({a, other}) != model) {
+      model = embedders_.multilingual.get();  // one of `others` is not English
+      break;
+    }
+  }
   std::vector<std::string> texts{std::string(a)};
   texts.insert(texts.end(), others.begin(), others.end());
-  const auto vectors = vectors_of(texts);
+  const auto vectors = vectors_of(*model, texts);
   std::vector<double> out;
   for (std::size_t i = 1; i < vectors.size(); ++i) out.push_back(dot(vectors[0], vectors[i]));
   return out;

@@ -1,11 +1,13 @@
-// Similarity by the local sentence embedder (sentence_embedder.h), batched across the rows
-// of an evaluation batch: prepare_batch() records the batch's questions, responses and
-// references, in row order, cut into pieces of about kPieceIds word-piece ids. The first
-// similarity asked of a text embeds its whole piece in one pass (the embedder's threads);
-// later asks of that piece are lookups. So rows finish piece by piece as the scoring threads
-// reach them: the unit of work (and of loss when a run is stopped) is a piece, a fraction
-// of a second, never the batch. Texts outside the batch (or with no batch) are embedded
-// when asked.
+// Similarity by the local sentence embedders (sentence_embedder.h), batched across the
+// rows of an evaluation batch. Texts compared with each other are embedded by one model,
+// the one LocalEmbedders::choose picks for the pair (the multilingual model when either
+// text is not English). prepare_batch() records, per model, the texts of the pairs the
+// metrics compare (question and response, response and reference), in row order, cut into
+// pieces of about kPieceIds word-piece ids. The first similarity asked of a text embeds its
+// whole piece in one pass (the embedder's threads); later asks of that piece are lookups.
+// So rows finish piece by piece as the scoring threads reach them: the unit of work (and of
+// loss when a run is stopped) is a piece, a fraction of a second, never the batch. Texts
+// outside the batch (or with no batch) are embedded when asked.
 //
 // Thread-safety: similarity() and similarities() may be called from any number of threads;
 // prepare_batch() from one thread while no similarity is being asked (the evaluation loop
@@ -14,6 +16,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,14 +38,15 @@ class LocalSimilarity {
   // over the batch (200 rows: 29.4 s against 31.6 s of user time).
   static constexpr std::size_t kPieceIds = 512;
 
-  explicit LocalSimilarity(std::shared_ptr<const SentenceEmbedder> embedder);
+  explicit LocalSimilarity(LocalEmbedders embedders);
 
   void prepare_batch(const std::vector<const Sample*>& samples);
   double similarity(std::string_view a, std::string_view b);
-  // Cosine of `a` to each of `others`.
+  // Cosine of `a` to each of `others`, all embedded by the model chosen for `a` with each
+  // of `others` (one model for all, so the values compare).
   std::vector<double> similarities(std::string_view a, const std::vector<std::string>& others);
-  // The embedder's identity ("local all-MiniLM-L6-v2 ...").
-  const std::string& identity() const { return embedder_->identity(); }
+  // The embedders' identity ("local all-MiniLM-L6-v2 ...", LocalEmbedders::identity).
+  const std::string& identity() const { return identity_; }
 
  private:
   struct Piece {
@@ -50,14 +54,18 @@ class LocalSimilarity {
     std::once_flag embedded;
     std::vector<std::vector<float>> vectors;  // of `texts`, once embedded
   };
-  struct Batch {
+  // One model's texts of a batch.
+  struct ModelBatch {
     std::deque<Piece> pieces;  // a deque: a once_flag does not move
     // Each text's piece and place in it; keys view the pieces' texts.
     std::unordered_map<std::string_view, std::pair<std::size_t, std::size_t>> where;
   };
-  std::vector<std::vector<float>> vectors_of(const std::vector<std::string>& texts);
+  using Batch = std::map<const SentenceEmbedder*, ModelBatch>;
+  std::vector<std::vector<float>> vectors_of(const SentenceEmbedder& model,
+                                             const std::vector<std::string>& texts);
 
-  std::shared_ptr<const SentenceEmbedder> embedder_;
+  LocalEmbedders embedders_;
+  std::string identity_;
   std::mutex mutex_;  // guards batch_ (the pointer)
   std::shared_ptr<Batch> batch_;
 };

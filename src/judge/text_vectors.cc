@@ -6,7 +6,9 @@
 #include <cmath>
 #include <map>
 
+#include "ragmeter/language.h"
 #include "ragmeter/offline_judge.h"
+#include "ragmeter/words.h"
 
 namespace ragmeter {
 namespace {
@@ -50,11 +52,27 @@ std::string surface(std::string_view text, const OfflineToken& token) {
 
 }  // namespace
 
+std::vector<std::string> content_terms(std::string_view text) {
+  std::vector<std::string> terms;
+  const bool unspaced = has_unspaced_letters(text);
+  for (OfflineToken& token : offline_tokenize(text)) {
+    const std::string_view span = text.substr(token.begin, token.end - token.begin);
+    if (unspaced && has_unspaced_letters(span)) {
+      for (std::string_view word : split_words(span)) {
+        std::string key;
+        append_word_key(word, &key);
+        terms.push_back(std::move(key));
+      }
+    } else if (!token.stopword && !token.key.empty()) {
+      terms.push_back(std::move(token.key));
+    }
+  }
+  return terms;
+}
+
 TextVector offline_text_vector(std::string_view text) {
   std::map<std::string, int> counts;
-  for (const OfflineToken& token : offline_tokenize(text)) {
-    if (!token.stopword && !token.key.empty()) ++counts[token.key];
-  }
+  for (std::string& term : content_terms(text)) ++counts[std::move(term)];
   TextVector vector;
   double norm = 0.0;
   for (const auto& [term, count] : counts) {

@@ -20,16 +20,19 @@ VerdictStore::VerdictStore(std::shared_ptr<llm::ResponseCache> cache,
   identity_ = identity.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string VerdictStore::key(const std::string& claim, const std::string& premise) const {
-  const nlohmann::json pair = {{"claim", claim}, {"premise", premise}};
+std::string VerdictStore::key(const std::string& claim, const std::string& premise,
+                              std::string_view instruction) const {
+  nlohmann::json pair = {{"claim", claim}, {"premise", premise}};
+  if (!instruction.empty()) pair["language"] = std::string(instruction);
   return llm::content_address(identity_ + "\n" +
                               pair.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 std::optional<StoredVerdict> VerdictStore::find(const std::string& claim,
-                                                const std::string& premise) const {
+                                                const std::string& premise,
+                                                std::string_view instruction) const {
   if (!enabled()) return std::nullopt;
-  auto stored = cache_->get(key(claim, premise));
+  auto stored = cache_->get(key(claim, premise, instruction));
   if (!stored.ok() || !stored->has_value()) return std::nullopt;
   const nlohmann::json value = nlohmann::json::parse(**stored, nullptr, false);
   if (!value.is_object() || !value["verdict"].is_string()) return std::nullopt;
@@ -39,14 +42,18 @@ std::optional<StoredVerdict> VerdictStore::find(const std::string& claim,
   out.cell.verdict = *verdict;
   if (value["reason"].is_string()) out.cell.reason = value["reason"].get<std::string>();
   if (value["call"].is_string()) out.call = value["call"].get<std::string>();
+  if (value["language_warning"].is_string()) {
+    out.language_warning = value["language_warning"].get<std::string>();
+  }
   return out;
 }
 
 namespace {
 std::string stored_value(const StoredVerdict& verdict) {
-  const nlohmann::json value = {{"verdict", verdict_name(verdict.cell.verdict)},
-                                {"reason", verdict.cell.reason},
-                                {"call", verdict.call}};
+  nlohmann::json value = {{"verdict", verdict_name(verdict.cell.verdict)},
+                          {"reason", verdict.cell.reason},
+                          {"call", verdict.call}};
+  if (!verdict.language_warning.empty()) value["language_warning"] = verdict.language_warning;
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 }  // namespace

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,9 @@ namespace ragmeter {
 struct StoredVerdict {
   VerdictCell cell;
   std::string call;
+  // Set when that call's reasons were in another script than the sample's language,
+  // also when asked again (judge_language.h): the ledger's warning. Stored with the cell.
+  std::string language_warning;
 };
 
 class VerdictStore {
@@ -32,8 +36,11 @@ class VerdictStore {
   VerdictStore(std::shared_ptr<llm::ResponseCache> cache, const llm::EndpointOptions& endpoint,
                std::string prompts, const RepeatDraw& draw = {});
 
-  // The cell key of `claim` against `premise` (in memory and in the cache file).
-  std::string key(const std::string& claim, const std::string& premise) const;
+  // The cell key of `claim` against `premise` (in memory and in the cache file), with the
+  // request's LANGUAGE line when it has one (none for English: the keys of the store
+  // before languages).
+  std::string key(const std::string& claim, const std::string& premise,
+                  std::string_view instruction = {}) const;
   // In memory: ready, being judged by another caller (wait), or nullopt: the caller
   // judges it and must publish it, by remember() or finish_all() (see OnceMap).
   // Element i answers keys[i]; all under one lock (OnceMap::find_or_start_all), so two
@@ -44,7 +51,8 @@ class VerdictStore {
   }
   // The stored verdict of `claim` against `premise` in the cache file, if any. A read
   // error is a miss.
-  std::optional<StoredVerdict> find(const std::string& claim, const std::string& premise) const;
+  std::optional<StoredVerdict> find(const std::string& claim, const std::string& premise,
+                                    std::string_view instruction = {}) const;
   // Publishes a verdict the caller started and found in the cache file (find()): kept in
   // memory for the run, not written again.
   void remember(const std::string& key, StoredVerdict verdict);

@@ -102,7 +102,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"judge_url", text(&JudgeSettings::judge_url)},
       {"judge_model", text(&JudgeSettings::judge_model)},
       {"judge_key_env", set_key_env},
-      {"embedder", choice(&JudgeSettings::embedder, {"auto", "offline", "local", "openai"})},
+      {"embedder", choice(&JudgeSettings::embedder, {"auto", "offline", "local", "local-multilingual", "openai"})},
       {"embedder_model_path", text(&JudgeSettings::embedder_model_path)},
       {"embedder_url", text(&JudgeSettings::embedder_url)},
       {"embedder_model", text(&JudgeSettings::embedder_model)},
@@ -287,12 +287,12 @@ namespace {
 StatusOr<ClientOptions> client_options(const JudgeSettings& settings, const std::string& kind,
                                        const std::string& url, const std::string& model,
                                        const std::string& what) {
-  if (kind == "offline" || kind == "auto" || kind == "local") {
+  if (kind == "offline" || kind == "auto" || kind == "local" || kind == "local-multilingual") {
     return failed_precondition("the " + what + " is " + kind + ": no client to make");
   }
   if (kind != "openai") {
     return invalid_argument("unknown " + what + " '" + kind + "' (expected " +
-                            (what == "embedder" ? "auto, offline, local" : "offline") + " or openai)");
+                            (what == "embedder" ? "auto, offline, local, local-multilingual" : "offline") + " or openai)");
   }
   if (url.empty()) {
     return invalid_argument("the " + what + " needs a URL: --" + what + "-url, " + what +

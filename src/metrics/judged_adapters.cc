@@ -12,7 +12,9 @@
 #include "metrics/required_fields.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/ledger_metrics.h"
+#include "ragmeter/language.h"
 #include "ragmeter/offline_judge.h"
+#include "ragmeter/words.h"
 
 namespace ragmeter::adapters {
 namespace {
@@ -50,6 +52,15 @@ MetricResult with_calls(MetricResult result, const CallLog& calls) {
   return result;
 }
 
+// Adds what the judge warned of (e.g. reasons written in another language than the
+// sample's, docs/judges.md "Languages") to a result's evidence.
+MetricResult with_warnings(MetricResult result, const std::vector<std::string>& warnings) {
+  if (warnings.empty()) return result;
+  if (!result.evidence.is_object()) result.evidence = nlohmann::ordered_json::object();
+  for (const std::string& warning : warnings) result.evidence["warnings"].push_back(warning);
+  return result;
+}
+
 // Reads a ledger metric after checking the fields.
 template <typename Read>
 MetricResult from_ledger(Judgement& j, std::string_view ragas_scope, bool response,
@@ -58,7 +69,7 @@ MetricResult from_ledger(Judgement& j, std::string_view ragas_scope, bool respon
   const CallLog* calls = nullptr;
   const auto& ledger = j.ledger_for(ragas_scope, &calls);
   if (!ledger.ok()) return with_calls(judge_failed(ledger.status()), *calls);
-  return with_calls(read(*ledger), *calls);
+  return with_calls(with_warnings(read(*ledger), ledger->warnings), *calls);
 }
 
 MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {
@@ -164,6 +175,7 @@ MetricResult answer_correctness(Judgement& j, const MetricRequest&, const Scorin
   result.evidence["semantic_similarity"] = similarity.score;
   result.evidence["weights"] = {wf, ws};
   result.evidence["claims"] = std::move(f1.evidence["claims"]);
+  if (f1.evidence.contains("warnings")) result.evidence["warnings"] = std::move(f1.evidence["warnings"]);
   return result;
 }
 
@@ -198,10 +210,37 @@ MetricResult answer_relevancy(Judgement& j, const MetricRequest&, const ScoringO
   return with_calls(std::move(result), calls);
 }
 
+namespace {
+
+// The byte offsets where a text's words (split_words) start and end.
+struct WordEdges {
+  std::vector<std::size_t> starts, ends;  // ascending
+
+  // Whether [begin, end) starts where a word starts and ends where a word ends.
+  bool whole_word(std::size_t begin, std::size_t end) const {
+    return std::binary_search(starts.begin(), starts.end(), begin) &&
+           std::binary_search(ends.begin(), ends.end(), end);
+  }
+};
+
+WordEdges word_edges(std::string_view text) {
+  WordEdges edges;
+  for (std::string_view word : split_words(text)) {
+    edges.starts.push_back(static_cast<std::size_t>(word.data() - text.data()));
+    edges.ends.push_back(edges.starts.back() + word.size());
+  }
+  return edges;
+}
+
+}  // namespace
+
 // entities(R) found in the contexts / entities(R), matched as normalised strings: an
 // entity is found when the judge listed it among the contexts' entities, or when the
 // contexts' text holds it verbatim as whole words (case-folded, spaces normalised), since
-// then a context states it whatever the judge's list left out.
+// then a context states it whatever the judge's list left out. Whole words are told by
+// the characters around them, except for an entity with letters of a script written
+// without spaces (Chinese, Japanese, Thai, ...), whose ends must be word ends of ICU's
+// word break.
 MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require(j.sample(), false, false, true, true)) return *skip;
   CallLog calls;
@@ -217,14 +256,21 @@ MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const Sco
   for (const std::string& context : *j.sample().retrieved_contexts) {
     context_text += " " + offline_fold_case(normalize_content_text(context));
   }
-  auto stated_verbatim = [&context_text](const std::string& entity) {
+  // Where the contexts' words start and end by ICU's word break, found once and only for
+  // an entity in a script written without spaces ("北京" in "首都是北京。"), where the
+  // characters around a whole word are letters too.
+  std::optional<WordEdges> edges;
+  auto stated_verbatim = [&](const std::string& entity) {
     const std::string needle = offline_fold_case(normalize_content_text(entity));
+    const bool unspaced = has_unspaced_letters(needle);
+    if (unspaced && !edges) edges = word_edges(context_text);
     auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80); };
     for (std::size_t at = context_text.find(needle); !needle.empty() && at != std::string::npos;
          at = context_text.find(needle, at + 1)) {
       const std::size_t end = at + needle.size();
-      if ((at == 0 || !word_char(context_text[at - 1])) &&
-          (end == context_text.size() || !word_char(context_text[end]))) {
+      if (unspaced ? edges->whole_word(at, end)
+                   : (at == 0 || !word_char(context_text[at - 1])) &&
+                         (end == context_text.size() || !word_char(context_text[end]))) {
         return true;
       }
     }
@@ -311,6 +357,7 @@ MetricResult aspect_critic(Judgement& j, const MetricRequest& r, const ScoringOp
   result.evidence["votes_for"] = verdict->votes_for;
   result.evidence["votes"] = verdict->votes;
   if (!verdict->reason.empty()) result.evidence["reason"] = verdict->reason;
+  if (!verdict->warning.empty()) result = with_warnings(std::move(result), {verdict->warning});
   return with_calls(std::move(result), calls);
 }
 
@@ -330,6 +377,7 @@ MetricResult rubric_score(Judgement& j, const MetricRequest&, const ScoringOptio
   MetricResult result = MetricResult::ok(score->score);
   result.evidence["rubric"] = own ? "sample" : "default";
   if (!score->reason.empty()) result.evidence["reason"] = score->reason;
+  if (!score->warning.empty()) result = with_warnings(std::move(result), {score->warning});
   return with_calls(std::move(result), calls);
 }
 

@@ -3,6 +3,7 @@
 #include "metrics/adapters.h"
 #include "metrics/required_fields.h"
 #include "ragmeter/cmrc.h"
+#include "ragmeter/language.h"
 #include "ragmeter/string_similarity.h"
 #include "ragmeter/text_overlap.h"
 
@@ -13,6 +14,28 @@ namespace {
 std::optional<MetricResult> require_pair(const Sample& s) {
   if (auto skip = require_field(s.response, "response")) return skip;
   return require_field(s.reference(), "reference");
+}
+
+// The token-overlap metrics' tokens for this sample, comparing `texts`: SQuAD's for an
+// English (or undetermined) sample, ragmeter's words for another language, and also
+// when one of the texts holds letters of a script written without spaces (a Chinese
+// response in an English sample is not one token). Short fields' own detected languages
+// do not decide: CLD2 misreads names (language.h).
+OverlapTokens overlap_tokens(const Sample& s, std::initializer_list<std::string_view> texts) {
+  if (overlap_tokens_for(s.language) == OverlapTokens::kWords) return OverlapTokens::kWords;
+  for (std::string_view text : texts) {
+    if (has_unspaced_letters(text)) return OverlapTokens::kWords;
+  }
+  return OverlapTokens::kSquad;
+}
+
+// The same for the response and `more` (its references, or the contexts).
+OverlapTokens overlap_tokens_with(const Sample& s, const std::vector<std::string>& more) {
+  if (overlap_tokens(s, {*s.response}) == OverlapTokens::kWords) return OverlapTokens::kWords;
+  for (const std::string& text : more) {
+    if (has_unspaced_letters(text)) return OverlapTokens::kWords;
+  }
+  return OverlapTokens::kSquad;
 }
 
 template <typename Fn>
@@ -68,7 +91,8 @@ MetricResult squad_exact_match(const Sample& s, const MetricRequest&, const Scor
 
 MetricResult token_f1(const Sample& s, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require_pair(s)) return *skip;
-  return MetricResult::ok(ragmeter::squad_token_f1(*s.response, s.references()));
+  return MetricResult::ok(
+      ragmeter::token_f1(*s.response, s.references(), overlap_tokens_with(s, s.references())));
 }
 
 MetricResult cmrc_f1(const Sample& s, const MetricRequest&, const ScoringOptions&) {
@@ -136,11 +160,15 @@ MetricResult hamming_similarity(const Sample& s, const MetricRequest&, const Sco
 MetricResult k_precision(const Sample& s, const MetricRequest&, const ScoringOptions&) {
   if (auto skip = require_field(s.response, "response")) return *skip;
   if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return *skip;
-  return MetricResult::ok(ragmeter::k_precision(*s.response, *s.retrieved_contexts));
+  return MetricResult::ok(
+      ragmeter::k_precision(*s.response, *s.retrieved_contexts,
+                            overlap_tokens_with(s, *s.retrieved_contexts)));
 }
 
 MetricResult answer_token_recall(const Sample& s, const MetricRequest&, const ScoringOptions&) {
-  return score_pair(s, [](auto a, auto b) { return ragmeter::answer_token_recall(a, b); });
+  return score_pair(s, [&s](auto a, auto b) {
+    return ragmeter::answer_token_recall(a, b, overlap_tokens(s, {a, b}));
+  });
 }
 
 double corpus_bleu(const std::vector<double>& stats, const MetricRequest&, const ScoringOptions& o) {

@@ -5,6 +5,8 @@
 // Faithfulness of Instruction-Following Models for Question Answering", TACL 2024:
 // precision of the response's tokens against the knowledge, and recall of the
 // reference's tokens in the response, each as the precision / recall half of token F1.
+// Outside SQuAD's normalisation (OverlapTokens::kWords) the tokens are ragmeter's words:
+// ICU's word break with its dictionaries, each word NFKC case-folded (words.h).
 #include "ragmeter/text_overlap.h"
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 
 #include "metrics/ngram_matches.h"
 #include "metrics/sacrebleu_text.h"
+#include "ragmeter/words.h"
 
 namespace ragmeter {
 namespace {
@@ -68,6 +71,7 @@ struct SquadTokens {
   std::string text;
   sacrebleu_internal::NGramSequence units;
   std::vector<std::string_view> split;  // scratch for the general path
+  std::vector<std::size_t> key_ends;    // scratch for the word path: where each key ends
 
   std::size_t size() const { return units.size(); }
   bool empty() const { return units.size() == 0; }
@@ -180,6 +184,33 @@ void normalize_into(std::string_view text, SquadTokens* out) {
   for (std::string_view token : out->split) sacrebleu_internal::append_word(token, &out->units);
 }
 
+// The word path: `text`'s words (split_words), each as its key (append_word_key), the
+// keys held one after another in out->text.
+void words_into(std::string_view text, SquadTokens* out) {
+  split_words_into(text, &out->split);
+  std::string& keys = out->text;
+  keys.clear();
+  out->key_ends.clear();
+  for (std::string_view word : out->split) {
+    append_word_key(word, &keys);
+    out->key_ends.push_back(keys.size());
+  }
+  out->units.clear();
+  std::size_t start = 0;
+  for (std::size_t end : out->key_ends) {  // views taken once `keys` no longer grows
+    sacrebleu_internal::append_word(std::string_view(keys).substr(start, end - start), &out->units);
+    start = end;
+  }
+}
+
+void tokens_into(std::string_view text, OverlapTokens tokens, SquadTokens* out) {
+  if (tokens == OverlapTokens::kWords) {
+    words_into(text, out);
+  } else {
+    normalize_into(text, out);
+  }
+}
+
 // Per-thread buffers: the response's and a reference's tokens, reused from call to call.
 struct SquadWorkspace {
   SquadTokens first;
@@ -254,13 +285,23 @@ double squad_exact_match(std::string_view response, const std::vector<std::strin
   return !any_reference && buffers.first.empty() ? 1.0 : 0.0;
 }
 
+OverlapTokens overlap_tokens_for(std::string_view language) {
+  const bool english = language.empty() || language == "en" || language == "und";
+  return english ? OverlapTokens::kSquad : OverlapTokens::kWords;
+}
+
 double squad_token_f1(std::string_view response, const std::vector<std::string>& references) {
+  return token_f1(response, references, OverlapTokens::kSquad);
+}
+
+double token_f1(std::string_view response, const std::vector<std::string>& references,
+                OverlapTokens tokens) {
   SquadWorkspace& buffers = workspace();
-  normalize_into(response, &buffers.first);
+  tokens_into(response, tokens, &buffers.first);
   double best = 0.0;
   bool any_reference = false;  // with a token, that is
   for (const auto& reference : references) {
-    normalize_into(reference, &buffers.second);
+    tokens_into(reference, tokens, &buffers.second);
     if (buffers.second.empty()) continue;
     any_reference = true;
     best = std::max(best, token_f1(buffers.first, buffers.second));
@@ -270,9 +311,10 @@ double squad_token_f1(std::string_view response, const std::vector<std::string>&
   return best;
 }
 
-double k_precision(std::string_view response, const std::vector<std::string>& contexts) {
+double k_precision(std::string_view response, const std::vector<std::string>& contexts,
+                   OverlapTokens tokens) {
   SquadWorkspace& buffers = workspace();
-  normalize_into(response, &buffers.first);
+  tokens_into(response, tokens, &buffers.first);
   if (buffers.first.empty()) return 0.0;
   // Every context's tokens at once: the contexts joined by a space (a separator, so
   // no token spans two contexts; normalization never joins across whitespace).
@@ -282,16 +324,17 @@ double k_precision(std::string_view response, const std::vector<std::string>& co
     joined += context;
     joined += ' ';
   }
-  normalize_into(joined, &buffers.second);
+  tokens_into(joined, tokens, &buffers.second);
   return static_cast<double>(multiset_overlap(buffers.first, buffers.second)) /
          static_cast<double>(buffers.first.size());
 }
 
-double answer_token_recall(std::string_view response, std::string_view reference) {
+double answer_token_recall(std::string_view response, std::string_view reference,
+                           OverlapTokens tokens) {
   SquadWorkspace& buffers = workspace();
-  normalize_into(reference, &buffers.first);
+  tokens_into(reference, tokens, &buffers.first);
   if (buffers.first.empty()) return 0.0;
-  normalize_into(response, &buffers.second);
+  tokens_into(response, tokens, &buffers.second);
   return static_cast<double>(multiset_overlap(buffers.first, buffers.second)) /
          static_cast<double>(buffers.first.size());
 }

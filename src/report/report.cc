@@ -12,9 +12,11 @@
 #include "ragmeter/dataset.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/report.h"
+#include "ragmeter/report_answer.h"
 #include "ragmeter/stats.h"
 #include "ragmeter_report_assets.inc"
 #include "report/results_csv.h"
+#include "report/answer_data.h"
 
 namespace ragmeter {
 namespace {
@@ -103,6 +105,9 @@ Json metrics_of(const ReportInput& input) {
     m["rejected"] = t.rejected;
     m["top_failure"] = most_common(t.failure_reasons);
     m["top_skip"] = most_common(t.skip_reasons);
+    m["part"] = rag_part_name(rag_part_of(name));
+    m["histogram"] = report_internal::histogram_json(t.scores, info ? info->min_score : 0.0,
+                                                     info ? info->max_score : 1.0);
     out.push_back(std::move(m));
   }
   return out;
@@ -240,6 +245,7 @@ void drop_content_ids(Json* value) {
 void write_page(std::ostream& out, const ReportInput& input) {
   std::string page(report_assets::k_report_html);
   replace_all(&page, "/*RAGMETER_CSS*/", report_assets::k_report_css);
+  replace_all(&page, "/*RAGMETER_CHARTS_JS*/", report_assets::k_charts_js);
   replace_all(&page, "/*RAGMETER_JS*/", report_assets::k_report_js);
   const std::string_view kData = "/*RAGMETER_DATA*/", kRows = "/*RAGMETER_ROWS*/";
   std::size_t data_at = page.find(kData), rows_at = page.find(kRows);
@@ -263,13 +269,20 @@ void write_page(std::ostream& out, const ReportInput& input) {
 }  // namespace
 
 Json report_data(const ReportInput& input) {
-  if (!input.comparison.is_null()) return {{"kind", "compare"}, {"comparison", input.comparison}};
+  if (!input.comparison.is_null()) {
+    return {{"kind", "compare"},
+            {"comparison", input.comparison},
+            {"answer", {{"changes", report_internal::changes_summary(input.comparison)}}}};
+  }
   Json data;
   data["kind"] = "run";
   data["identity"] = identity_of(input);
   data["metrics"] = metrics_of(input);
   data["usage"] = input.summary.is_object() && input.summary.contains("usage") ? input.summary["usage"]
                                                                               : Json(nullptr);
+  data["answer"] = report_internal::run_answer(input, data["metrics"]);
+  data["changes"] = input.changes;
+  data["agreement"] = input.agreement;
   data["table"] = table_of(input, data["metrics"]);
   return data;
 }

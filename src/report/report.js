@@ -68,17 +68,14 @@
     }
     return dl;
   }
-  function histogram(values, lo, hi) {
-    const bins = new Array(10).fill(0);
-    const width = hi > lo ? hi - lo : 1;
-    for (const v of values) {
-      if (!Number.isNaN(v)) bins[Math.min(9, Math.max(0, Math.floor((v - lo) / width * 10)))]++;
-    }
-    const top = Math.max(1, ...bins);
-    const box = el('span', { class: 'hist', title: 'scores from ' + lo + ' to ' + hi + ' in 10 bins' });
-    bins.forEach((count, i) => box.appendChild(el('span', {
+  // A sparkline of a metric's bins ({low, high, counts}, computed in C++).
+  function sparkline(h) {
+    const top = Math.max(1, ...h.counts);
+    const width = (h.high - h.low) / h.counts.length;
+    const box = el('span', { class: 'hist', title: 'scores from ' + h.low + ' to ' + h.high + ' in ' + h.counts.length + ' bins' });
+    h.counts.forEach((count, i) => box.appendChild(el('span', {
       style: 'height:' + Math.round(28 * count / top) + 'px',
-      title: (lo + width * i / 10).toFixed(2) + '–' + (lo + width * (i + 1) / 10).toFixed(2) + ': ' + count,
+      title: (h.low + width * i).toFixed(2) + '–' + (h.low + width * (i + 1)).toFixed(2) + ': ' + count,
     })));
     return box;
   }
@@ -126,7 +123,6 @@
       el('th', { class: 'num' }, 'skipped'), el('th', { class: 'num' }, 'failed'), el('th', null, 'histogram'),
       el('th', null, 'note')));
     for (const m of metrics) {
-      const column = metricColumn(m.name);
       const notes = [];
       if (m.rejected > 0) notes.push(m.rejected + ' of the failed are rejected rows (failed for every metric)');
       if (m.failed > m.rejected && m.top_failure) notes.push('most common failure: ' + m.top_failure);
@@ -138,7 +134,7 @@
         el('td', { class: 'num' }, m.ci95 ? '[' + fmt(m.ci95[0]) + ', ' + fmt(m.ci95[1]) + ']' : '-'),
         el('td', { class: 'num ok' }, m.n), el('td', { class: 'num skipped' }, m.skipped),
         el('td', { class: 'num failed' }, m.failed),
-        el('td', null, m.n > 0 ? histogram(column.scores, m.min, m.max) : ''),
+        el('td', null, m.n > 0 ? sparkline(m.histogram) : ''),
         el('td', { class: 'muted' }, notes.join('; '))));
     }
     return table;
@@ -264,12 +260,132 @@
     tableHost.appendChild(view);
   }
 
+  // ---- the first screen: the judgements of data.answer (made in C++), drawn ----
+  function interval(ci) { return ci ? '[' + fmt(ci[0], 2) + ', ' + fmt(ci[1], 2) + ']' : ''; }
+
+  function headlineCards(answer) {
+    const box = el('div', { id: 'headline', class: 'cards' });
+    for (const h of answer.headline) {
+      const counts = h.n + ' scored' + (h.skipped ? ', ' + h.skipped + ' skipped' : '') + (h.failed ? ', ' + h.failed + ' failed' : '');
+      const agreement = h.agreement ? el('div', { class: 'card-note', 'data-role': 'agreement' }, 'vs your labels: ' +
+        h.agreement.statistic + ' ' + fmt(h.agreement.value, 2) + ' ' + interval(h.agreement.ci95) +
+        (h.agreement.ceiling !== null ? ' (people: ' + fmt(h.agreement.ceiling, 2) + ')' : '')) : null;
+      box.appendChild(el('div', { class: 'card', 'data-metric': h.metric },
+        el('div', { class: 'card-name' }, h.metric + ' ' + (h.higher_is_better ? '↑' : '↓')),
+        el('div', { class: 'card-value' }, fmt(h.mean, 2)),
+        el('div', { class: 'card-note' }, h.part + ' · 95% CI ' + (interval(h.ci95) || '-') + ' · ' + counts), agreement));
+    }
+    if (answer.ragas_score && answer.ragas_score.value !== undefined) {
+      box.appendChild(el('div', { class: 'card', 'data-metric': 'ragas_score' },
+        el('div', { class: 'card-name' }, 'ragas_score'), el('div', { class: 'card-value' }, fmt(answer.ragas_score.value, 2)),
+        el('div', { class: 'card-note' }, 'harmonic mean of ' + (answer.ragas_score.of || []).join(', '))));
+    }
+    return box;
+  }
+
+  function verdictBlock(w) {
+    const box = el('div', { id: 'verdict', class: 'verdict ' + (w.part ? 'decided' : 'undecided'), 'data-part': w.part || '' },
+      el('h2', null, 'Weaker part'), el('p', { class: 'verdict-head' }, w.headline),
+      el('p', { id: 'verdict-why' }, w.explanation));
+    if (w.retrieval.length + w.generation.length > 0) box.appendChild(RagmeterCharts.parts(w, { width: 560 }));
+    if (w.not_counted.length) {
+      box.appendChild(el('p', { class: 'muted' }, 'Not counted (end-to-end or other): ' + w.not_counted.join(', ')));
+    }
+    return box;
+  }
+
+  function worstBlock(worst) {
+    const box = el('div', { id: 'worst' }, el('h2', null, 'Worst samples'));
+    if (!worst.length) {
+      box.appendChild(el('p', { class: 'muted' }, 'No sample scores in the worse half of any metric\u2019s range.'));
+      return box;
+    }
+    const list = el('ol', { class: 'worst' });
+    for (const w of worst) {
+      const name = (w.id !== null ? str(w.id) + ': ' : '') + str(w.question);
+      list.appendChild(el('li', { 'data-index': w.row },
+        link(name.length > 110 ? name.slice(0, 110) + '…' : name, '#sample=' + w.row),
+        el('ul', null, w.low_scores.map((l) => el('li', null, el('strong', null, l.metric + ' ' + fmt(l.score, 2)),
+          l.why ? ': ' + l.why : '')))));
+    }
+    box.appendChild(list);
+    return box;
+  }
+
+  function changesBlock(c) {
+    const box = el('div', { id: 'changes' }, el('h2', null, 'Changed since the base run'),
+      el('p', { id: 'changes-summary' }, c.summary),
+      el('p', { class: 'muted' }, 'base: ' + str(c.base) + ' · ' + c.matched + ' samples matched'));
+    if (c.changed.length) {
+      const t = el('table', { class: 'changed' });
+      for (const m of c.changed) {
+        t.appendChild(el('tr', { 'data-metric': m.metric }, el('td', { class: m.verdict === 'worse' ? 'worse' : 'better' }, m.verdict),
+          el('td', null, m.metric), el('td', { class: 'num' }, fmt(m.mean_base, 3) + ' → ' + fmt(m.mean_new, 3)),
+          el('td', { class: 'num' }, signed(m.mean_diff) + ' ' + (m.ci95 ? '[' + signed(m.ci95[0]) + ', ' + signed(m.ci95[1]) + ']' : ''))));
+      }
+      box.appendChild(t);
+    }
+    return box;
+  }
+
+  function answerSection(answer) {
+    const left = el('div', null, verdictBlock(answer.weaker_part), answer.changes ? changesBlock(answer.changes) : null);
+    return el('section', { id: 'answer' }, headlineCards(answer),
+      el('div', { class: 'answer-grid' }, left, worstBlock(answer.worst)));
+  }
+
+  // ---- charts below the fold ----
+  function chartGrid(id, charts) { return el('div', { id, class: 'chart-grid' }, charts); }
+
+  function distributionCharts() {
+    return chartGrid('distributions', metrics.filter((m) => m.n > 0).map((m) =>
+      RagmeterCharts.histogram(m.histogram, { title: m.name + ' (' + m.n + ' scored)', xLabel: 'score (' + (m.higher_is_better ? 'higher' : 'lower') + ' is better)' })));
+  }
+
+  function differenceCharts(comparison) {
+    return chartGrid('differences', comparison.metrics.filter((m) => m.n > 0).map((m) =>
+      RagmeterCharts.differences(m.differences, { title: m.metric + ': ' + m.verdict, xLabel: 'change per sample (← worse | better →)' })));
+  }
+
+  // Agreement with the user's labels: per metric its statistics with intervals and the
+  // people's ceiling; calibration: what people said per score bin.
+  function agreementCharts(agreement) {
+    const charts = [];
+    const binary = /^binary/.test(agreement.scale || '');
+    for (const m of agreement.metrics) {
+      const rows = Object.entries(m.statistics || {}).map(([name, s]) => ({ label: name + ' (' + s.subset + ')', value: s.value,
+        ci: s.ci95, ceiling: s.ceiling ? s.ceiling.value : null }));
+      if (rows.length) {
+        charts.push(RagmeterCharts.intervals(rows, { title: m.metric + ': agreement with ' + (agreement.labels || 'labels'), x: [-1, 1],
+          xLabel: 'value with 95% CI (◇ people\u2019s ceiling)' }));
+      }
+      const bins = m.calibration || [];
+      if (bins.some((b) => b.n > 0)) {
+        const labels = bins.filter((b) => b.n > 0).map((b) => b.mean_label);
+        const y = binary ? [0, 1] : [Math.min(...labels), Math.max(...labels)];
+        charts.push(RagmeterCharts.calibration(bins, { title: m.metric + ': calibration', low: bins[0].low,
+          high: bins[bins.length - 1].high, y: y[1] > y[0] ? y : [y[0] - 1, y[0] + 1], diagonal: binary && bins[0].low === 0 && bins[bins.length - 1].high === 1,
+          xLabel: 'mean score in the bin', yLabel: binary ? 'share labelled good' : 'mean label' }));
+      }
+      for (const e of m.errors || []) charts.push(el('p', { class: 'muted' }, m.metric + ': ' + e));
+    }
+    return chartGrid('agreement', charts);
+  }
+
   function runOverview() {
     const identity = data.identity || {};
-    return [el('h2', null, 'Run'), identityBlock(identity),
+    const parts = [answerSection(data.answer),
+      el('h2', null, 'Run'), identityBlock(identity),
       el('h2', null, 'Metrics'), metricsTable(),
-      el('h2', null, 'Usage and cost'), usageBlock(data.usage),
-      el('h2', null, 'Samples'), samplesSection()];
+      el('h2', null, 'Distributions'), distributionCharts()];
+    if (data.changes) {
+      parts.push(el('h2', null, 'Paired differences from ' + data.changes.base + ' (' + data.changes.matched + ' samples matched)'),
+        differenceCharts(data.changes));
+    }
+    if (data.agreement) parts.push(el('h2', null, 'Agreement with your labels (' + data.agreement.labels + ')'), agreementCharts(data.agreement));
+    parts.push(el('h2', null, 'Usage and cost'), usageBlock(data.usage),
+      el('h2', null, 'Samples'), samplesSection());
+    return parts;
   }
 
   // Claims from every metric's evidence, one entry per distinct claim and verdict.
@@ -373,15 +489,6 @@
   }
 
   // ================= a comparison =================
-  function verdict(m, alpha) {
-    if (!m.n) return ['no pairs', 'muted'];
-    const lo = m.higher_is_better ? m.ci95[0] : -m.ci95[1];
-    const hi = m.higher_is_better ? m.ci95[1] : -m.ci95[0];
-    if (m.p_holm < alpha && lo > 0) return ['better', 'better'];
-    if (m.p_holm < alpha && hi < 0) return ['worse', 'worse'];
-    return ['no significant change', 'muted'];
-  }
-
   function compareOverview() {
     const c = data.comparison;
     const runs = el('dl', { class: 'identity', id: 'identity' });
@@ -390,12 +497,12 @@
       runs.appendChild(el('dt', null, label));
       runs.appendChild(el('dd', null, str(value)));
     }
-    const parts = [el('h2', null, 'Runs'), runs];
+    const parts = [el('p', { id: 'changes-summary', class: 'verdict-head' }, data.answer.changes.summary), el('h2', null, 'Runs'), runs];
     const table = el('table', { id: 'comparison' });
     table.appendChild(el('tr', null, ['metric', 'direction', 'n', 'base', 'new', 'diff (new - base)', '95% CI of diff', 'p (sign-flip)',
       'p Holm', 'win / tie / loss', 'verdict'].map((h, i) => el('th', { class: i >= 2 && i <= 8 ? 'num' : '' }, h))));
     for (const m of c.metrics) {
-      const [text, cls] = verdict(m, c.alpha);
+      const text = m.verdict, cls = m.verdict === 'better' ? 'better' : m.verdict === 'worse' ? 'worse' : 'muted';
       table.appendChild(el('tr', { 'data-metric': m.metric }, el('td', null, m.metric), el('td', { class: 'dir' }, dirLabel(m.higher_is_better)),
         el('td', { class: 'num' }, m.n), el('td', { class: 'num' }, fmt(m.mean_base)), el('td', { class: 'num' }, fmt(m.mean_new)),
         el('td', { class: 'num' }, signed(m.mean_diff)),
@@ -408,6 +515,7 @@
         'p Holm: corrected across the ' + c.holm_family + ' metric' + (c.holm_family === 1 ? '' : 's') +
         ' with a non-zero difference (all ties: p Holm 1); a verdict needs p Holm < ' + c.alpha +
         ' and an interval clear of 0.'));
+    parts.push(el('h2', null, 'Paired differences'), differenceCharts(c));
     for (const [label, keys] of [['Only in base', c.only_in_base], ['Only in new', c.only_in_new]]) {
       if (keys.length) parts.push(el('h2', null, label + ' (' + keys.length + ')'), el('ul', null, keys.map((k) => el('li', null, k))));
     }

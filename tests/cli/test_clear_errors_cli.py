@@ -133,7 +133,7 @@ def test_out_with_an_upper_case_csv_extension_writes_csv(run, tmp_path):
     data.write_text('{"response": "a", "reference": "a"}\n')
     out = tmp_path / "o.CSV"
     assert run("eval", data, "-m", "exact_match", "--out", out, "-q").returncode == 0
-    assert out.read_text().splitlines()[0].startswith("response,reference,exact_match")
+    assert out.read_text().splitlines()[0].startswith("response,reference,language,exact_match")
 
 
 def test_stdin_without_format_names_the_flag(run):

@@ -107,3 +107,22 @@ def test_bad_gates_are_usage_errors(run, tmp_path):
         assert done.returncode == 2, (gate, done.stderr)
     missing = run("compare", base, tmp_path / "absent.jsonl")
     assert missing.returncode == 2 and "absent.jsonl" in missing.stderr
+
+
+def test_paired_differences_are_binned_as_counted_from_the_data(run, tmp_path):
+    """The histogram of paired differences (the report's chart): recall goes up by exactly 1
+    on the rows whose gold passage K=2 missed, so those land in the last 'better' bin (0.9, 1]
+    and every other row is a tie. The verdict is the table's."""
+    base = evaluate(run, write(tmp_path / "k2.jsonl", top_k(2)), tmp_path / "base.jsonl")
+    new = evaluate(run, write(tmp_path / "k4.jsonl", top_k(4)), tmp_path / "new.jsonl")
+    gold_late = sum(1 for r in rows()
+                    if not set(r["retrieved_context_ids"][:2]) & set(r["reference_context_ids"]))
+    report = json.loads(run("compare", base, new, "--json").stdout)
+    recall = next(m for m in report["metrics"] if m["metric"] == "recall")
+    assert recall["differences"] == {"width": 1.0, "worse": [0] * 10, "ties": 30 - gold_late,
+                                     "better": [0] * 9 + [gold_late]}
+    assert recall["verdict"] == "better"
+    # Every metric: bins hold each pair once, sides as the win and loss counts.
+    for m in report["metrics"]:
+        d = m["differences"]
+        assert (sum(d["better"]), d["ties"], sum(d["worse"])) == (m["wins"], m["ties"], m["losses"])

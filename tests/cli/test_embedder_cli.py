@@ -72,11 +72,12 @@ def test_local_embedder_without_the_model_names_the_settings(run, tmp_path):
         assert want in p.stderr, (want, p.stderr)
 
 
-def test_auto_without_the_model_falls_back_to_the_offline_vectors(run, tmp_path):
+def test_auto_without_the_models_falls_back_to_the_offline_vectors(run, tmp_path):
     data = write_rows(tmp_path / "d.jsonl", ROWS)
     summary = tmp_path / "s.json"
     env_run = subprocess.run([str(BUILD / "ragmeter"), "eval", str(data), "--metrics", "semantic_similarity",
                               "--summary", str(summary)], capture_output=True, text=True, timeout=300,
-                             env={**os.environ, "RAGMETER_EMBEDDER_MODEL": str(tmp_path / "none")})
+                             env={**os.environ, "RAGMETER_EMBEDDER_MODEL": str(tmp_path / "none"),
+                                  "RAGMETER_MULTILINGUAL_EMBEDDER_MODEL": str(tmp_path / "none")})
     assert env_run.returncode == 0, env_run.stderr
     assert "no model" in json.loads(summary.read_text())["judge"]["name"]

@@ -17,10 +17,12 @@ def test_example_scores_every_row_with_the_contract_fields(run, tmp_path):
     source = read_jsonl(EXAMPLE)
     assert len(rows) == len(source) == 30
     for row, original in zip(rows, source):
-        # The row's own fields come first and unchanged, then the result blocks.
+        # The row's own fields come first and unchanged, then its language and the result
+        # blocks (the example is English: no "languages" of a mixed sample).
         assert list(row)[: len(original)] == list(original)
         assert row["id"] == original["id"]
-        assert list(row)[len(original):] == ["scores", "status", "reasons", "evidence"]
+        assert list(row)[len(original):] == ["language", "scores", "status", "reasons", "evidence"]
+        assert row["language"] == "en"
         assert set(row["status"].values()) == {"ok"}
         assert 0.0 <= row["scores"]["token_f1"] <= 1.0
         # The gold passage is in the retrieval of every row: hit at some rank.
@@ -28,6 +30,7 @@ def test_example_scores_every_row_with_the_contract_fields(run, tmp_path):
     s = json.loads(summary.read_text())
     assert set(s) >= {"metrics", "usage", "judge", "rows"}
     assert s["rows"] == {"read": 30, "rejected": 0}
+    assert s["languages"] == {"en": 30}
     m = s["metrics"]["token_f1"]
     assert set(m) >= {"mean", "std", "ci95", "n", "skipped", "failed"}
     assert m["n"] == 30 and m["ci95"][0] <= m["mean"] <= m["ci95"][1]

@@ -1,88 +1,69 @@
-"""`ragmeter report` and `-` as an output (issue 34, "What the user sees"): rejected rows
-are counted in the report, eval's CSV output reads back as its JSONL, and `-` is standard
-output, never a file named "-". The report's data is read from its JSON block."""
+"""`ragmeter report` with a base run (--compare) and agreement JSON (--agree): what it
+accepts, and the clear error for each input it cannot use (exit code 2, file named)."""
+
 import json
 import re
-import subprocess
 from pathlib import Path
-
-from cli_shared import BUILD
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "halueval_rag.jsonl"
 
 
-def report_data(html):
-    block = re.search(r'<script type="application/json" id="ragmeter-data">(.*?)</script>', html, re.S)
-    return json.loads(block.group(1))
+def data_block(html):
+    """The report's first data block (the JSON the page draws)."""
+    match = re.search(r'<script type="application/json" id="ragmeter-data">(.*?)</script>', html, re.S)
+    return json.loads(match.group(1))
 
 
-def eight_rows_five_rejected(path):
-    rows = []
-    for i in range(8):
-        row = {"id": f"r{i}", "user_input": f"q{i}", "response": "the cat sat",
-               "reference": "the cat sat on the mat"}
-        if i in (0, 2, 3, 5, 7):
-            row["response"] = {"not": "text"}  # a field of the wrong type: the row is rejected
-        rows.append(row)
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return path
+def results(run, tmp_path, name="results.jsonl", metrics="recall,token_f1"):
+    out = tmp_path / name
+    done = run("eval", EXAMPLE, "--metrics", metrics, "--out", out, "-q")
+    assert done.returncode == 0, done.stderr
+    return out
 
 
-def test_the_report_counts_rejected_rows_as_rejected_and_failed(run, tmp_path):
-    data = eight_rows_five_rejected(tmp_path / "d.jsonl")
-    out = tmp_path / "r.jsonl"
-    assert run("eval", data, "-m", "token_f1", "--out", out, "-q").returncode == 3
-    page = run("report", out, "-o", "-")
-    assert page.returncode == 0, page.stderr
-    data = report_data(page.stdout)
-    assert data["identity"]["rows"] == 8 and data["identity"]["rejected"] == 5
-    token_f1 = data["metrics"][0]
-    # 3 scored; the 5 rejected rows are failed for every metric, as their status says.
-    assert (token_f1["n"], token_f1["skipped"], token_f1["failed"], token_f1["rejected"]) == (3, 0, 5, 5)
-    assert data["table"]["status"]["token_f1"] == "foffofof"  # rows 0, 2, 3, 5, 7 rejected
+def test_compare_and_agree_reach_the_page_data(run, tmp_path):
+    base = results(run, tmp_path, "base.jsonl")
+    new = results(run, tmp_path, "new.jsonl")
+    labels = tmp_path / "labels.csv"
+    rows = [json.loads(l) for l in EXAMPLE.read_text().splitlines() if l.strip()]
+    labels.write_text("id,label\n" + "".join(f"{r['id']},{0 if r['hallucinated'] else 1}\n" for r in rows))
+    agreement = tmp_path / "agreement.json"
+    done = run("agree", new, labels, "--metrics", "token_f1", "--out", agreement)
+    assert done.returncode == 0, done.stderr
+    html = tmp_path / "report.html"
+    done = run("report", new, "--compare", base, "--id", "id", "--agree", agreement, "-o", html)
+    assert done.returncode == 0, done.stderr
+    data = data_block(html.read_text())
+    # The same run twice: every pair is a tie and nothing changed.
+    assert data["changes"]["matched"] == 30
+    assert data["answer"]["changes"]["changed"] == []
+    assert data["answer"]["changes"]["unchanged"] == ["recall", "token_f1"]
+    assert data["answer"]["changes"]["summary"].startswith("No metric changed significantly (2 compared")
+    assert all(m["differences"]["ties"] == m["n"] for m in data["changes"]["metrics"])
+    assert data["agreement"] == json.loads(agreement.read_text())
+    headline = {h["metric"]: h for h in data["answer"]["headline"]}
+    assert headline["token_f1"]["agreement"]["statistic"] in ("cohen_kappa", "roc_auc")
+    assert headline["recall"]["agreement"] is None
 
 
-def test_report_reads_evals_csv_output_as_its_jsonl(run, tmp_path):
-    rows = [json.loads(l) for l in EXAMPLE.read_text().splitlines()][:12]
-    rows[4]["reference"] = 3  # rejected: keeps its place in both outputs
-    data = tmp_path / "d.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    pages = {}
-    for suffix in ("jsonl", "csv"):
-        out = tmp_path / f"r.{suffix}"
-        assert run("eval", data, "-m", "token_f1,bleu,recall,faithfulness", "--out", out,
-                   "-q").returncode == 3
-        page = run("report", out, "-o", "-")
-        assert page.returncode == 0, page.stderr
-        pages[suffix] = report_data(page.stdout)
-    jsonl, csv = pages["jsonl"], pages["csv"]
-    assert csv["metrics"] == jsonl["metrics"]  # means, intervals, counts, reasons
-    assert csv["table"] == jsonl["table"]      # ids, questions, every score, status, reason
-    assert csv["identity"]["rejected"] == jsonl["identity"]["rejected"] == 1
-
-
-def test_a_csv_that_is_not_a_results_file_is_refused(run, tmp_path):
-    plain = tmp_path / "plain.csv"
-    plain.write_text("user_input,response\nq,a\n", encoding="utf-8")
-    p = run("report", plain, "-o", tmp_path / "x.html")
-    assert p.returncode == 2 and "not a results CSV" in p.stderr
-
-
-def test_dash_is_standard_output_never_a_file(tmp_path):
-    binary = str(BUILD / "ragmeter")
-    scored = subprocess.run([binary, "eval", str(EXAMPLE), "-m", "token_f1", "--out", "-"],
-                            capture_output=True, text=True, cwd=tmp_path, timeout=300)
-    assert scored.returncode == 0, scored.stderr
-    lines = [json.loads(l) for l in scored.stdout.splitlines()]
-    assert len(lines) == 30 and all("token_f1" in l["scores"] for l in lines)
-    assert "token_f1" in scored.stderr and "judge: offline" in scored.stderr  # the table
-    results = tmp_path / "r.jsonl"
-    results.write_text(scored.stdout, encoding="utf-8")
-    page = subprocess.run([binary, "report", str(results), "-o", "-"], capture_output=True,
-                          text=True, cwd=tmp_path, timeout=300)
-    assert page.returncode == 0 and page.stdout.startswith("<!DOCTYPE html>")
-    two = subprocess.run([binary, "eval", str(EXAMPLE), "-m", "token_f1", "--out", "-",
-                          "--summary", "-"], capture_output=True, text=True, cwd=tmp_path)
-    assert two.returncode == 2 and "only one of" in two.stderr
-    assert not (tmp_path / "-").exists()
+def test_inputs_it_cannot_use_are_usage_errors_naming_the_file(run, tmp_path):
+    new = results(run, tmp_path)
+    html = tmp_path / "report.html"
+    not_json = tmp_path / "agreement.json"
+    not_json.write_text("[1, 2]")
+    done = run("report", new, "--agree", not_json, "-o", html)
+    assert done.returncode == 2
+    assert f"--agree {not_json} is not a JSON object" in done.stderr
+    no_metrics = tmp_path / "summary-by-mistake.json"
+    no_metrics.write_text('{"metrics": {"recall": {}}}')
+    done = run("report", new, "--agree", no_metrics, "-o", html)
+    assert done.returncode == 2
+    assert "field 'metrics' is missing or not an array" in done.stderr
+    done = run("report", new, "--compare", tmp_path / "missing.jsonl", "-o", html)
+    assert done.returncode == 2 and "missing.jsonl" in done.stderr
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"id": "zz", "user_input": "q", "scores": {}, "status": {}}) + "\n")
+    done = run("report", new, "--compare", other, "--id", "id", "-o", html)
+    assert done.returncode == 2 and "no row of" in done.stderr
+    assert not html.exists()

@@ -121,3 +121,44 @@ def test_answer_relevancy_scores_a_bare_answer_and_zeroes_a_refusal(server, tmp_
     assert refusal["status"]["answer_relevancy"] == "ok", refusal["reasons"]
     assert refusal["evidence"]["answer_relevancy"]["noncommittal"] is True
     assert refusal["scores"]["answer_relevancy"] == 0.0
+
+
+def han_share(text: str) -> float:
+    """The share of the text's letters, weighed by UTF-8 bytes, that are CJK ideographs
+    (Python's unicodedata, independent of ragmeter's ICU check)."""
+    import unicodedata
+    han = letters = 0
+    for ch in text:
+        if not ch.isalpha():
+            continue
+        size = len(ch.encode("utf-8"))
+        letters += size
+        if unicodedata.name(ch, "").startswith("CJK UNIFIED IDEOGRAPH"):
+            han += size
+    return han / letters if letters else 0.0
+
+
+def test_a_chinese_sample_gets_its_generated_questions_in_chinese(server, tmp_path):
+    """The judge asks for the sample's language (prompts lang-v1, docs/judges.md "Languages"):
+    answer_relevancy's generated questions for a two-sentence Chinese answer are in Chinese
+    script, and the summary says the sample was judged in Chinese. ragas users saw English
+    questions for Chinese answers."""
+    row = {"user_input": "长江有多长？", "response": "长江全长约6300公里。它是中国最长的河流。"}
+    data = tmp_path / "zh.jsonl"
+    data.write_text(json.dumps(row, ensure_ascii=False) + "\n", encoding="utf-8")
+    out, summary = tmp_path / "zh_out.jsonl", tmp_path / "zh_summary.json"
+    proc = subprocess.run(
+        [str(BUILD_DIR / "ragmeter"), "eval", str(data), "--metrics", "answer_relevancy",
+         "--judge-url", server["RAGMETER_JUDGE_URL"], "--judge-model", server["RAGMETER_JUDGE_MODEL"],
+         "--cache-mode", "off", "--out", str(out), "--summary", str(summary)],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["status"]["answer_relevancy"] == "ok", result["reasons"]
+    questions = [q["question"] for q in result["evidence"]["answer_relevancy"]["questions"]]
+    assert questions
+    for question in questions:
+        assert han_share(question) > 0.5, questions
+    report = json.loads(summary.read_text(encoding="utf-8"))
+    assert report["judge"]["languages"] == {"zh": 1}
+    print("questions:", questions, "by_call:", report["usage"]["by_call"])

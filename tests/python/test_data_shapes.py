@@ -74,9 +74,11 @@ def test_pandas_round_trip(from_dicts):
     result = ragmeter.evaluate(frame, metrics=METRICS, progress=False)
     assert scores(result) == scores(from_dicts)
     out = result.to_pandas()
-    # The input columns come back unchanged, then score, status and reason per metric.
+    # The input columns come back unchanged, then the sample's language, then score,
+    # status and reason per metric.
     pd.testing.assert_frame_equal(out[list(frame.columns)], frame)
-    expected = list(frame.columns)
+    assert set(out["language"]) == {"en"}
+    expected = list(frame.columns) + ["language"]
     for m in METRICS.split(","):
         expected += [m, f"{m}_status", f"{m}_reason"]
     assert list(out.columns) == expected

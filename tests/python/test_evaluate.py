@@ -221,3 +221,15 @@ def test_progress_bar_is_tqdm_when_installed_else_plain_text(example_rows, capsy
     monkeypatch.setitem(sys.modules, "tqdm.auto", None)
     ragmeter.evaluate(example_rows, metrics="bleu", progress=True)
     assert capsys.readouterr().err.endswith("ragmeter: 30/30 rows\n")
+
+
+def test_language_keyword_sets_every_rows_language_and_the_summary_counts_them():
+    rows = [{"response": "首都是北京。", "reference": "首都是北京"},
+            {"response": "The capital of France is Paris.", "reference": "Paris is the capital."}]
+    result = ragmeter.evaluate(rows, metrics="token_f1", progress=False)
+    assert result.summary["languages"] == {"en": 1, "zh": 1}
+    assert result.scores("token_f1")[0] == 1.0  # ICU words: 首都 / 是 / 北京
+    forced = ragmeter.evaluate(rows, metrics="token_f1", progress=False, language="ja")
+    assert forced.summary["languages"] == {"ja": 2}
+    with pytest.raises(ragmeter.InvalidArgumentError, match="unknown language 'xx'"):
+        ragmeter.evaluate(rows, metrics="token_f1", progress=False, language="xx")

@@ -79,13 +79,18 @@ def test_reprs_name_settings_and_never_a_key(monkeypatch):
     assert "sk-never" not in repr(judge) and "sk-never" not in str(vars(judge))
     assert repr(ragmeter.OfflineJudge()) == "OfflineJudge()"
     assert repr(ragmeter.LocalEmbedder("/m")) == "LocalEmbedder(model_path='/m')"
+    assert repr(ragmeter.LocalEmbedder(multilingual=True)) == "LocalEmbedder(model_path=None, multilingual=True)"
 
 
-def test_a_local_embedder_without_its_model_is_an_error_and_auto_falls_back(tmp_path):
+def test_a_local_embedder_without_its_model_is_an_error_and_auto_falls_back(tmp_path, monkeypatch):
     with pytest.raises(ragmeter.RagmeterError, match=str(tmp_path)):
         ragmeter.evaluate(ROWS, metrics="semantic_similarity", progress=False,
                           embedder=ragmeter.LocalEmbedder(tmp_path))
-    # --embedder auto with no model there: bag-of-stems vectors, as the CLI.
+    with pytest.raises(ragmeter.RagmeterError, match="e5-small-q4.bin"):
+        ragmeter.evaluate(ROWS, metrics="semantic_similarity", progress=False,
+                          embedder=ragmeter.LocalEmbedder(tmp_path, multilingual=True))
+    # --embedder auto with neither model there: bag-of-stems vectors, as the CLI.
+    monkeypatch.setenv("RAGMETER_MULTILINGUAL_EMBEDDER_MODEL", str(tmp_path))
     result = ragmeter.evaluate(ROWS, metrics="semantic_similarity", progress=False,
                                embedder="auto", embedder_model_path=tmp_path)
     assert "no model" in result.summary["judge"]["name"]

@@ -72,6 +72,18 @@ def test_text_overlap_hand_checked():
     assert metrics.answer_token_recall("cat", "the cat sat") == pytest.approx(1 / 2)
 
 
+def test_text_overlap_counts_words_in_other_languages():
+    # The passage's clause with its full stop: SQuAD's tokens make each side one token.
+    assert metrics.token_f1("首都是北京。", "首都是北京") == 1.0
+    assert metrics.token_f1("首都是北京。", "首都是北京", language="en") == 0.0  # forced SQuAD
+    # [首都, 是, 上海] against [首都, 是, 北京]: 2 of 3 words each way.
+    assert metrics.token_f1("首都是上海。", "首都是北京") == pytest.approx(2 / 3)
+    assert metrics.answer_token_recall("中国的首都是北京。", "北京") == 1.0
+    assert metrics.k_precision("首都是北京", ["中国的首都是北京。"]) == 1.0
+    with pytest.raises(ValueError, match="unknown language 'xx'"):
+        metrics.token_f1("a", "a", language="xx")
+
+
 def test_retrieval_hand_checked():
     ranking = ["d3", "d1", "d7", "d2"]
     relevant = ["d1", "d2", "d9"]

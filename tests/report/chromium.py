@@ -13,6 +13,7 @@ from pathlib import Path
 
 import websocket
 
+VIEWPORT = (1280, 900)
 FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run",
          "--disable-default-apps", "--remote-debugging-address=127.0.0.1",
@@ -44,6 +45,10 @@ class Chromium:
         self.events = []
         for domain in ("Page", "Runtime", "Log"):
             self.call(domain + ".enable")
+        # The page's viewport, exactly (--window-size counts the window, not the viewport):
+        # the report's first screen is the top 900 pixels of a 1280-pixel-wide window.
+        self.call("Emulation.setDeviceMetricsOverride", width=VIEWPORT[0], height=VIEWPORT[1],
+                  deviceScaleFactor=1, mobile=False)
 
     def call(self, method, **params):
         self.next_id += 1

@@ -279,5 +279,73 @@ TEST(AgreeTest, TheSplitDependsOnTheItemAndTheSeedOnly) {
   EXPECT_FALSE(is_dev_item("q1", 0));
 }
 
+TEST(AgreeCalibrationTest, WilsonIntervalsEqualScipys) {
+  // scipy.stats.binomtest(k, n).proportion_ci(method="wilson"), scipy 1.17.1.
+  auto three = wilson_interval(3, 10);
+  ASSERT_TRUE(three.has_value());
+  EXPECT_NEAR(three->first, 0.10779126740630102, 1e-12);
+  EXPECT_NEAR(three->second, 0.6032218525388546, 1e-12);
+  EXPECT_NEAR(wilson_interval(0, 10)->first, 0.0, 1e-12);
+  EXPECT_NEAR(wilson_interval(0, 10)->second, 0.27753279986288926, 1e-12);
+  EXPECT_NEAR(wilson_interval(10, 10)->first, 0.7224672001371109, 1e-12);
+  EXPECT_NEAR(wilson_interval(1, 1)->first, 0.20654931437723745, 1e-12);
+  EXPECT_FALSE(wilson_interval(0, 0).has_value());
+}
+
+TEST(AgreeCalibrationTest, BinsHoldTheShareLabelledGoodPerScoreRange) {
+  // Hand-built: scores 0.05 (x4, labels 0 0 0 1), 0.55 (x2, labels 1 0), 1.0 (x4, labels
+  // 1 1 1 1). Bins of width 0.1 over faithfulness's [0, 1]; 1.0 falls in the last bin.
+  std::vector<double> s = {0.05, 0.05, 0.05, 0.05, 0.55, 0.55, 1.0, 1.0, 1.0, 1.0};
+  std::vector<int> l = {0, 0, 0, 1, 1, 0, 1, 1, 1, 1};
+  std::vector<std::vector<double>> scores;
+  std::vector<Json> labels;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    scores.push_back({s[i]});
+    labels.push_back({{"id", "r" + std::to_string(i)}, {"label", l[i]}});
+  }
+  ResultTable run = run_of({"faithfulness"}, scores);
+  auto report = agree(run, "results.jsonl", labels_of(labels, run.metrics), quick());
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const auto& bins = report->metrics.at(0).calibration;
+  ASSERT_EQ(bins.size(), 10u);
+  EXPECT_DOUBLE_EQ(bins[0].low, 0.0);
+  EXPECT_DOUBLE_EQ(bins[9].high, 1.0);
+  EXPECT_EQ(bins[0].n, 4);
+  EXPECT_DOUBLE_EQ(*bins[0].mean_score, 0.05);
+  EXPECT_DOUBLE_EQ(*bins[0].mean_label, 0.25);
+  EXPECT_NEAR(bins[0].label_ci95->first, wilson_interval(1, 4)->first, 1e-15);
+  EXPECT_EQ(bins[5].n, 2);
+  EXPECT_DOUBLE_EQ(*bins[5].mean_label, 0.5);
+  EXPECT_EQ(bins[9].n, 4);
+  EXPECT_DOUBLE_EQ(*bins[9].mean_label, 1.0);
+  EXPECT_EQ(bins[3].n, 0);
+  EXPECT_FALSE(bins[3].mean_label.has_value());
+  Json json = agreement_to_json(*report)["metrics"][0]["calibration"];
+  EXPECT_EQ(json.size(), 10u);
+  EXPECT_EQ(json[9]["n"], 4);
+  EXPECT_TRUE(json[3]["mean_label"].is_null());
+}
+
+TEST(AgreeCalibrationTest, ALowerIsBetterMetricIsBinnedInItsOwnUnits) {
+  // Hallucination rates 0.0 (labels good) and 0.9 (labels bad): the bins hold the rates
+  // themselves, not the negated scores the statistics use.
+  std::vector<std::vector<double>> scores;
+  std::vector<Json> labels;
+  for (int i = 0; i < 12; ++i) {
+    scores.push_back({i % 2 ? 0.9 : 0.0});
+    labels.push_back({{"id", "r" + std::to_string(i)}, {"label", i % 2 ? 0 : 1}});
+  }
+  ResultTable run = run_of({"ragchecker_hallucination"}, scores);
+  auto report = agree(run, "results.jsonl", labels_of(labels, run.metrics), quick());
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  const auto& bins = report->metrics.at(0).calibration;
+  ASSERT_EQ(bins.size(), 10u);
+  EXPECT_EQ(bins[0].n, 6);
+  EXPECT_DOUBLE_EQ(*bins[0].mean_label, 1.0);
+  EXPECT_EQ(bins[9].n, 6);
+  EXPECT_DOUBLE_EQ(*bins[9].mean_score, 0.9);
+  EXPECT_DOUBLE_EQ(*bins[9].mean_label, 0.0);
+}
+
 }  // namespace
 }  // namespace ragmeter

@@ -69,7 +69,7 @@ TEST(JudgeFactoryTest, TheOfflineJudgeWithOfflineVectorsIsNullWithNoClientsAndNo
   ASSERT_TRUE(judge.ok()) << judge.status().message();
   EXPECT_EQ(judge->judge, nullptr);
   EXPECT_EQ(judge->chat, nullptr);
-  EXPECT_EQ(judge->local_embedder, nullptr);
+  EXPECT_FALSE(judge->local_embedder);
   EXPECT_FALSE(judge->llm());
   EXPECT_TRUE(judge->description().starts_with("offline"));
   EXPECT_EQ(judge->usage().requests, 0);
@@ -104,18 +104,30 @@ TEST(JudgeFactoryTest, RunInfoNamesTheDatasetItsHashTheJudgeAndThePlan) {
   EXPECT_TRUE(memory.run["dataset_sha256"].is_null());
 }
 
-TEST(JudgeFactoryTest, EmbedderAutoWithoutTheModelIsTheOfflineVectorsAndLocalIsAnError) {
+TEST(JudgeFactoryTest, EmbedderAutoWithoutTheModelsIsTheOfflineVectorsAndLocalIsAnError) {
   const std::string empty_dir = std::string(RAGMETER_BINARY_DIR) + "/judge_factory_no_model";
   std::filesystem::create_directories(empty_dir);
+  const char* saved = std::getenv(std::string(kMultilingualEmbedderModelEnv).c_str());
+  const std::string saved_value = saved != nullptr ? saved : "";
+  ASSERT_EQ(setenv(std::string(kMultilingualEmbedderModelEnv).c_str(), empty_dir.c_str(), 1), 0);
   JudgeOptions options;
   options.embedder_model_path = empty_dir;  // embedder unset: "auto"
   auto judge = make_judge(options);
+  if (saved != nullptr) {
+    setenv(std::string(kMultilingualEmbedderModelEnv).c_str(), saved_value.c_str(), 1);
+  } else {
+    unsetenv(std::string(kMultilingualEmbedderModelEnv).c_str());
+  }
   ASSERT_TRUE(judge.ok()) << judge.status().message();
   EXPECT_EQ(judge->settings.embedder, "auto");
-  EXPECT_EQ(judge->local_embedder, nullptr);
+  EXPECT_FALSE(judge->local_embedder);
   EXPECT_EQ(judge->judge, nullptr);
   options.embedder = "local";
   EXPECT_FALSE(make_judge(options).ok());
+  options.embedder = "local-multilingual";
+  auto missing = make_judge(options);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("e5-small-q4.bin"), std::string::npos) << missing.status().message();
 }
 
 TEST(JudgeFactoryTest, EmbedderAutoLoadsTheInstalledModelIntoTheOfflineAndTheLlmJudge) {
@@ -125,13 +137,13 @@ TEST(JudgeFactoryTest, EmbedderAutoLoadsTheInstalledModelIntoTheOfflineAndTheLlm
   }
   auto offline = make_judge(JudgeOptions{});
   ASSERT_TRUE(offline.ok()) << offline.status().message();
-  ASSERT_NE(offline->local_embedder, nullptr);
+  ASSERT_NE(offline->local_embedder.english, nullptr);
   ASSERT_NE(offline->judge, nullptr);  // the offline judge with the model's similarity
   EXPECT_FALSE(offline->llm());
   EXPECT_NE(offline->description(), make_offline_judge()->description());
   auto similarity = offline->judge->similarity("a cat sat", "a dog ran", nullptr);
   ASSERT_TRUE(similarity.ok());
-  EXPECT_NEAR(*similarity, offline->local_embedder->similarity("a cat sat", "a dog ran"), 1e-6);
+  EXPECT_NEAR(*similarity, offline->local_embedder.english->similarity("a cat sat", "a dog ran"), 1e-6);
 
   JudgeOptions llm_options;
   llm_options.url = "http://127.0.0.1:9/v1";
@@ -139,7 +151,7 @@ TEST(JudgeFactoryTest, EmbedderAutoLoadsTheInstalledModelIntoTheOfflineAndTheLlm
   llm_options.cache_mode = llm::CacheMode::kOff;
   auto llm_judge = make_judge(llm_options);
   ASSERT_TRUE(llm_judge.ok()) << llm_judge.status().message();
-  EXPECT_NE(llm_judge->local_embedder, nullptr);
+  EXPECT_TRUE(llm_judge->local_embedder);
   EXPECT_EQ(llm_judge->embedder, nullptr);
   EXPECT_TRUE(llm_judge->llm());
 }

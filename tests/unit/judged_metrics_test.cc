@@ -224,6 +224,19 @@ TEST(JudgedMetricsTest, AnEntityTheContextsStateVerbatimIsFoundWhateverTheJudgeL
             nlohmann::ordered_json({"art", "gibbons ranch"}));
 }
 
+TEST(JudgedMetricsTest, AChineseEntityStatedVerbatimIsFoundAtWordBoundaries) {
+  auto judge = std::make_shared<ScriptedJudge>();
+  Sample sample = full_sample();
+  // "China's capital is Beijing." ICU's words: 中国 / 的 / 首都 / 是 / 北京. No space
+  // around a Chinese word: the characters either side of "北京" are letters.
+  sample.retrieved_contexts = std::vector<std::string>{"中国的首都是北京。"};
+  judge->entity_lists["R"] = {"北京", "首都是", "京"};
+  // "北京" is a word and "首都是" two whole words; "京" is only half of "北京".
+  auto r = score(sample, "context_entity_recall", judge);
+  EXPECT_NEAR(r["context_entity_recall"].score, 2.0 / 3.0, 1e-15);
+  EXPECT_EQ(r["context_entity_recall"].evidence["missing"], nlohmann::ordered_json({"京"}));
+}
+
 TEST(JudgedMetricsTest, OfflineJudgeIsTheDefaultAndScoresAWorkedExample) {
   Sample s;
   s.user_input = "Which magazine was started first, Arthur's Magazine or First for Women?";

@@ -84,6 +84,15 @@ TEST(DominantScriptTest, CountsLettersNotDigitsOrPunctuation) {
   EXPECT_FALSE(has_unspaced_letters("서울은 한국의 수도입니다. Ünïcode"));
 }
 
+// Fixed bug: letters were weighed by their UTF-8 bytes, so the 8 Greek letters of this title
+// (16 bytes) outweighed the question's 11 Latin letters and the sample was read as Greek (the
+// offline judge then skipped it). A Greek letter weighs one, as a Latin letter does.
+TEST(DominantScriptTest, AnAlphabetsLetterWeighsAsMuchAsALatinLetter) {
+  EXPECT_EQ(dominant_script("Who wrote the Οδύσσεια?"), Script::kLatin);
+  EXPECT_EQ(dominant_script("Who wrote Преступление и наказание?"), Script::kCyrillic);  // 8 : 20
+  EXPECT_EQ(dominant_script("Η Αθήνα είναι η πρωτεύουσα της Ελλάδας (Athens)."), Script::kGreek);
+}
+
 TEST(SupportedLanguagesTest, SortedIsoCodesWithNames) {
   const std::vector<std::string>& codes = supported_languages();
   EXPECT_TRUE(std::is_sorted(codes.begin(), codes.end()));
@@ -101,6 +110,12 @@ TEST(SupportedLanguagesTest, SortedIsoCodesWithNames) {
             "unknown language 'xx' for --language; supported (ISO 639-1");
 }
 
+// An English passage of more than 200 bytes (the least a field needs to be detected alone).
+constexpr const char* kParisPassage =
+    "Paris is the capital and largest city of France. With an estimated population of two "
+    "million residents, it is the centre of the Paris Region, and it has been one of the "
+    "world's major centres of finance, diplomacy, commerce, culture and science.";
+
 Sample sample_of(std::string question, std::string response, std::vector<std::string> contexts) {
   Sample sample;
   sample.user_input = std::move(question);
@@ -117,13 +132,22 @@ TEST(SampleLanguageTest, OneLanguageSampleListsNoFields) {
 }
 
 TEST(SampleLanguageTest, MixedSampleNamesEachFieldsLanguage) {
-  Sample sample = sample_of("What is the capital of France?", "法国的首都是巴黎。",
-                            {"Paris is the capital and largest city of France, with an "
-                             "estimated population of two million residents."});
+  Sample sample = sample_of("法国的首都是哪里？", "法国的首都是巴黎。", {kParisPassage});
   assign_sample_language(&sample);
+  EXPECT_EQ(sample.language, "zh");  // asked and answered in Chinese, over English passages
+  EXPECT_EQ(sample.field_languages.at("user_input"), "zh");
   EXPECT_EQ(sample.field_languages.at("response"), "zh");
   EXPECT_EQ(sample.field_languages.at("retrieved_contexts"), "en");
-  EXPECT_EQ(sample.field_languages.at("user_input"), "en");
+}
+
+TEST(SampleLanguageTest, ShortLatinFieldsAreNotGivenALanguageOfTheirOwn) {
+  // HaluEval row: CLD2 calls the answer "Steyr Mannlicher" German, reliably. Under 200
+  // bytes a Latin field is read only with the rest of the sample.
+  Sample sample = sample_of("Which company made the rifle that the Austrian army used?",
+                            "Steyr Mannlicher", {kParisPassage});
+  assign_sample_language(&sample);
+  EXPECT_EQ(sample.language, "en");
+  EXPECT_TRUE(sample.field_languages.empty());
 }
 
 TEST(SampleLanguageTest, ForcedLanguageWinsAndColumnIsKept) {

@@ -42,7 +42,7 @@ TEST(LocalSimilarityTest, ABatchEmbeddedPieceByPieceGivesTheEmbeddersOwnSimilari
   const std::vector<Sample> samples = long_samples(24);
   std::vector<const Sample*> batch;
   for (const Sample& s : samples) batch.push_back(&s);
-  LocalSimilarity local(*embedder);
+  LocalSimilarity local(LocalEmbedders{*embedder, nullptr});
   local.prepare_batch(batch);
   std::vector<double> got(samples.size()), outside(samples.size());
   std::vector<std::thread> threads;

@@ -96,6 +96,40 @@ TEST(RegressionRuleTest, NeedsTheIntervalBeyondDeltaAndHolmBelowAlpha) {
   EXPECT_DOUBLE_EQ(m.oriented_ci_high(), -0.10);
 }
 
+TEST(ChangeVerdictTest, BetterAndWorseNeedHolmBelowAlphaAndAnIntervalClearOfZero) {
+  MetricComparison m;
+  EXPECT_EQ(change_verdict(m, 0.05), ChangeVerdict::kNoPairs);
+  m.stats.n = 30;
+  m.stats.ci_low = 0.1;
+  m.stats.ci_high = 0.3;
+  m.p_holm = 0.01;
+  EXPECT_EQ(change_verdict(m, 0.05), ChangeVerdict::kBetter);
+  m.higher_is_better = false;  // the same rise of a lower-is-better metric
+  EXPECT_EQ(change_verdict(m, 0.05), ChangeVerdict::kWorse);
+  m.p_holm = 0.06;
+  EXPECT_EQ(change_verdict(m, 0.05), ChangeVerdict::kNoSignificantChange);
+  m.p_holm = 0.01;
+  m.stats.ci_low = -0.1;  // the interval holds 0
+  EXPECT_EQ(change_verdict(m, 0.05), ChangeVerdict::kNoSignificantChange);
+  EXPECT_STREQ(change_verdict_name(ChangeVerdict::kNoSignificantChange), "no significant change");
+}
+
+TEST(DiffHistogramTest, BinsAreTenthsOfTheRangeOnEachSideWithTiesApart) {
+  DiffHistogram h;  // width 1
+  for (double d : {0.0, 1e-13, 0.05, 0.1, 0.1000001, 0.3, -0.3, -1.0, 1.5}) {
+    add_difference(d, 1e-12, &h);
+  }
+  EXPECT_EQ(h.ties, 2);
+  // better: 0.05 and 0.1 in (0, 0.1]; 0.1000001 in (0.1, 0.2]; 0.3 in (0.2, 0.3] (not
+  // (0.3, 0.4], whatever 0.3 * 10 rounds to); 1.5, beyond the range, in the last bin.
+  EXPECT_EQ(h.better, (std::vector<std::int64_t>{2, 1, 1, 0, 0, 0, 0, 0, 0, 1}));
+  EXPECT_EQ(h.worse, (std::vector<std::int64_t>{0, 0, 1, 0, 0, 0, 0, 0, 0, 1}));
+  DiffHistogram rubric;
+  rubric.width = 4;  // rubric_score, 1..5: a change of 1 is a quarter of the range
+  add_difference(-1.0, 1e-12, &rubric);
+  EXPECT_EQ(rubric.worse[2], 1);  // (0.8, 1.2]
+}
+
 TEST(ReportTest, JsonForScriptEscapesWhatCouldEndTheScriptBlock) {
   nlohmann::ordered_json v = {{"a", "</script><img src=x onerror=alert(1)>&\u2028\u2029"}};
   std::string text = json_for_script(v);

@@ -61,7 +61,7 @@ TEST(SummaryBuilderTest, TwoShardsMergedInOrderGiveTheSingleRunsSummary) {
       if (row.error) {
         builder.add_rejected();
       } else {
-        ASSERT_TRUE(builder.add_row(row.results).ok());
+        ASSERT_TRUE(builder.add_row(row.results, row.fields.at("language").get<std::string>()).ok());
       }
     }
   }

@@ -341,6 +341,26 @@ TEST(TestsetFilterTest, CoverageCountsTypesMultiContextRowsAndDistinctOpenings) 
   EXPECT_EQ(testset_coverage({}).distinct_opening_share, 0.0);
 }
 
+TEST(TestsetFilterTest, ChineseAnswersAndOpeningsAreReadAsWords) {
+  // "What is the capital of France?" / "Paris": the answer's word 巴黎 is not in the
+  // question; the whole clause "法国的首都是哪里" was one "word" before ICU's words.
+  EXPECT_FALSE(answer_in_question("法国的首都是哪里？", "巴黎"));
+  // "Which city is Paris?" / "Paris": the answer adds nothing.
+  EXPECT_TRUE(answer_in_question("巴黎是哪个城市？", "巴黎"));
+  // The closed-book answer "巴黎" (Paris) is the reference's word.
+  EXPECT_TRUE(closed_book_match("巴黎", "法国的首都是哪里？", "法国的首都是巴黎。"));
+  EXPECT_FALSE(closed_book_match("里昂", "法国的首都是哪里？", "法国的首都是巴黎。"));
+  auto row = [](const char* question) {
+    TestsetRow r;
+    r.user_input = question;
+    return r;
+  };
+  // Openings: 法国 的 / 法国 的 / 德国 的: two distinct ones of three.
+  const TestsetCoverage coverage =
+      testset_coverage({row("法国的首都是哪里？"), row("法国的人口是多少？"), row("德国的首都是哪里？")});
+  EXPECT_EQ(coverage.distinct_openings, 2u);
+}
+
 TEST(TestsetInputTest, BadInputsAreErrors) {
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);

@@ -29,6 +29,16 @@ TEST(TextVectorsTest, RepeatedWordsWeighSublinearly) {
               1e-12);
 }
 
+TEST(TextVectorsTest, ChineseTextIsABagOfItsWords) {
+  // 法国 的 首都 是 巴黎 / 巴黎 是 法国 的 首都: the same five words in another order.
+  EXPECT_NEAR(offline_similarity("法国的首都是巴黎。", "巴黎是法国的首都"), 1.0, 1e-12);
+  // 德国 的 首都 是 柏林: three of five words shared, each of weight 1: cos = 3/5.
+  EXPECT_NEAR(offline_similarity("法国的首都是巴黎。", "德国的首都是柏林。"), 3.0 / 5.0, 1e-12);
+  EXPECT_EQ(content_terms("首都是北京"), (std::vector<std::string>{"首都", "是", "北京"}));
+  // English words around Chinese ones keep their stems and stopwords rule.
+  EXPECT_EQ(content_terms("The cats live in 北京"), (std::vector<std::string>{"cat", "live", "北京"}));
+}
+
 TEST(TextVectorsTest, EntitiesAreCapitalisedRunsAndNumbers) {
   EXPECT_EQ(offline_entities("Arthur's Magazine was started in 1844 by Timothy Shay Arthur in "
                              "Philadelphia."),

@@ -55,11 +55,10 @@ Status parse_regression_gates(const std::vector<std::string>& specs, const RunCo
   return ok_status();
 }
 
+// The verdict column; a regression in capitals, to stand out in a terminal.
 std::string verdict(const MetricComparison& m, double alpha) {
-  if (m.stats.n == 0) return "no pairs";
-  if (m.p_holm < alpha && m.oriented_ci_low() > 0) return "better";
-  if (m.p_holm < alpha && m.oriented_ci_high() < 0) return "WORSE";
-  return "no significant change";
+  ChangeVerdict v = change_verdict(m, alpha);
+  return v == ChangeVerdict::kWorse ? "WORSE" : change_verdict_name(v);
 }
 
 std::string shorten(std::string text, std::size_t width) {

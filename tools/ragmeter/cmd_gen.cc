@@ -395,7 +395,8 @@ CommandRun add_gen_command(CLI::App& parent) {
                   "openai (an OpenAI-compatible server: --judge-url, --judge-model); generation "
                   "has no offline judge",
                   "Embeddings of chunks and questions: auto (default: local when installed, else "
-                  "offline), offline (hashed word vectors), local (all-MiniLM-L6-v2 in-process) or openai");
+                  "offline), offline (hashed word vectors), local (all-MiniLM-L6-v2 in-process), "
+                  "local-multilingual (multilingual-e5-small in-process) or openai");
   return [args] { return run_gen(*args); };
 }
 

@@ -11,6 +11,7 @@
 #include "output_stream.h"
 #include "ragmeter/gates.h"
 #include "ragmeter/judge_factory.h"
+#include "ragmeter/language.h"
 #include "ragmeter/llm_config.h"
 #include "ragmeter/report.h"
 
@@ -74,6 +75,10 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_eviden
     RAGMETER_RETURN_IF_ERROR(parse_column_mapping(mapping, &options.column_map));
   }
   RAGMETER_RETURN_IF_ERROR(build_scoring_options(args, &options.scoring));
+  if (args.language != "auto") options.language = args.language;
+  if (!options.language.empty() && !is_supported_language(options.language)) {
+    return invalid_argument(unknown_language_message(options.language, "--language"));
+  }
   options.threads = args.threads;
   options.keep_evidence = keep_evidence;
   options.bootstrap.seed = args.seed;
@@ -276,6 +281,10 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                   "Rename a column: COLUMN=FIELD (e.g. query=user_input; a nested field by its "
                   "dotted path, meta.question=user_input); repeatable. A column no row has is "
                   "an error");
+  cmd->add_option("--language", flags->language,
+                  "The language of every sample, an ISO 639-1 code (zh, ja, de, ...), over a "
+                  "`language` column; default auto: each row's column, else detected from its "
+                  "text (docs/languages.md)");
   cmd->add_option("--threads,-j", flags->threads, "CPU threads for scoring")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
@@ -307,9 +316,10 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
   add_judge_flags(cmd, &flags->judge, run,
                   "Judge of the judged metrics: offline (the default: no model, no network) or "
                   "openai (any OpenAI-compatible server: --judge-url, --judge-model)",
-                  "Embeddings for semantic similarity and answer_relevancy: auto (default: local "
-                  "when installed, else offline), offline (bag of stems), local (all-MiniLM-L6-v2 "
-                  "in-process) or openai");
+                  "Embeddings for semantic similarity and answer_relevancy: auto (default: the "
+                  "local models that are installed, multilingual-e5-small for text that is not "
+                  "English, else offline), offline (bag of stems), local (all-MiniLM-L6-v2 "
+                  "in-process), local-multilingual (multilingual-e5-small in-process) or openai");
   cmd->add_option("--judge-context-tokens", flags->judge_context_tokens,
                   "The judge model's context window; verdict calls that would not fit are split "
                   "(premise pieces x claim groups), never truncated. 0: unknown, no splitting")

@@ -25,6 +25,7 @@ struct EvalFlags {
   std::vector<std::string> critics;
   int critic_votes = 1;
   std::vector<std::string> column_map;
+  std::string language;  // --language: every sample's language; empty or "auto": detected
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> fail_under;  // higher-is-better metrics: fail when the mean is below
   std::vector<std::string> fail_over;   // lower-is-better metrics: fail when the mean is above

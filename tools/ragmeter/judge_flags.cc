@@ -17,10 +17,12 @@ void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, bool run, const std::stri
   cmd->add_option("--judge-key-env", flags->judge_key_env,
                   "Name of the environment variable holding the key (default OPENAI_API_KEY)");
   cmd->add_option("--embedder", flags->embedder, embedder_help)
-      ->check(CLI::IsMember({"auto", "offline", "local", "openai"}));
+      ->check(CLI::IsMember({"auto", "offline", "local", "local-multilingual", "openai"}));
   cmd->add_option("--embedder-model-path", flags->embedder_model_path,
                   "Directory of the local embedding model (default: RAGMETER_EMBEDDER_MODEL, else "
-                  "~/.cache/ragmeter/models/all-MiniLM-L6-v2, installed by scripts/setup_embedder.sh)");
+                  "~/.cache/ragmeter/models/all-MiniLM-L6-v2; with --embedder local-multilingual "
+                  "RAGMETER_MULTILINGUAL_EMBEDDER_MODEL, else ~/.cache/ragmeter/models/multilingual-e5-small-q4; "
+                  "installed by scripts/setup_embedder.sh)");
   cmd->add_option("--embedder-url", flags->embedder_url, "Embeddings server (default: --judge-url)");
   cmd->add_option("--embedder-model", flags->embedder_model, "Embedding model name");
   cmd->add_option(run ? "--judge-concurrency" : "--concurrency", flags->concurrency, "Judge requests in flight (default 16)")

@@ -2,7 +2,8 @@
 // then reads one JSON request a line on stdin and writes one JSON answer a line, for
 // tests/oracle/test_sentence_embedder.py and bench/sentence_embedder_reference.py.
 //   {"texts": ["...", ...]}  -> {"vectors": [[384 floats], ...], "ids": [[...], ...]}
-//   (the ids are the truncated token ids each text was encoded from)
+//   (the ids are the truncated token ids each text was encoded from, its prefix included);
+//   {"texts": [...], "ids_only": true} -> {"ids": [[...], ...]} (the tokenizer alone).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -29,7 +30,8 @@ int main(int argc, char** argv) {
   return ragmeter::probes::serve_json_lines([&](const nlohmann::json& request) {
     const auto texts = request.at("texts").get<std::vector<std::string>>();
     nlohmann::json ids = nlohmann::json::array();
-    for (const auto& text : texts) ids.push_back(model.tokenizer().encode(text, model.max_tokens()));
+    for (const auto& text : texts) ids.push_back(model.token_ids(text));
+    if (request.value("ids_only", false)) return nlohmann::json{{"ids", std::move(ids)}};
     return nlohmann::json{{"vectors", model.embed(texts)}, {"ids", std::move(ids)}};
   });
 }
