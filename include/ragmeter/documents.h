@@ -27,12 +27,15 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ragmeter/status.h"
 
 namespace ragmeter {
+
+class OcrReader;
 
 enum class DocumentFormat { kText, kMarkdown, kHtml, kPdf };
 
@@ -68,6 +71,12 @@ struct LoadOptions {
   // Larger files are reported as problems without being read. Memory while loading a
   // file is a few times its size (bytes, parse tree, blocks).
   std::size_t max_file_bytes = 64u << 20;
+  // A PDF page without a text layer (a scan) is rendered at 300 dpi and its text read
+  // with this reader (ocr.h), cached by the rendered page's SHA-256. Null: such pages are
+  // left out (a PDF with no text at all is a problem, "no text layer").
+  std::shared_ptr<OcrReader> ocr;
+  // The OCR language of those pages (ISO 639-1; "" : English).
+  std::string ocr_language;
 };
 
 struct LoadResult {

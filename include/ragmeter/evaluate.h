@@ -18,8 +18,10 @@
 #include <vector>
 
 #include "ragmeter/dataset.h"
+#include "ragmeter/image.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/metric.h"
+#include "ragmeter/ocr.h"
 #include "ragmeter/repeats.h"
 #include "ragmeter/sample.h"
 #include "ragmeter/stats.h"
@@ -46,6 +48,12 @@ struct EvalOptions {
   // judge scores it anyway (the CLI's --offline-score-withdrawn), for users who want the
   // number knowing it did not beat chance on held-out human labels. No effect on an LLM judge.
   bool offline_score_withdrawn = false;
+  // Where images among the retrieved contexts may be read from (image.h: data URIs
+  // only by default; --media-root, --allow-media-urls), and the reader of their text for
+  // the offline judge's multimodal ledgers (null: Tesseract with OcrOptions{}, its
+  // cache in ~/.cache/ragmeter/ocr.sqlite).
+  MediaOptions media;
+  std::shared_ptr<OcrReader> ocr;
   int threads = 1;                     // threads scoring a batch's samples in parallel
   std::int64_t limit = 0;              // score at most this many rows (0: all)
   bool strict = false;                 // stop at the first rejected row (the rows before

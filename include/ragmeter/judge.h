@@ -20,12 +20,33 @@
 #include <vector>
 
 #include "ragmeter/claim_ledger.h"
+#include "ragmeter/image.h"
 #include "ragmeter/sample.h"
 #include "ragmeter/status.h"
 
 namespace ragmeter {
 
+class OcrReader;
 struct LocalEmbedders;
+
+// One of a sample's images, read (image.h), at its rank among the retrieved contexts.
+struct SampleImage {
+  std::size_t rank = 0;
+  Image image;
+};
+
+// ragas 0.4's two one-call multimodal metrics: is the response faithful to the contexts
+// (text and images), and is it relevant to the question and in line with them.
+enum class MultimodalQuestion { kFaithfulness, kRelevance };
+
+// A vision judge's verdict on one of them, with its reason.
+struct MultimodalVerdict {
+  bool verdict = false;
+  std::string reason;
+  // Why the reason is not in the sample's language (the judge wrote it in another script,
+  // also when asked again); the verdict stands. Empty when it is.
+  std::string warning;
+};
 
 // context_entity_recall's entities: of the reference, and of the retrieved contexts
 // together (normalised strings; each list without repeats).
@@ -146,6 +167,23 @@ class Judge {
   // The key facts (claims) of `text` and whether `summary` states each of them.
   virtual StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text,
                                                       std::string_view summary, CallLog* calls) = 0;
+  // The claim ledger over the sample's text contexts and its images together: the
+  // chunks in rank order (the row's retrieved_contexts order), an image's chunk with
+  // Chunk::image set to its SHA-256. `images` are the sample's images, read, in rank
+  // order. The default reads each image's text with `ocr` (in the sample's language)
+  // and judges it as a text chunk with claim_ledger, so without images the ledger is
+  // claim_ledger's. An LLM judge with a vision model judges the images themselves.
+  // An image whose text cannot be read makes it fail with that reason.
+  virtual StatusOr<ClaimLedger> multimodal_claim_ledger(const Sample& sample,
+                                                        const std::vector<SampleImage>& images,
+                                                        OcrReader& ocr, CallLog* calls);
+  // ragas 0.4's multimodal_faithfulness / multimodal_relevance: one vision call over the
+  // response (and question), the text contexts and the images, a verdict and a reason.
+  // The default, and the offline judge, answer FailedPrecondition: it needs a vision model.
+  virtual StatusOr<MultimodalVerdict> multimodal_verdict(const Sample& sample,
+                                                         const std::vector<SampleImage>& images,
+                                                         MultimodalQuestion question,
+                                                         CallLog* calls);
   // Called by the evaluation loop with each batch of samples before any of them is
   // scored, from one thread while no other method runs. A judge may prepare what the
   // batch shares: with the local embedder, the batch's questions, responses and
@@ -180,10 +218,17 @@ std::shared_ptr<Judge> make_offline_judge();
 // evaluation batch (prepare_batch). description() names the embedders.
 std::shared_ptr<Judge> make_offline_judge(LocalEmbedders embedders);
 
+// Where a run's images come from and how their text is read (EvalOptions::media, ::ocr).
+struct ImageAccess {
+  const MediaOptions* media = nullptr;  // null: MediaOptions{} (data URIs only)
+  OcrReader* ocr = nullptr;             // null: one Tesseract reader with default options
+};
+
 // The judge's answers for one sample, each asked for once and kept. Not thread-safe.
 class SampleJudgement {
  public:
-  SampleJudgement(const Sample& sample, Judge& judge) : sample_(sample), judge_(judge) {}
+  SampleJudgement(const Sample& sample, Judge& judge, ImageAccess images = {})
+      : sample_(sample), judge_(judge), access_(images) {}
 
   const Sample& sample() const { return sample_; }
   Judge& judge() { return judge_; }
@@ -196,6 +241,16 @@ class SampleJudgement {
   const StatusOr<GeneratedQuestions>& questions();
   // similarity(response, reference), asked for on the first call. Precondition: both set.
   const StatusOr<double>& response_reference_similarity();
+  // The sample's images (Sample::retrieved_images), read on the first call: every one,
+  // or the first error (load_image's: FailedPrecondition when the run does not allow its
+  // source, which metrics report as `skipped`).
+  const StatusOr<std::vector<SampleImage>>& images();
+  // Judge::multimodal_claim_ledger over images(), asked for once; ledger() itself when
+  // the sample has no image, so a text metric and its multimodal version read one ledger.
+  const StatusOr<ClaimLedger>& multimodal_ledger();
+  const CallLog& multimodal_calls() const { return multimodal_calls_; }
+  // The reader of the images' text.
+  OcrReader& ocr();
   // The judge calls behind ledger(), questions() and the similarity (CallLog).
   const CallLog& ledger_calls() const { return ledger_calls_; }
   const CallLog& questions_calls() const { return questions_calls_; }
@@ -204,6 +259,10 @@ class SampleJudgement {
  private:
   const Sample& sample_;
   Judge& judge_;
+  ImageAccess access_;
+  std::optional<StatusOr<std::vector<SampleImage>>> images_;
+  std::optional<StatusOr<ClaimLedger>> multimodal_ledger_;
+  CallLog multimodal_calls_;
   std::optional<StatusOr<ClaimLedger>> ledger_;
   std::optional<StatusOr<GeneratedQuestions>> questions_;
   std::optional<StatusOr<double>> similarity_;

@@ -65,6 +65,12 @@ struct JudgeOptions {
   // The judge model's context window in tokens; 0: unknown, calls are never split
   // (LlmJudgeOptions::context_tokens).
   int context_tokens = 0;
+  // Images (LlmJudgeOptions): shown to the model (true) or read by OCR; the image_url
+  // detail; the server's limits per request.
+  bool vision = true;
+  std::string image_detail = "auto";
+  int max_images_per_request = 16;
+  std::size_t max_image_bytes = 20 * 1024 * 1024;
   // Keep every call's request and raw reply (ConfiguredJudge::traces): memory grows with
   // the calls.
   bool keep_traces = false;
@@ -107,6 +113,9 @@ struct JudgeUsage {
   // Replies read with the key's value replaced by "[redacted]" (llm::UsageTotals): a
   // short key that is also a word of the replies; 0 is the goal.
   std::int64_t key_redacted_replies = 0;
+  // Images sent to a vision judge and their estimated prompt tokens (llm::UsageTotals).
+  std::int64_t images = 0;
+  std::int64_t image_tokens = 0;
 };
 
 // A judge made from JudgeOptions, with the clients behind it, so a run can report its

@@ -25,10 +25,32 @@
 
 namespace ragmeter::llm {
 
+// One part of a message whose content holds images (OpenAI's content parts): a text
+// part, or an image_url part with a data URI.
+struct ContentPart {
+  std::string text;       // a text part when image_url is empty
+  std::string image_url;  // "data:image/png;base64,...": an image part
+  std::string detail;     // the image's detail: "low", "high", "auto"; "" sends none
+  // The image's prompt tokens as estimated (estimate_image_tokens), for the
+  // tokens-per-minute limit, usage when the server reports none, and UsageTotals.
+  std::int64_t estimated_tokens = 0;
+
+  bool operator==(const ContentPart&) const = default;
+};
+
 struct ChatMessage {
   std::string role;     // "system", "user", "assistant"
   std::string content;
+  // When not empty, the message's content is these parts, in order, and `content` is not
+  // sent (a vision request); part of the cache key, images by their bytes.
+  std::vector<ContentPart> parts;
 };
+
+// OpenAI's count of an image's prompt tokens (GPT-4o's published rule): "low" detail 85;
+// otherwise the image scaled to fit 2048 x 2048, then its short side to 768, and 170 per
+// 512-pixel tile plus 85. Servers count differently (llama.cpp: the model's projector);
+// the server's own usage, when it reports one, is what the totals keep.
+std::int64_t estimate_image_tokens(int width, int height, std::string_view detail);
 
 enum class ReplyFormat {
   kText,        // plain text
@@ -216,6 +238,11 @@ struct UsageTotals {
   // started each one (after the previous reply) to when it was abandoned. 0 is the goal.
   double abandoned_server_seconds = 0.0;
   std::int64_t estimated_usage_calls = 0;  // streamed replies without usage: tokens estimated
+  // Images sent in chat requests (retries not counted twice: per call), and their
+  // estimated prompt tokens (ContentPart::estimated_tokens), which servers include in
+  // the prompt_tokens they report, and so in the cost.
+  std::int64_t images = 0;
+  std::int64_t image_tokens = 0;
   // Server replies (status 200) that held the API key's value (or another registered
   // secret) and were read with it replaced by "[redacted]" (redact_secret: a key under 16
   // bytes where it stands as a word). The judge read such a reply as rewritten, so a score

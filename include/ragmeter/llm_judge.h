@@ -131,6 +131,22 @@ struct LlmJudgeOptions {
   // stored), so the two plans read the same claims of the same words. For comparing with
   // a ragas baseline and with the compact plan; the numbers are close to ragas's, not equal.
   bool ragas_plan = false;
+  // Images among the contexts (docs/images.md). true: the model sees them (OpenAI
+  // image_url parts with data URIs): multimodal_faithfulness / multimodal_relevance are one
+  // "vision" call per sample, and the claim-level multimodal metrics ask one
+  // "image_verdicts" call per image for every claim. The model must accept images (the
+  // server's error otherwise fails the metric). false (--judge-images ocr): the images'
+  // text is read by OCR and judged as text, and the one-call metrics are skipped.
+  bool vision = true;
+  // The image_url "detail" sent: "low" (OpenAI: 85 tokens an image), "high", "auto" or ""
+  // (none sent). --judge-image-detail.
+  std::string image_detail = "auto";
+  // The server's limits: images in one request, and bytes of one image (decoded). A
+  // sample that needs more in one call fails with the reason (--judge-max-images,
+  // --judge-max-image-bytes); nothing is dropped or shrunk. OpenAI: 500 images and 50 MB
+  // a request; llama.cpp's server takes what its model's projector takes.
+  int max_images_per_request = 16;
+  std::size_t max_image_bytes = 20 * 1024 * 1024;
   // Where verdicts and claims are stored by content (verdicts: claim text, premise text,
   // model and prompt texts; claims: question, text before the sentence, sentence, model
   // and prompt texts), so that a rerun asks only for the (claim, premise) pairs and the

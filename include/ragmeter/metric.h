@@ -130,6 +130,10 @@ inline constexpr unsigned kKeyFacts = 1u << 5;   // "claims" of the reference co
                                                  // "verdicts" of each against the response
 inline constexpr unsigned kCritic = 1u << 6;     // "critic:NAME", once per vote; LLM only
 inline constexpr unsigned kRubric = 1u << 7;     // "rubric"; LLM only
+inline constexpr unsigned kVision = 1u << 8;     // "vision": one call with the images; a vision
+                                                 // model only
+inline constexpr unsigned kImageVerdicts = 1u << 9;  // "image_verdicts": the claims against each
+                                                     // image (a vision model; none offline: OCR)
 }  // namespace judge_calls
 
 // Named groups of metrics (bits of MetricInfo::groups), each a --metrics shorthand.
@@ -186,8 +190,8 @@ StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec);
 
 const char* metric_family_name(MetricFamily family);
 
-// True for the metrics only an LLM judge can score (their calls include a critic or a
-// rubric call): the offline judge reports them `skipped`.
+// True for the metrics only an LLM judge can score (their calls include a critic, a
+// rubric or a vision call): the offline judge reports them `skipped`.
 bool metric_needs_llm(const MetricInfo& info);
 
 // The names of the judge calls in `calls` (judge_calls bits), e.g. "claims, verdicts".

@@ -48,9 +48,17 @@ struct TargetAnswer {
   std::string response;
   std::optional<std::vector<std::string>> contexts;     // retrieved texts, in rank order
   std::optional<std::vector<std::string>> context_ids;  // their ids, when the target gave them
+  // The contexts that are images (image.h: an object item such as {"type": "image",
+  // "url": ...} in the reply), by index: such a context holds the item's JSON text, and
+  // is written back as that object (retrieved_contexts_json).
+  std::vector<std::size_t> image_contexts;
   std::optional<std::int64_t> prompt_tokens;            // when the target reported them
   std::optional<std::int64_t> completion_tokens;
 };
+
+// The answer's contexts as the output writes them: strings, and image items as objects.
+// Precondition: answer.contexts is set.
+nlohmann::ordered_json retrieved_contexts_json(const TargetAnswer& answer);
 
 // Why one attempt gave no answer.
 struct TargetFailure {

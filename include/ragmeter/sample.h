@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ragmeter/image.h"
 #include "ragmeter/status.h"
 
 namespace ragmeter {
@@ -23,7 +24,12 @@ class Sample {
  public:
   std::optional<std::string> user_input;
   std::optional<std::string> response;
+  // The text items of the row's retrieved contexts, in rank order. The image items
+  // (image.h: data URIs, files, URLs) are in retrieved_images, each with its rank in the
+  // row's list: text metrics read the text, the multimodal metrics both, in rank order.
+  // A row whose contexts are all images has an empty list here.
   std::optional<std::vector<std::string>> retrieved_contexts;
+  std::vector<RetrievedImage> retrieved_images;
   std::optional<std::vector<std::string>> reference_contexts;
   std::optional<std::vector<std::string>> retrieved_context_ids;
   std::optional<std::vector<std::string>> reference_context_ids;

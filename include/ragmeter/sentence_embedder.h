@@ -44,10 +44,12 @@
 // sets OpenBLAS to one thread per call for the whole process (openblas_set_num_threads).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,6 +93,10 @@ class SentenceEmbedder {
   // InvalidArgument when threads < 1 or max_batch_tokens is below the model's
   // max_seq_length.
   static StatusOr<std::shared_ptr<const SentenceEmbedder>> load(const SentenceEmbedderOptions& options);
+  // The identity() load() gives the model at `model_path` (empty: default_embedder_model_path()),
+  // without loading it: reads the small files and hashes the weights (about 0.2 s for the
+  // multilingual model's 72 MB). NotFound when a model file is missing. Thread-safe.
+  static StatusOr<std::string> identity_of(const std::string& model_path);
 
   ~SentenceEmbedder();
   SentenceEmbedder(const SentenceEmbedder&) = delete;
@@ -129,19 +135,57 @@ class SentenceEmbedder {
   std::unique_ptr<Impl> impl_;
 };
 
+// A model loaded when it is first needed. `--embedder auto` names the multilingual model in
+// the run's identity from the start (so manifests and cache keys do not depend on which rows
+// come first) but loads it (seconds and about 190 MB) only when a text that is not English is
+// embedded: an English run never pays for it.
+// Thread-safety: every member may be called from any number of threads; the first get() loads.
+class DeferredSentenceEmbedder {
+ public:
+  // Computes the identity now (SentenceEmbedder::identity_of, failing as it does) and loads
+  // nothing.
+  static StatusOr<std::shared_ptr<DeferredSentenceEmbedder>> prepare(const SentenceEmbedderOptions& options);
+
+  const std::string& identity() const { return identity_; }
+  // The model, loaded by the first call (SentenceEmbedder::load); a load error is kept and
+  // returned by every later call, so each (sample, metric) that needs the model fails with it.
+  StatusOr<std::shared_ptr<const SentenceEmbedder>> get() const;
+  // Whether a get() has loaded (or tried to load) the model.
+  bool loaded() const;
+
+ private:
+  DeferredSentenceEmbedder(SentenceEmbedderOptions options, std::string identity);
+  SentenceEmbedderOptions options_;
+  std::string identity_;
+  mutable std::once_flag once_;
+  mutable std::atomic<bool> loaded_{false};
+  mutable Status error_;
+  mutable std::shared_ptr<const SentenceEmbedder> model_;
+};
+
 // The local models a run chooses between by language. Texts compared with one another
 // (a response and its reference) must be embedded by one model, so the choice is made for
 // them together (choose()): the multilingual model when one of them is not English, else
-// the English one; when only one model is loaded, that one.
+// the English one; when only one model is there, that one.
 struct LocalEmbedders {
   std::shared_ptr<const SentenceEmbedder> english;       // all-MiniLM-L6-v2
-  std::shared_ptr<const SentenceEmbedder> multilingual;  // multilingual-e5-small
+  std::shared_ptr<const SentenceEmbedder> multilingual;  // multilingual-e5-small, loaded
+  // multilingual-e5-small loaded at its first use (`--embedder auto`), when `multilingual`
+  // is null.
+  std::shared_ptr<const DeferredSentenceEmbedder> deferred_multilingual;
 
-  explicit operator bool() const { return english != nullptr || multilingual != nullptr; }
-  // The model for `texts` compared together; null when none is loaded.
-  const SentenceEmbedder* choose(std::initializer_list<std::string_view> texts) const;
-  // "local all-MiniLM-L6-v2 ...", the two identities joined by " + " when both are loaded
-  // ("... + local multilingual-e5-small-q4 ... for text that is not English").
+  explicit operator bool() const {
+    return english != nullptr || multilingual != nullptr || deferred_multilingual != nullptr;
+  }
+  bool has_multilingual() const { return multilingual != nullptr || deferred_multilingual != nullptr; }
+  // The model for `texts` compared together; null when there is none. Fails only when the
+  // multilingual model is needed and its deferred load failed.
+  StatusOr<const SentenceEmbedder*> choose(std::initializer_list<std::string_view> texts) const;
+  // The multilingual model (loading a deferred one); null when there is none.
+  StatusOr<const SentenceEmbedder*> multilingual_model() const;
+  // "local all-MiniLM-L6-v2 ...", the two identities joined by " + " when both are there
+  // ("... + local multilingual-e5-small-q4 ... for text that is not English"), whether or
+  // not the multilingual one has been loaded yet.
   std::string identity() const;
 };
 
@@ -166,9 +210,10 @@ StatusOr<std::shared_ptr<const SentenceEmbedder>> load_embedder_choice(std::stri
 // The local models a setting names, for the similarity metrics: "local" the English model
 // only (at `model_path`, failing as load() does), "local-multilingual" the multilingual
 // model only (at `model_path`, empty: its default), "auto" each model whose directory is
-// installed (the English at `model_path`, the multilingual at its default), none when
-// neither is; other choices none. Loading fails as load() does for a model that is there
-// but unusable.
+// installed (the English at `model_path`, loaded; the multilingual at its default, deferred
+// until a text that is not English needs it), none when neither is; other choices none.
+// Loading fails as load() does for a model that is there but unusable (a deferred model's
+// load errors come at its first use).
 StatusOr<LocalEmbedders> load_local_embedders(std::string_view choice, const std::string& model_path,
                                               int threads = 2);
 

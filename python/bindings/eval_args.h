@@ -13,6 +13,7 @@
 #include <nanobind/nanobind.h>
 
 #include "ragmeter/evaluate.h"
+#include "ragmeter/image.h"
 #include "ragmeter/judge_factory.h"
 
 namespace ragmeter::python {
@@ -37,6 +38,12 @@ struct EvalArgs {
   bool offline_score_withdrawn = false;
   int repeat = 1;                   // EvalOptions::repeat
   double repeat_temperature = 0.7;  // EvalOptions::repeat_temperature
+  // Images among the contexts (image.h, ocr.h): --media-root, --allow-media-urls,
+  // --max-image-bytes, --ocr-language.
+  std::string media_root;
+  bool allow_media_urls = false;
+  std::size_t max_image_bytes = MediaOptions{}.max_bytes;
+  std::string ocr_language;
   std::string language;  // every sample's language; empty or "auto": each row's, detected
 };
 

@@ -22,6 +22,7 @@
 #include "ragmeter/judge_factory.h"
 #include "ragmeter/language.h"
 #include "ragmeter/llm_config.h"
+#include "ragmeter/ocr.h"
 #include "run_result.h"
 #include "scoring_options.h"
 #include "status_errors.h"
@@ -106,6 +107,12 @@ EvalOptions build_options(const EvalArgs& args) {
   }
   options.repeat = args.repeat;
   options.repeat_temperature = args.repeat_temperature;
+  options.media.media_root = args.media_root;
+  options.media.allow_urls = args.allow_media_urls;
+  options.media.max_bytes = args.max_image_bytes;
+  OcrOptions ocr;
+  ocr.language = args.ocr_language;
+  options.ocr = make_tesseract_reader(ocr);
   if (args.language != "auto") options.language = args.language;
   if (!options.language.empty() && !is_supported_language(options.language)) {
     raise_status(invalid_argument(unknown_language_message(options.language, "language")));
@@ -365,13 +372,16 @@ void bind_evaluate(nb::module_& m) {
          const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
          const std::string& bleu_tokenize, double context_match_threshold, bool keep_evidence,
          bool offline_score_withdrawn, int repeat, double repeat_temperature,
+         const std::string& media_root, bool allow_media_urls,
+         std::size_t max_image_bytes, const std::string& ocr_language,
          const std::string& language, nb::dict judge,
          const ClusterJudge* made_judge, nb::object progress, CancelFlag* cancel) {
         EvalArgs args{metrics,       metrics_given,   std::move(critics),      critic_votes,
                       std::move(column_map), threads, limit,                   strict,
                       seed,          bootstrap_resamples, rouge_stem,           rouge_tokenizer,
                       bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence,
-                      offline_score_withdrawn, repeat, repeat_temperature, language};
+                      offline_score_withdrawn, repeat, repeat_temperature, media_root,
+                      allow_media_urls, max_image_bytes, ocr_language, language};
         return run_evaluate(data, args, judge, made_judge, std::move(progress), cancel);
       },
       "data"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
@@ -381,7 +391,9 @@ void bind_evaluate(nb::module_& m) {
       "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
       "context_match_threshold"_a = 0.5, "keep_evidence"_a = true,
       "offline_score_withdrawn"_a = false, "repeat"_a = 1, "repeat_temperature"_a = 0.7,
-      "language"_a = "", "judge"_a = nb::dict(),
+      "media_root"_a = "", "allow_media_urls"_a = false,
+      "max_image_bytes"_a = MediaOptions{}.max_bytes, "ocr_language"_a = "", "language"_a = "",
+      "judge"_a = nb::dict(),
       "made_judge"_a.none() = nb::none(), "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
       "Scores `data` (a DataSource) with the judge `judge` describes (JudgeOptions fields "
       "by name; empty: the offline judge; or `made_judge`, a ClusterJudge made once) and returns (Run, the exception that stopped it or None). "

@@ -18,6 +18,8 @@ exactly as for a file.
 
 from __future__ import annotations
 
+import base64
+import io
 import os
 from collections.abc import Mapping
 from typing import Any, List, Sequence
@@ -43,21 +45,65 @@ def _looks_like_evaluation_dataset(data: Any) -> bool:
     return hasattr(data, "samples") and hasattr(data, "to_list")
 
 
+_CONTEXT_FIELDS = ("retrieved_contexts", "contexts")
+
+
+def _media_item(item: Any) -> Any:
+    """A context item that Python holds as an image, in the form the library reads
+    (docs/images.md): a path as {"type": "image", "path": ...}, bytes and PIL images as a
+    data URI (the library takes the type from the bytes, never from the label). Anything
+    else unchanged."""
+    if isinstance(item, os.PathLike):
+        return {"type": "image", "path": os.fspath(item)}
+    if isinstance(item, (bytes, bytearray, memoryview)):
+        return "data:application/octet-stream;base64," + base64.b64encode(bytes(item)).decode()
+    if hasattr(item, "save") and hasattr(item, "mode") and hasattr(item, "size"):  # a PIL image
+        buffer = io.BytesIO()
+        item.save(buffer, format="PNG")
+        return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+    return item
+
+
+def _with_media(record: Any) -> Any:
+    """The record with its contexts' Python images turned into what the library reads."""
+    if not isinstance(record, Mapping):
+        return record
+    changed = None
+    for name in _CONTEXT_FIELDS:
+        items = record.get(name)
+        if isinstance(items, (list, tuple)):
+            converted = [_media_item(item) for item in items]
+            if any(a is not b for a, b in zip(converted, items)):
+                changed = changed or dict(record)
+                changed[name] = converted
+    return changed if changed is not None else record
+
+
 def _sample_record(item: Any) -> Any:
     """A row as a dict: pydantic models (ragas's SingleTurnSample) through model_dump()."""
     if isinstance(item, Mapping):
-        return item
+        return _with_media(item)
     dump = getattr(item, "model_dump", None)
     if callable(dump):
-        return dump(exclude_none=True)
+        return _with_media(dump(exclude_none=True))
     to_dict = getattr(item, "to_dict", None)
     if callable(to_dict):
-        return to_dict()
+        return _with_media(to_dict())
     return item  # rejected by the library ("a row must be a JSON object"), at its place
 
 
 def _columns_source(names: Sequence[Any], columns: Sequence[Sequence[Any]], name: str):
+    columns = [
+        [_media_list(cell) for cell in column] if str(n) in _CONTEXT_FIELDS else column
+        for n, column in zip(names, columns)
+    ]
     return _core.rows_from_columns([str(n) for n in names], list(columns), name)
+
+
+def _media_list(cell: Any) -> Any:
+    if isinstance(cell, (list, tuple)):
+        return [_media_item(item) for item in cell]
+    return cell
 
 
 def _dataframe_columns(frame: Any) -> List[list]:
@@ -84,7 +130,7 @@ def to_source(data: Any, *, format: str = "auto", name: str = "<memory>") -> "_c
         columns = data.to_pydict()
         return _columns_source(list(columns.keys()), list(columns.values()), name)
     if _looks_like_evaluation_dataset(data):
-        return _core.rows_from_records(data.to_list(), name)
+        return _core.rows_from_records([_with_media(r) for r in data.to_list()], name)
     if isinstance(data, Mapping):
         values = list(data.values())
         if values and all(isinstance(v, (list, tuple)) or hasattr(v, "tolist") for v in values):
@@ -95,7 +141,7 @@ def to_source(data: Any, *, format: str = "auto", name: str = "<memory>") -> "_c
         )
     if isinstance(data, (list, tuple)):
         if all(isinstance(item, dict) for item in data):
-            return _core.rows_from_records(data, name)
+            return _core.rows_from_records([_with_media(item) for item in data], name)
         return _core.rows_from_records([_sample_record(item) for item in data], name)
     if hasattr(data, "__iter__"):
         return _core.rows_from_records([_sample_record(item) for item in data], name)

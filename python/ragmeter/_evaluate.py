@@ -106,6 +106,10 @@ def evaluate(
     offline_score_withdrawn: bool = False,
     repeat: int = 1,
     repeat_temperature: float = 0.7,
+    media_root: Optional[Union[str, "os.PathLike[str]"]] = None,
+    allow_media_urls: bool = False,
+    max_image_bytes: Optional[int] = None,
+    ocr_language: Optional[str] = None,
     language: Optional[str] = None,
     labels: Any = None,
     label_scale: str = "binary",
@@ -138,6 +142,11 @@ def evaluate(
         ``metrics[m]["repeats"]`` separates the judge's variance from the samples'
         (docs/output.md, "Repeats"). The offline judge is deterministic and judges once
         (the summary's ``repeat`` says so).
+    media_root, allow_media_urls, max_image_bytes, ocr_language: images among the
+        retrieved contexts (docs/images.md), as ``--media-root``, ``--allow-media-urls``,
+        ``--max-image-bytes`` and ``--ocr-language``. A context may be a
+        ``pathlib.Path`` (a file under media_root), ``bytes`` or a PIL image (sent as a
+        data URI), a data URI or URL string, or ``{"type": "image", "path"|"url": ...}``.
     language: the language of every sample, an ISO 639-1 code ("zh", "ja", "de"), over
         a ``language`` column; None or "auto": each row's column, else detected from its
         text (``ragmeter eval --language``, docs/languages.md). Each result row's
@@ -187,6 +196,10 @@ def evaluate(
             bleu_tokenize=bleu_tokenize,
             context_match_threshold=context_match_threshold,
             keep_evidence=keep_evidence,
+            media_root=os.fspath(media_root) if media_root is not None else "",
+            allow_media_urls=allow_media_urls,
+            max_image_bytes=max_image_bytes if max_image_bytes is not None else 10 * 1024 * 1024,
+            ocr_language=ocr_language or "",
             language=language or "",
             judge=judge_fields,
             offline_score_withdrawn=offline_score_withdrawn,

@@ -102,26 +102,31 @@ StatusOr<std::string> as_string(const Json& value, std::string_view name) {
                                (scalar ? " (quote it in the data if it is meant as text)" : ""));
 }
 
+// The list a list field holds: `value` itself when it is an array, else the array a
+// string holds (JSON or a Python list literal, as CSV cells do), kept in `*parsed`.
+StatusOr<const Json*> list_of(const Json& value, std::string_view name, Json* parsed) {
+  if (!value.is_string()) {
+    if (!value.is_array()) return field_error(name, std::string("expected a list, got ") + value.type_name());
+    return &value;
+  }
+  auto list = parse_list_literal(value.get_ref<const std::string&>());
+  if (!list.ok()) {
+    return field_error(name, "expected a list (JSON array or Python list literal): " +
+                                 list.status().message());
+  }
+  *parsed = std::move(list).value();
+  if (!parsed->is_array()) return field_error(name, std::string("expected a list, got ") + value.type_name());
+  return parsed;
+}
+
 // A list field: a JSON array, or a string holding a JSON array / Python list literal
 // (as CSV cells do). Items are strings; in id lists (`ids`), integer items are ids too
 // and become their decimal text.
 StatusOr<std::vector<std::string>> as_string_list(const Json& value, std::string_view name,
                                                   bool ids) {
-  const Json* list = &value;  // no copy of a JSON array: contexts can be long
-  Json parsed_list;
-  if (value.is_string()) {
-    auto parsed = parse_list_literal(value.get_ref<const std::string&>());
-    if (!parsed.ok()) {
-      return field_error(name, "expected a list (JSON array or Python list literal): " +
-                                   parsed.status().message());
-    }
-    parsed_list = std::move(parsed).value();
-    list = &parsed_list;
-  }
+  Json parsed;  // no copy of a JSON array: contexts can be long
+  RAGMETER_ASSIGN_OR_RETURN(const Json* list, list_of(value, name, &parsed));
   const Json& array = *list;
-  if (!array.is_array()) {
-    return field_error(name, std::string("expected a list, got ") + value.type_name());
-  }
   std::vector<std::string> out;
   out.reserve(array.size());
   for (std::size_t i = 0; i < array.size(); ++i) {
@@ -137,6 +142,35 @@ StatusOr<std::vector<std::string>> as_string_list(const Json& value, std::string
     }
   }
   return out;
+}
+
+// retrieved_contexts: the text items in sample->retrieved_contexts, the image items
+// (image.h) in sample->retrieved_images with their rank in the list.
+Status fill_contexts(const Json& fields, const ColumnMap& map, Sample* sample) {
+  std::string_view name;
+  const Json* value = lookup(fields, "retrieved_contexts", map, &name);
+  if (value == nullptr) return ok_status();
+  Json parsed;
+  RAGMETER_ASSIGN_OR_RETURN(const Json* list, list_of(*value, name, &parsed));
+  std::vector<std::string> texts;
+  texts.reserve(list->size());
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const Json& item = (*list)[i];
+    if (!item.is_string() && !item.is_object()) {
+      return field_error(name, "item " + std::to_string(i) + " is " + a_type_name(item) +
+                                   ", expected a string or an image object");
+    }
+    std::string text;
+    auto image = image_ref_from_json(item, &text);
+    if (!image.ok()) return field_error(name, "item " + std::to_string(i) + ": " + image.status().message());
+    if (image->has_value()) {
+      sample->retrieved_images.push_back({i, std::move(**image)});
+    } else {
+      texts.push_back(std::move(text));
+    }
+  }
+  sample->retrieved_contexts = std::move(texts);
+  return ok_status();
 }
 
 StatusOr<std::map<std::string, std::string>> as_rubrics(const Json& value, std::string_view name) {
@@ -251,8 +285,7 @@ StatusOr<Sample> sample_from_json(const nlohmann::ordered_json& fields, const Co
   RAGMETER_RETURN_IF_ERROR(fill_string(fields, "user_input", column_map, &sample.user_input));
   RAGMETER_RETURN_IF_ERROR(fill_string(fields, "response", column_map, &sample.response));
   RAGMETER_RETURN_IF_ERROR(fill_references(fields, column_map, &sample));
-  RAGMETER_RETURN_IF_ERROR(
-      fill_list(fields, "retrieved_contexts", column_map, &sample.retrieved_contexts));
+  RAGMETER_RETURN_IF_ERROR(fill_contexts(fields, column_map, &sample));
   RAGMETER_RETURN_IF_ERROR(
       fill_list(fields, "reference_contexts", column_map, &sample.reference_contexts));
   RAGMETER_RETURN_IF_ERROR(

@@ -13,6 +13,14 @@
 #include "ragmeter/documents.h"
 #include "ragmeter/status.h"
 
+namespace poppler {
+class page;
+}
+
+namespace ragmeter {
+class OcrReader;
+}
+
 namespace ragmeter::docs {
 
 // Blocks and title parsed from one file. `title` empty means "use the file stem".
@@ -33,7 +41,13 @@ ParsedText parse_html(std::string_view text);
 
 // PDF (via poppler-cpp). Errors: "encrypted PDF", "not a readable PDF",
 // "no text layer (scanned PDF?)".
-StatusOr<ParsedText> parse_pdf(const std::string& bytes);
+// `ocr` (may be null) reads the pages that have no text layer (LoadOptions::ocr).
+StatusOr<ParsedText> parse_pdf(const std::string& bytes, OcrReader* ocr = nullptr,
+                               const std::string& ocr_language = {});
+
+// The text OCR reads on one PDF page rendered at `dpi`. Internal to pdf_text.cc.
+StatusOr<std::string> ocr_pdf_page(const poppler::page& page, OcrReader& ocr,
+                                   const std::string& language, double dpi = 300.0);
 
 // Appends `text` split into paragraphs at blank lines (lines of only spaces and tabs)
 // to `out`, each trimmed, empty ones skipped, with the given page and headings.

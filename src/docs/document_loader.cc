@@ -104,7 +104,7 @@ StatusOr<Document> load_document(const fs::path& file, const fs::path& root,
     if (docs::is_blank(bytes)) return invalid_argument("empty");
     RAGMETER_ASSIGN_OR_RETURN(docs::ParsedText parsed,
                               document.format == DocumentFormat::kPdf
-                                  ? docs::parse_pdf(bytes)
+                                  ? docs::parse_pdf(bytes, options.ocr.get(), options.ocr_language)
                                   : parse_text_format(bytes, document.format));
     if (parsed.blocks.empty()) return invalid_argument("empty");
     document.blocks = std::move(parsed.blocks);

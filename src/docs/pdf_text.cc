@@ -19,6 +19,7 @@
 
 #include "docs/document_formats.h"
 #include "ragmeter/dataset.h"
+#include "ragmeter/ocr.h"
 
 namespace ragmeter::docs {
 namespace {
@@ -71,7 +72,8 @@ void append_page(std::string_view text, int page, std::vector<DocumentBlock>* ou
   }
 }
 
-StatusOr<ParsedText> parse_loaded_pdf(poppler::document& document) {
+StatusOr<ParsedText> parse_loaded_pdf(poppler::document& document, OcrReader* ocr,
+                                      const std::string& ocr_language) {
   if (document.is_locked()) return invalid_argument("encrypted PDF");
   ParsedText parsed;
   parsed.title = std::string(trim(to_utf8(document.get_title())));
@@ -85,15 +87,24 @@ StatusOr<ParsedText> parse_loaded_pdf(poppler::document& document) {
       if (c == '\f') c = '\n';
     }
     if (!is_valid_utf8(text)) return invalid_argument("text layer is not valid UTF-8");
+    if (trim(text).empty() && ocr != nullptr) {  // a scanned page: its text by OCR
+      auto read = ocr_pdf_page(*page, *ocr, ocr_language);
+      if (!read.ok()) return invalid_argument("page " + std::to_string(i + 1) + ": " + read.status().message());
+      text = std::move(read).value();
+    }
     append_page(text, i + 1, &parsed.blocks);
   }
-  if (parsed.blocks.empty()) return invalid_argument("no text layer (scanned PDF?)");
+  if (parsed.blocks.empty()) {
+    return invalid_argument(ocr != nullptr ? "no text, neither in a text layer nor by OCR"
+                                           : "no text layer (scanned PDF?)");
+  }
   return parsed;
 }
 
 }  // namespace
 
-StatusOr<ParsedText> parse_pdf(const std::string& bytes) {
+StatusOr<ParsedText> parse_pdf(const std::string& bytes, OcrReader* ocr,
+                               const std::string& ocr_language) {
   silence_poppler();
   if (bytes.size() > static_cast<std::size_t>(INT_MAX)) return invalid_argument("PDF too large");
   try {
@@ -101,7 +112,7 @@ StatusOr<ParsedText> parse_pdf(const std::string& bytes) {
     std::unique_ptr<poppler::document> document(
         poppler::document::load_from_raw_data(bytes.data(), static_cast<int>(bytes.size())));
     if (document == nullptr) return invalid_argument("not a readable PDF");
-    return parse_loaded_pdf(*document);
+    return parse_loaded_pdf(*document, ocr, ocr_language);
   } catch (const std::exception& e) {
     return invalid_argument(std::string("not a readable PDF: ") + e.what());
   }

@@ -47,20 +47,53 @@ bool embeds_as_english(std::string_view text) {
   return accented * 10 <= letters;
 }
 
-const SentenceEmbedder* LocalEmbedders::choose(std::initializer_list<std::string_view> texts) const {
-  if (english == nullptr || multilingual == nullptr) return english ? english.get() : multilingual.get();
+StatusOr<std::shared_ptr<DeferredSentenceEmbedder>> DeferredSentenceEmbedder::prepare(
+    const SentenceEmbedderOptions& options) {
+  if (options.threads < 1) return invalid_argument("the local embedder needs at least one thread");
+  RAGMETER_ASSIGN_OR_RETURN(std::string identity, SentenceEmbedder::identity_of(options.model_path));
+  return std::shared_ptr<DeferredSentenceEmbedder>(new DeferredSentenceEmbedder(options, std::move(identity)));
+}
+
+DeferredSentenceEmbedder::DeferredSentenceEmbedder(SentenceEmbedderOptions options, std::string identity)
+    : options_(std::move(options)), identity_(std::move(identity)) {}
+
+StatusOr<std::shared_ptr<const SentenceEmbedder>> DeferredSentenceEmbedder::get() const {
+  std::call_once(once_, [this] {
+    auto model = SentenceEmbedder::load(options_);
+    if (model.ok()) {
+      model_ = std::move(model).value();
+    } else {
+      error_ = model.status();
+    }
+    loaded_.store(true);
+  });
+  if (!error_.ok()) return error_;
+  return model_;
+}
+
+bool DeferredSentenceEmbedder::loaded() const { return loaded_.load(); }
+
+StatusOr<const SentenceEmbedder*> LocalEmbedders::multilingual_model() const {
+  if (multilingual != nullptr || deferred_multilingual == nullptr) return multilingual.get();
+  RAGMETER_ASSIGN_OR_RETURN(auto model, deferred_multilingual->get());
+  return model.get();
+}
+
+StatusOr<const SentenceEmbedder*> LocalEmbedders::choose(std::initializer_list<std::string_view> texts) const {
+  if (english == nullptr) return multilingual_model();
+  if (!has_multilingual()) return english.get();
   for (std::string_view text : texts) {
-    if (!embeds_as_english(text)) return multilingual.get();
+    if (!embeds_as_english(text)) return multilingual_model();
   }
   return english.get();
 }
 
 std::string LocalEmbedders::identity() const {
-  if (english && multilingual) {
-    return english->identity() + " + " + multilingual->identity() + " for text that is not English";
-  }
-  if (english) return english->identity();
-  return multilingual ? multilingual->identity() : std::string();
+  const std::string second = multilingual              ? multilingual->identity()
+                             : deferred_multilingual ? deferred_multilingual->identity()
+                                                     : std::string();
+  if (english && !second.empty()) return english->identity() + " + " + second + " for text that is not English";
+  return english ? english->identity() : second;
 }
 
 StatusOr<std::shared_ptr<const SentenceEmbedder>> load_embedder_choice(std::string_view choice,
@@ -84,9 +117,11 @@ StatusOr<LocalEmbedders> load_local_embedders(std::string_view choice, const std
   }
   if (choice != "auto") return out;
   RAGMETER_ASSIGN_OR_RETURN(out.english, load_embedder_choice("auto", model_path, threads));
-  const std::string multilingual = default_multilingual_embedder_model_path();
-  if (has_model(multilingual)) {
-    RAGMETER_ASSIGN_OR_RETURN(out.multilingual, load_model(multilingual, threads));
+  SentenceEmbedderOptions multilingual;
+  multilingual.model_path = default_multilingual_embedder_model_path();
+  multilingual.threads = threads;
+  if (has_model(multilingual.model_path)) {
+    RAGMETER_ASSIGN_OR_RETURN(out.deferred_multilingual, DeferredSentenceEmbedder::prepare(multilingual));
   }
   return out;
 }

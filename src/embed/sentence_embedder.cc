@@ -145,6 +145,28 @@ std::string model_identity(const fs::path& dir, const std::string& parts) {
   return "local " + name.filename().string() + " " + hex_sha256(parts).substr(0, 12);
 }
 
+// A sentence-transformers directory's identity: its configuration files, tokenizer.json and
+// the weights' tensor directory (names, types, sizes).
+std::string sentence_transformers_identity(const fs::path& dir, const embed::SafetensorsFile& weights) {
+  std::string weights_header;
+  for (const auto& [name, view] : weights.tensors()) {
+    weights_header += name + " " + view.dtype + " " + std::to_string(view.bytes) + "\n";
+  }
+  return model_identity(dir, read_text(dir / "config.json") + '\0' + read_text(dir / "tokenizer.json") + '\0' +
+                                 read_text(dir / "sentence_bert_config.json") + '\0' + weights_header);
+}
+
+// multilingual-e5-small's identity: tokenizer.json, the text prefix and the whole weights file
+// (its tensor directory comes after a 2.5 MB tokenizer section, so a header alone would not
+// tell two models with one vocabulary apart): 72 MB hashed, about 0.2 s.
+StatusOr<std::string> packed_e5_identity(const fs::path& dir) {
+  RAGMETER_ASSIGN_OR_RETURN(auto file, embed::MappedFile::open((dir / embed::kPackedQ4ModelFile).string()));
+  const std::string weights_digest =
+      hex_sha256(std::string_view(reinterpret_cast<const char*>(file->data()), file->size()));
+  return model_identity(dir, read_text(dir / "tokenizer.json") + '\0' + std::string(kE5QueryPrefix) + '\0' +
+                                 weights_digest);
+}
+
 // A sentence-transformers BERT directory: WordPiece, safetensors, mean pooling.
 Status load_sentence_transformers(const fs::path& dir, embed::EmbedderModel* impl) {
   for (const char* name : {"tokenizer.json", "config.json", "sentence_bert_config.json"}) {
@@ -166,14 +188,9 @@ Status load_sentence_transformers(const fs::path& dir, embed::EmbedderModel* imp
                             std::to_string(config.vocabulary));
   }
   RAGMETER_ASSIGN_OR_RETURN(auto weights, embed::SafetensorsFile::open((dir / "model.safetensors").string()));
-  std::string weights_header;
-  for (const auto& [name, view] : weights->tensors()) {
-    weights_header += name + " " + view.dtype + " " + std::to_string(view.bytes) + "\n";
-  }
+  impl->identity = sentence_transformers_identity(dir, *weights);
   RAGMETER_ASSIGN_OR_RETURN(impl->encoder, embed::BertEncoder::load(embed::safetensors_bert_tensors(weights), config));
   impl->wordpiece = std::make_unique<WordPieceTokenizer>(std::move(tokenizer));
-  impl->identity = model_identity(dir, read_text(dir / "config.json") + '\0' + read_text(dir / "tokenizer.json") +
-                                           '\0' + read_text(dir / "sentence_bert_config.json") + '\0' + weights_header);
   return Status();
 }
 
@@ -197,17 +214,25 @@ Status load_packed_e5(const fs::path& dir, embed::EmbedderModel* impl) {
   impl->sentencepiece = std::make_unique<SentencePieceTokenizer>(std::move(tokenizer));
   impl->prefix = kE5QueryPrefix;
   impl->max_tokens = static_cast<std::size_t>(config.max_positions);  // 512, its max_seq_length
-  // The whole weights file (its tensor directory comes after a 2.5 MB tokenizer section, so a
-  // header alone would not tell two models with one vocabulary apart): 72 MB, about 0.2 s.
-  RAGMETER_ASSIGN_OR_RETURN(auto file, embed::MappedFile::open(weights_path));
-  const std::string weights_digest =
-      hex_sha256(std::string_view(reinterpret_cast<const char*>(file->data()), file->size()));
-  impl->identity =
-      model_identity(dir, read_text(dir / "tokenizer.json") + '\0' + impl->prefix + '\0' + weights_digest);
+  RAGMETER_ASSIGN_OR_RETURN(impl->identity, packed_e5_identity(dir));
   return Status();
 }
 
 }  // namespace
+
+StatusOr<std::string> SentenceEmbedder::identity_of(const std::string& model_path) {
+  const fs::path dir(model_path.empty() ? default_embedder_model_path() : model_path);
+  std::error_code error;
+  if (fs::is_regular_file(dir / "model.safetensors", error)) {
+    RAGMETER_ASSIGN_OR_RETURN(auto weights, embed::SafetensorsFile::open((dir / "model.safetensors").string()));
+    return sentence_transformers_identity(dir, *weights);
+  }
+  if (fs::is_regular_file(dir / embed::kPackedQ4ModelFile, error) && fs::is_regular_file(dir / "tokenizer.json", error)) {
+    return packed_e5_identity(dir);
+  }
+  return not_found("the local embedder's model is not at " + dir.string() + " (no model.safetensors, or no " +
+                   embed::kPackedQ4ModelFile + " and tokenizer.json): " + kSettings);
+}
 
 StatusOr<std::shared_ptr<const SentenceEmbedder>> SentenceEmbedder::load(const SentenceEmbedderOptions& options) {
   if (options.threads < 1) return invalid_argument("the local embedder needs at least one thread");

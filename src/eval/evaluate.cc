@@ -178,14 +178,14 @@ StatusOr<bool> score_and_deliver(std::vector<PendingRow>& batch, const EvalOptio
 }
 
 MetricResult guarded_score(const MetricRequest& request, const Sample& sample,
-                           const ScoringOptions& scoring, std::optional<SampleJudgement>& judgement,
+                           const EvalOptions& options, std::optional<SampleJudgement>& judgement,
                            Judge& judge) {
   try {
     if (request.info->judged != nullptr) {
-      if (!judgement) judgement.emplace(sample, judge);
-      return request.info->judged(*judgement, request, scoring);
+      if (!judgement) judgement.emplace(sample, judge, ImageAccess{&options.media, options.ocr.get()});
+      return request.info->judged(*judgement, request, options.scoring);
     }
-    return request.info->score(sample, request, scoring);
+    return request.info->score(sample, request, options.scoring);
   } catch (const std::exception& e) {
     return MetricResult::failed(std::string("internal error: ") + e.what());
   }
@@ -237,8 +237,8 @@ void score_repeats(const Sample& sample, const EvalOptions& options,
   for (const std::shared_ptr<Judge>& judge : judges) {
     std::optional<SampleJudgement> judgement;
     for (std::size_t i = 0; i < repeated.size(); ++i) {
-      per_metric[i].push_back(guarded_score(options.metrics[repeated[i]], sample,
-                                            options.scoring, judgement, *judge));
+      per_metric[i].push_back(guarded_score(options.metrics[repeated[i]], sample, options,
+                                            judgement, *judge));
     }
   }
   for (std::size_t i = 0; i < repeated.size(); ++i) {
@@ -298,7 +298,7 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
       results.emplace_back();
       continue;
     }
-    results.push_back(guarded_score(request, sample, options.scoring, judgement, judge));
+    results.push_back(guarded_score(request, sample, options, judgement, judge));
   }
   if (!repeated.empty()) score_repeats(sample, options, repeats, repeated, &results);
   return results;

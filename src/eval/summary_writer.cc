@@ -120,6 +120,10 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
                   {"cached_tokens", usage.cached_tokens}, {"cost_usd", usage.cost_usd},
                   {"cache_hits", usage.cache_hits},       {"failed_calls", usage.failed_calls},
                   {"key_redacted_replies", usage.key_redacted_replies}};
+  if (usage.images > 0) {  // vision calls: images sent, their estimated share of prompt_tokens
+    out["usage"]["images"] = usage.images;
+    out["usage"]["image_tokens_estimated"] = usage.image_tokens;
+  }
   if (!info.usage_by_call.is_null()) out["usage"]["by_call"] = info.usage_by_call;
   if (summary.ragas) {
     out["ragas_score"] = {{"value", summary.ragas->value}, {"of", summary.ragas->of}};

@@ -66,6 +66,7 @@ Json chunks_to_json(const std::vector<Chunk>& chunks) {
   for (const Chunk& chunk : chunks) {
     Json entry = {{"id", chunk.id}};
     if (!chunk.doc_id.empty()) entry["doc_id"] = chunk.doc_id;
+    if (!chunk.image.empty()) entry["image"] = chunk.image;
     entry["text"] = chunk.text;
     array.push_back(std::move(entry));
   }
@@ -224,6 +225,11 @@ Status read_chunks(const Json* value, const std::string& path, std::vector<Chunk
                       RAGMETER_RETURN_IF_ERROR(read_text_entry(entry, at, &text));
                       RAGMETER_RETURN_IF_ERROR(read_doc_id(entry, at, &doc_id));
                       chunks->push_back(make_chunk(std::move(text), std::move(doc_id)));
+                      const Json* image = entry.is_object() ? member(entry, "image") : nullptr;
+                      if (!absent(image)) {
+                        if (!image->is_string()) return type_error(at + ".image", "a string");
+                        chunks->back().image = image->get<std::string>();
+                      }
                       return ok_status();
                     });
 }

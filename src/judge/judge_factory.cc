@@ -94,6 +94,10 @@ StatusOr<ConfiguredJudge> make_judge(const llm::JudgeSettings& settings,
   judge.endpoint_options = chat_options.endpoint;
   judge.context_tokens = options.context_tokens;
   judge.ragas_plan = options.plan == "ragas";
+  judge.vision = options.vision;
+  judge.image_detail = options.image_detail;
+  judge.max_images_per_request = options.max_images_per_request;
+  judge.max_image_bytes = options.max_image_bytes;
   judge.verdict_cache = chat_options.cache;
   judge.verdict_store = options.hooks.store;
   judge.local_embedder = out.local_embedder;
@@ -140,6 +144,8 @@ JudgeUsage ConfiguredJudge::usage() const {
     usage.abandoned_server_seconds += totals.abandoned_server_seconds;
     usage.estimated_usage_calls += totals.estimated_usage_calls;
     usage.key_redacted_replies += totals.key_redacted_replies;
+    usage.images += totals.images;
+    usage.image_tokens += totals.image_tokens;
   }
   if (chat != nullptr) {
     const llm::UsageTotals totals = chat->totals();

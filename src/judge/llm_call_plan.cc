@@ -154,6 +154,23 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
                                  response.size() + reference.size());
     plan.completion_tokens += kCriticTokens;
   }
+  // Images: their tokens are not known before they are read (the dry run reads none), so
+  // only the calls and the text around the images are counted.
+  std::size_t context_bytes = 0;
+  for (const std::string& chunk : chunks) context_bytes += chunk.size();
+  if ((calls & judge_calls::kVision) && !response.empty()) {
+    plan.calls["vision"] += 1;
+    plan.prompt_tokens += tokens(system + prompts::k_multimodal_faithfulness.size() + question.size() +
+                                 response.size() + context_bytes);
+    plan.completion_tokens += kCriticTokens;
+  }
+  if ((calls & judge_calls::kImageVerdicts) && !sample.retrieved_images.empty()) {
+    const auto images = static_cast<std::int64_t>(sample.retrieved_images.size());
+    plan.calls["image_verdicts"] += images;
+    plan.prompt_tokens += images * tokens(system + prompts::k_image_verdicts.size() + response.size() +
+                                          reference.size());
+    plan.completion_tokens += images * kCriticTokens;
+  }
   return plan;
 }
 

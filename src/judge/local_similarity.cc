@@ -26,8 +26,9 @@ void LocalSimilarity::prepare_batch(const std::vector<const Sample*>& samples) {
   std::map<const SentenceEmbedder*, std::size_t> piece_ids;  // ids in each model's last piece
   auto add = [&](std::optional<std::string_view> a, std::optional<std::string_view> b) {
     if (!a || !b) return;
-    const SentenceEmbedder* model = embedders_.choose({*a, *b});
-    if (model == nullptr) return;
+    const auto chosen = embedders_.choose({*a, *b});
+    if (!chosen.ok() || *chosen == nullptr) return;
+    const SentenceEmbedder* model = *chosen;
     ModelBatch& texts = (*batch)[model];
     for (std::string_view text : {*a, *b}) {
       if (!seen.emplace(model, text).second) continue;
@@ -88,17 +89,19 @@ std::vector<std::vector<float>> LocalSimilarity::vectors_of(const SentenceEmbedd
   return out;
 }
 
-double LocalSimilarity::similarity(std::string_view a, std::string_view b) {
-  const SentenceEmbedder* model = embedders_.choose({a, b});
+StatusOr<double> LocalSimilarity::similarity(std::string_view a, std::string_view b) {
+  RAGMETER_ASSIGN_OR_RETURN(const SentenceEmbedder* model, embedders_.choose({a, b}));
   const auto vectors = vectors_of(*model, {std::string(a), std::string(b)});
   return dot(vectors[0], vectors[1]);
 }
 
-std::vector<double> LocalSimilarity::similarities(std::string_view a, const std::vector<std::string>& others) {
-  const SentenceEmbedder* model = embedders_.choose({a});
+StatusOr<std::vector<double>> LocalSimilarity::similarities(std::string_view a,
+                                                            const std::vector<std::string>& others) {
+  RAGMETER_ASSIGN_OR_RETURN(const SentenceEmbedder* model, embedders_.choose({a}));
   for (const std::string& other : others) {
-    if (embedders_.choose({a, other}) != model) {
-      model = embedders_.multilingual.get();  // one of `others` is not English
+    RAGMETER_ASSIGN_OR_RETURN(const SentenceEmbedder* pair_model, embedders_.choose({a, other}));
+    if (pair_model != model) {  // one of `others` is not English
+      RAGMETER_ASSIGN_OR_RETURN(model, embedders_.multilingual_model());
       break;
     }
   }

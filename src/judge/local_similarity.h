@@ -27,6 +27,7 @@
 
 #include "ragmeter/sample.h"
 #include "ragmeter/sentence_embedder.h"
+#include "ragmeter/status.h"
 
 namespace ragmeter {
 
@@ -40,11 +41,15 @@ class LocalSimilarity {
 
   explicit LocalSimilarity(LocalEmbedders embedders);
 
+  // Pairs whose model cannot be had (a deferred model that failed to load) are left out:
+  // their similarity() reports the error.
   void prepare_batch(const std::vector<const Sample*>& samples);
-  double similarity(std::string_view a, std::string_view b);
+  // Cosine of the two texts' embeddings. Fails only when the model the pair needs is a
+  // deferred one that failed to load (LocalEmbedders::choose).
+  StatusOr<double> similarity(std::string_view a, std::string_view b);
   // Cosine of `a` to each of `others`, all embedded by the model chosen for `a` with each
-  // of `others` (one model for all, so the values compare).
-  std::vector<double> similarities(std::string_view a, const std::vector<std::string>& others);
+  // of `others` (one model for all, so the values compare). Fails as similarity().
+  StatusOr<std::vector<double>> similarities(std::string_view a, const std::vector<std::string>& others);
   // The embedders' identity ("local all-MiniLM-L6-v2 ...", LocalEmbedders::identity).
   const std::string& identity() const { return identity_; }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "llm/response_cache.h"
+#include "llm/openai_protocol.h"
 #include "ragmeter/llm.h"
 
 namespace ragmeter::llm {
@@ -67,7 +68,7 @@ nlohmann::json endpoint_identity(const char* kind, const EndpointOptions& endpoi
 nlohmann::json canonical_messages(const std::vector<ChatMessage>& messages) {
   nlohmann::json list = nlohmann::json::array();
   for (const ChatMessage& message : messages) {
-    list.push_back({{"role", message.role}, {"content", message.content}});
+    list.push_back({{"role", message.role}, {"content", message_content(message)}});
   }
   return list;
 }

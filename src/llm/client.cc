@@ -107,6 +107,8 @@ class Call : public std::enable_shared_from_this<Call> {
   HttpResponse last_;       // the last response received
   TokenUsage usage_;        // summed over every reply, repairs included
   double prompt_tokens_ = 0;  // estimated prompt size (characters / 4)
+  std::int64_t images_ = 0;        // image parts in the request (vision calls)
+  std::int64_t image_tokens_ = 0;  // their estimated prompt tokens
 
   // The attempt in flight (loop thread only).
   bool streams_ = false;       // chat replies are asked for as event streams
@@ -342,6 +344,13 @@ class ChatCall final : public PromisedCall<ChatResponse> {
     tokens_ = estimate_tokens(request_);
     prompt_tokens_ = std::max(0.0, tokens_ - static_cast<double>(request_.max_tokens) *
                                                  std::max(request_.n, 1));
+    for (const ChatMessage& message : request_.messages) {
+      for (const ContentPart& part : message.parts) {
+        if (part.image_url.empty()) continue;
+        ++images_;
+        image_tokens_ += part.estimated_tokens;
+      }
+    }
     streams_ = client_->options().endpoint.stream;
     sent_ = weakest(first_format_step(request_), client_->format_floor());
     set_body(chat_request_body(client_->options().endpoint, request_, sent_));
@@ -970,6 +979,10 @@ void OpenAIClient::record(const Call& call, const Status& status, bool from_cach
   std::lock_guard<std::mutex> lock(mutex_);
   if (from_cache) ++totals_.cache_hits;
   if (!status.ok()) ++totals_.failed_calls;
+  if (!from_cache && call.attempts_ > 0) {
+    totals_.images += call.images_;
+    totals_.image_tokens += call.image_tokens_;
+  }
   if (!options_.keep_traces) return;
   // The request can quote an earlier reply (a repair), and a reply can echo the key.
   nlohmann::json request = nlohmann::json::parse(

@@ -1,6 +1,7 @@
 #include "llm/openai_protocol.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cstdlib>
 
@@ -98,7 +99,10 @@ std::string json_only_hint(const ChatRequest& request) {
 }
 
 void append_to_last_user_message(json& messages, const std::string& text) {
-  if (!messages.empty() && messages.back().value("role", "") == "user") {
+  if (!messages.empty() && messages.back().value("role", "") == "user" &&
+      messages.back()["content"].is_array()) {  // content parts: one more text part
+    messages.back()["content"].push_back({{"type", "text"}, {"text", text}});
+  } else if (!messages.empty() && messages.back().value("role", "") == "user") {
     std::string content = messages.back().value("content", "");
     messages.back()["content"] = content.empty() ? text : content + "\n\n" + text;
   } else {
@@ -348,12 +352,40 @@ nlohmann::json chat_request_body(const EndpointOptions& endpoint, const ChatRequ
   return chat_request_body(endpoint, request, step_of(sent));
 }
 
+nlohmann::json message_content(const ChatMessage& message) {
+  if (message.parts.empty()) return message.content;
+  json parts = json::array();
+  for (const ContentPart& part : message.parts) {
+    if (part.image_url.empty()) {
+      parts.push_back({{"type", "text"}, {"text", part.text}});
+      continue;
+    }
+    json image = {{"url", part.image_url}};
+    if (!part.detail.empty()) image["detail"] = part.detail;
+    parts.push_back({{"type", "image_url"}, {"image_url", std::move(image)}});
+  }
+  return parts;
+}
+
+std::int64_t estimate_image_tokens(int width, int height, std::string_view detail) {
+  if (detail == "low") return 85;
+  double w = std::max(width, 1), h = std::max(height, 1);
+  const double fit = std::min(1.0, 2048.0 / std::max(w, h));
+  w *= fit;
+  h *= fit;
+  const double shorter = std::min(1.0, 768.0 / std::min(w, h));
+  w *= shorter;
+  h *= shorter;
+  const auto tiles = static_cast<std::int64_t>(std::ceil(w / 512.0) * std::ceil(h / 512.0));
+  return 170 * tiles + 85;
+}
+
 nlohmann::json chat_request_body(const EndpointOptions& endpoint, const ChatRequest& request,
                                  FormatStep sent) {
   json body = base_body(endpoint);
   json messages = json::array();
   for (const ChatMessage& message : request.messages) {
-    messages.push_back({{"role", message.role}, {"content", message.content}});
+    messages.push_back({{"role", message.role}, {"content", message_content(message)}});
   }
   if (sent < first_format_step(request)) {
     append_to_last_user_message(messages, json_only_hint(request));
@@ -394,9 +426,16 @@ nlohmann::json embedding_request_body(const EndpointOptions& endpoint,
 
 double estimate_tokens(const ChatRequest& request) {
   size_t characters = 0;
-  for (const ChatMessage& message : request.messages) characters += message.content.size();
+  double image_tokens = 0;
+  for (const ChatMessage& message : request.messages) {
+    characters += message.content.size();
+    for (const ContentPart& part : message.parts) {
+      characters += part.text.size();
+      image_tokens += static_cast<double>(part.estimated_tokens);
+    }
+  }
   if (!request.schema.is_null()) characters += request.schema.dump().size();
-  return static_cast<double>(characters) / 4.0 +
+  return static_cast<double>(characters) / 4.0 + image_tokens +
          static_cast<double>(request.max_tokens) * std::max(request.n, 1);
 }
 

@@ -62,6 +62,9 @@ bool is_format_rejection(int status, std::string_view body);
 // The chat-completion body for `request` sent with the response format of `step`.
 // When `step` is weaker than the request's format, the last user message asks for JSON
 // only, with the schema when there is one.
+// A message's "content": its text, or its parts (text and image_url) when it has any.
+nlohmann::json message_content(const ChatMessage& message);
+
 nlohmann::json chat_request_body(const EndpointOptions& endpoint, const ChatRequest& request,
                                  FormatStep step);
 

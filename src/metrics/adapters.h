@@ -69,6 +69,12 @@ RAGMETER_DECLARE_JUDGED(aspect_critic);
 RAGMETER_DECLARE_JUDGED(rubric_score);
 RAGMETER_DECLARE_JUDGED(context_relevance);
 RAGMETER_DECLARE_JUDGED(summary_score);
+// Images among the contexts (multimodal_adapters.cc).
+RAGMETER_DECLARE_JUDGED(multimodal_faithfulness);
+RAGMETER_DECLARE_JUDGED(multimodal_relevance);
+RAGMETER_DECLARE_JUDGED(multimodal_claim_faithfulness);
+RAGMETER_DECLARE_JUDGED(multimodal_context_recall);
+RAGMETER_DECLARE_JUDGED(multimodal_context_utilization);
 
 // RAGChecker's diagnostics, one instantiation per RagcheckerMetric.
 template <RagcheckerMetric M>

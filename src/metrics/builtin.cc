@@ -31,6 +31,8 @@ constexpr unsigned kRS = judge_calls::kRelevantSentences;
 constexpr unsigned kKF = judge_calls::kKeyFacts;
 constexpr unsigned kC = judge_calls::kCritic;
 constexpr unsigned kRu = judge_calls::kRubric;
+constexpr unsigned kV = judge_calls::kVision;
+constexpr unsigned kLI = judge_calls::kLedger | judge_calls::kImageVerdicts;
 constexpr unsigned kG0 = metric_groups::kNone;
 constexpr unsigned kRagas = metric_groups::kRagas;
 constexpr unsigned kRagchecker = metric_groups::kRagchecker;
@@ -114,6 +116,12 @@ constexpr MetricInfo kMetrics[] = {
   {"ragchecker_hallucination",     kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk and not by the reference (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::ragchecker<RC::kHallucination>, kL, kRagchecker, "", kNotMeasured},
   {"ragchecker_self_knowledge",    kJ, "response, reference, retrieved_contexts", "RAGChecker: response claims entailed by no chunk but by the reference.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragchecker<RC::kSelfKnowledge>, kL, kRagchecker, "", kNotMeasured},
   {"ragchecker_faithfulness",      kJ, "response, retrieved_contexts", "RAGChecker: share of response claims entailed by some chunk.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragchecker<RC::kFaithfulness>, kL, kRagchecker, ""},
+  // Images among the retrieved contexts (docs/images.md).
+  {"multimodal_faithfulness",      kJ, "response, retrieved_contexts (text and images)", "ragas 0.4: 1 when a vision judge, shown the response and every context with the images, says all of the response can be inferred from them, else 0, with its reason (one call).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::multimodal_faithfulness, kV, kG0, ""},
+  {"multimodal_relevance",         kJ, "user_input, response, retrieved_contexts (text and images)", "ragas 0.4: 1 when a vision judge says the response addresses the question in line with the contexts and images, else 0, with its reason (one call).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::multimodal_relevance, kV, kG0, ""},
+  {"multimodal_claim_faithfulness", kJ, "response, retrieved_contexts (text and images)", "faithfulness with the images as contexts: share of the response's claims supported by a text context or an image (offline: the image's OCR text); equals faithfulness without images.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::multimodal_claim_faithfulness, kLI, kG0, ""},
+  {"multimodal_context_recall",    kJ, "reference, retrieved_contexts (text and images)", "context_recall with the images as contexts: share of the reference's claims supported by a text context or an image; equals context_recall without images.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::multimodal_context_recall, kLI, kG0, ""},
+  {"multimodal_context_utilization", kJ, "response, retrieved_contexts (text and images)", "context_utilization with the images as contexts in rank order (the claim-level reading of multimodal_relevance); equals context_utilization without images.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::multimodal_context_utilization, kLI, kG0, ""},
 };
 // clang-format on
 
@@ -235,7 +243,7 @@ const MetricInfo* find_metric(std::string_view name) {
 }
 
 bool metric_needs_llm(const MetricInfo& info) {
-  return (info.calls & (judge_calls::kCritic | judge_calls::kRubric)) != 0;
+  return (info.calls & (judge_calls::kCritic | judge_calls::kRubric | judge_calls::kVision)) != 0;
 }
 
 std::string judge_call_names(unsigned calls) {
@@ -248,6 +256,8 @@ std::string judge_call_names(unsigned calls) {
       {judge_calls::kKeyFacts, "claims, verdicts (key facts)"},
       {judge_calls::kCritic, "critic (one per vote)"},
       {judge_calls::kRubric, "rubric"},
+      {judge_calls::kVision, "vision"},
+      {judge_calls::kImageVerdicts, "image_verdicts (one per image; offline: OCR)"},
   };
   std::string out;
   for (const auto& [bit, name] : kNames) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "metrics/adapters.h"
+#include "metrics/judged_evidence.h"
 #include "metrics/required_fields.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/ledger_metrics.h"
@@ -20,6 +21,14 @@ namespace ragmeter::adapters {
 namespace {
 
 using Judgement = SampleJudgement;
+
+constexpr const char* kOnlyImages =
+    "the retrieved contexts are all images, which a text metric does not read (the multimodal_* "
+    "metrics do)";
+// The note on a text metric's score for a sample with images among its contexts.
+constexpr const char* kImagesNotRead =
+    "image contexts were not read by this text metric (multimodal_claim_faithfulness, "
+    "multimodal_context_recall and multimodal_context_utilization read them)";
 
 // The first missing field among the ones asked for, as a skipped result.
 std::optional<MetricResult> require(const Sample& s, bool user_input, bool response,
@@ -34,6 +43,9 @@ std::optional<MetricResult> require(const Sample& s, bool user_input, bool respo
     if (auto skip = require_field(s.reference(), "reference")) return skip;
   }
   if (contexts) {
+    if (!s.retrieved_images.empty() && s.retrieved_contexts && s.retrieved_contexts->empty()) {
+      return MetricResult::skipped(kOnlyImages);
+    }
     if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return skip;
   }
   return std::nullopt;
@@ -41,24 +53,6 @@ std::optional<MetricResult> require(const Sample& s, bool user_input, bool respo
 
 MetricResult judge_failed(const Status& status) {
   return MetricResult::failed("judge: " + status.message());
-}
-
-// Adds the keys of the judge calls behind a result to its evidence (none for the
-// offline judge), so `--traces` can show each call.
-MetricResult with_calls(MetricResult result, const CallLog& calls) {
-  if (calls.empty()) return result;
-  if (!result.evidence.is_object()) result.evidence = nlohmann::ordered_json::object();
-  for (const std::string& key : calls) result.evidence["judge_calls"].push_back(key);
-  return result;
-}
-
-// Adds what the judge warned of (e.g. reasons written in another language than the
-// sample's, docs/judges.md "Languages") to a result's evidence.
-MetricResult with_warnings(MetricResult result, const std::vector<std::string>& warnings) {
-  if (warnings.empty()) return result;
-  if (!result.evidence.is_object()) result.evidence = nlohmann::ordered_json::object();
-  for (const std::string& warning : warnings) result.evidence["warnings"].push_back(warning);
-  return result;
 }
 
 // Reads a ledger metric after checking the fields.
@@ -69,7 +63,11 @@ MetricResult from_ledger(Judgement& j, std::string_view ragas_scope, bool respon
   const CallLog* calls = nullptr;
   const auto& ledger = j.ledger_for(ragas_scope, &calls);
   if (!ledger.ok()) return with_calls(judge_failed(ledger.status()), *calls);
-  return with_calls(with_warnings(read(*ledger), ledger->warnings), *calls);
+  MetricResult result = with_warnings(read(*ledger), ledger->warnings);
+  if (contexts && result.outcome == Outcome::kOk && !j.sample().retrieved_images.empty()) {
+    result.note = kImagesNotRead;
+  }
+  return with_calls(std::move(result), *calls);
 }
 
 MetricResult similarity_result(Judgement& j, const ScoringOptions& o) {

@@ -388,15 +388,43 @@
     return parts;
   }
 
+  // Images among a row's contexts: rank -> {thumbnail, ocr, source} from the multimodal
+  // metrics' evidence (docs/images.md); items that are images by their form are images too.
+  function isImageItem(item) {
+    if (item && typeof item === 'object') return item.type === 'image' || item.type === 'image_url';
+    return typeof item === 'string' && /^data:image\//i.test(item);
+  }
+  function collectImages(row) {
+    const images = new Map();
+    for (const ev of Object.values(row.evidence || {})) {
+      if (!ev || !Array.isArray(ev.images)) continue;
+      for (const im of ev.images) {
+        if (im && Number.isInteger(im.rank) && !images.has(im.rank)) images.set(im.rank, im);
+      }
+    }
+    return images;
+  }
+  // Positions in the row's context list of its text items: text metrics number chunks
+  // among the texts only, the multimodal ones among all contexts.
+  function textPositions(contexts, images) {
+    const out = [];
+    (Array.isArray(contexts) ? contexts : []).forEach((item, j) => {
+      if (!images.has(j) && !isImageItem(item)) out.push(j);
+    });
+    return out;
+  }
+
   // Claims from every metric's evidence, one entry per distinct claim and verdict.
-  function collectClaims(evidence) {
+  function collectClaims(evidence, positions) {
     const claims = [];
     const byKey = new Map();
     for (const [metric, ev] of Object.entries(evidence || {})) {
       if (!ev || !Array.isArray(ev.claims)) continue;
+      const all = Array.isArray(ev.images) || !positions;
       for (const c of ev.claims) {
         if (!c || typeof c !== 'object') continue;
-        const chunks = Array.isArray(c.chunks) ? c.chunks.filter((x) => Number.isInteger(x)) : [];
+        const chunks = (Array.isArray(c.chunks) ? c.chunks.filter((x) => Number.isInteger(x)) : [])
+          .map((j) => (all ? j : positions[j])).filter((j) => j !== undefined);
         const key = str(c.id || c.claim) + '|' + str(c.verdict) + '|' + chunks.join(',');
         if (!byKey.has(key)) {
           byKey.set(key, { text: str(c.claim !== undefined ? c.claim : c.text), verdict: str(c.verdict),
@@ -409,16 +437,39 @@
     return claims;
   }
 
-  function contextsBlock(contexts, claims) {
+  // An image context: its thumbnail (a data: URI, which the page's CSP allows and nothing
+  // else) and the text OCR read in it, beside it.
+  function imageContext(item, image) {
+    const uri = image && typeof image.thumbnail === 'string' ? image.thumbnail
+      : (typeof item === 'string' ? item : '');
+    const figure = el('div', { class: 'image-context' });
+    if (/^data:image\/(png|jpeg|gif|webp);base64,/i.test(uri)) {
+      figure.appendChild(el('img', { class: 'thumb', src: uri, alt: 'image context' }));
+    }
+    const side = el('div', null);
+    if (image && image.source) side.appendChild(el('div', { class: 'muted' }, str(image.source)));
+    else if (item && typeof item === 'object') side.appendChild(el('div', { class: 'muted' }, JSON.stringify(item)));
+    const passages = image && image.ocr && Array.isArray(image.ocr.passages) ? image.ocr.passages : null;
+    if (passages) {
+      side.appendChild(el('div', { class: 'muted' }, 'OCR (' + str(image.ocr.engine) + ', ' + str(image.ocr.language) + '):'));
+      side.appendChild(el('div', { class: 'ocr' }, passages.map((p) => str(p.text)).join('\n\n') || '(no text found)'));
+    }
+    figure.appendChild(side);
+    return figure;
+  }
+
+  function contextsBlock(contexts, claims, images = new Map()) {
     const host = el('div', { class: 'contexts' });
     if (!Array.isArray(contexts) || contexts.length === 0) return el('p', { class: 'muted' }, 'none');
     contexts.forEach((text, j) => {
       const supported = [];
       claims.forEach((c, k) => { if (c.verdict === 'Entailment' && c.chunks.includes(j)) supported.push(k + 1); });
+      const image = images.get(j);
+      const body = image || isImageItem(text) ? imageContext(text, image) : el('div', null, str(text));
       const box = el('div', { class: 'context' + (supported.length ? ' supports' : ''), 'data-context': j },
-        el('span', { class: 'badge' }, 'C' + (j + 1)),
+        el('span', { class: 'badge' }, (image || isImageItem(text) ? 'image C' : 'C') + (j + 1)),
         supported.length ? el('span', { class: 'badge good' }, 'supports claim ' + supported.join(', ')) : null,
-        el('div', null, str(text)));
+        body);
       host.appendChild(box);
     });
     return host;
@@ -454,7 +505,9 @@
     'retrieved_contexts', 'contexts', 'scores', 'status', 'reasons', 'evidence']);
 
   function sampleBody(row) {
-    const claims = collectClaims(row.evidence);
+    const images = collectImages(row);
+    const contexts = field(row, ['retrieved_contexts', 'contexts']);
+    const claims = collectClaims(row.evidence, images.size ? textPositions(contexts, images) : null);
     const parts = [];
     if (row.row_error) {
       parts.push(el('h2', null, 'Rejected row'), el('div', { class: 'text failed' }, str(row.row_error)));
@@ -462,7 +515,7 @@
     parts.push(el('h2', null, 'Question'), el('div', { class: 'text', id: 'sample-question' }, str(field(row, ['user_input', 'question']))));
     parts.push(el('h2', null, 'Response'), el('div', { class: 'text', id: 'sample-response' }, str(field(row, ['response', 'answer']))));
     parts.push(el('h2', null, 'Reference'), el('div', { class: 'text', id: 'sample-reference' }, str(field(row, ['reference', 'ground_truth', 'ground_truths']))));
-    parts.push(el('h2', null, 'Retrieved contexts'), contextsBlock(field(row, ['retrieved_contexts', 'contexts']), claims));
+    parts.push(el('h2', null, 'Retrieved contexts'), contextsBlock(contexts, claims, images));
     parts.push(el('h2', null, 'Claims'), claimsTable(claims));
     parts.push(el('h2', null, 'Scores, skips and failures'), scoresTable(row));
     const other = Object.keys(row).filter((k) => !SHOWN.has(k));

@@ -60,7 +60,7 @@ struct RetryTimer {
 ordered_json record_value(const RunRow& row) {
   const TargetAnswer& answer = *row.outcome.answer;
   ordered_json value = {{"response", answer.response}, {"latency_ms", row.latency_ms}};
-  if (answer.contexts) value["retrieved_contexts"] = *answer.contexts;
+  if (answer.contexts) value["retrieved_contexts"] = retrieved_contexts_json(answer);
   if (answer.context_ids) value["retrieved_context_ids"] = *answer.context_ids;
   if (answer.prompt_tokens) value["prompt_tokens"] = *answer.prompt_tokens;
   if (answer.completion_tokens) value["completion_tokens"] = *answer.completion_tokens;
@@ -77,7 +77,11 @@ std::optional<TargetAnswer> answer_from_record(const std::string& text, double* 
     TargetAnswer answer;
     answer.response = value["response"].get<std::string>();
     if (value.contains("retrieved_contexts")) {
-      answer.contexts = value["retrieved_contexts"].get<std::vector<std::string>>();
+      answer.contexts.emplace();
+      for (const ordered_json& item : value["retrieved_contexts"]) {
+        if (item.is_object()) answer.image_contexts.push_back(answer.contexts->size());
+        answer.contexts->push_back(item.is_object() ? item.dump() : item.get<std::string>());
+      }
     }
     if (value.contains("retrieved_context_ids")) {
       answer.context_ids = value["retrieved_context_ids"].get<std::vector<std::string>>();

@@ -5,6 +5,16 @@
 
 namespace ragmeter {
 
+nlohmann::ordered_json retrieved_contexts_json(const TargetAnswer& answer) {
+  nlohmann::ordered_json list = *answer.contexts;
+  for (std::size_t index : answer.image_contexts) {
+    if (index >= list.size()) continue;
+    auto item = nlohmann::ordered_json::parse(list[index].get<std::string>(), nullptr, false);
+    if (item.is_object()) list[index] = std::move(item);
+  }
+  return list;
+}
+
 nlohmann::ordered_json run_row_json(const RunRow& row) {
   nlohmann::ordered_json line = row.fields.is_object() ? row.fields : nlohmann::ordered_json::object();
   // An input that is itself a run's output must not keep its old answer (canonical names
@@ -16,7 +26,7 @@ nlohmann::ordered_json run_row_json(const RunRow& row) {
   if (row.outcome.ok()) {
     const TargetAnswer& answer = *row.outcome.answer;
     line["response"] = answer.response;
-    if (answer.contexts) line["retrieved_contexts"] = *answer.contexts;
+    if (answer.contexts) line["retrieved_contexts"] = retrieved_contexts_json(answer);
     if (answer.context_ids) line["retrieved_context_ids"] = *answer.context_ids;
     line["latency_ms"] = std::round(row.latency_ms * 1000.0) / 1000.0;
     if (answer.prompt_tokens) line["prompt_tokens"] = *answer.prompt_tokens;

@@ -3,6 +3,7 @@
 // shows what was received.
 #include <string>
 
+#include "ragmeter/image.h"
 #include "ragmeter/run.h"
 #include "run/json_select.h"
 
@@ -41,6 +42,18 @@ std::optional<std::string> read_contexts(const json& list, const ReplySelectors&
     if (item.is_string()) {
       texts.push_back(item.get<std::string>());
       ids.emplace_back();
+      continue;
+    }
+    std::string unused;
+    auto image = item.is_object() ? image_ref_from_json(nlohmann::ordered_json(item), &unused)
+                                  : StatusOr<std::optional<ImageRef>>(std::optional<ImageRef>());
+    if (image.ok() && image->has_value()) {  // an image item: kept whole (image.h)
+      answer->image_contexts.push_back(texts.size());
+      texts.push_back(item.dump());
+      const json* id = run::select_json(item, selectors.context_id);
+      std::optional<std::string> id_text = id != nullptr ? scalar_text(*id) : std::nullopt;
+      any_id = any_id || id_text.has_value();
+      ids.push_back(id_text.value_or(""));
       continue;
     }
     const json* text = item.is_object() ? run::select_json(item, selectors.context_text) : nullptr;

@@ -202,7 +202,7 @@ def test_report_and_compare_interrupted_leave_the_old_file_or_a_whole_one(comman
         html = tmp_path / f"{command}{i}.html"
         html.write_text("old report\n")
         args = (["report", base, "-o", html] if command == "report"
-                else ["compare", base, new, "--html", html])
+                else ["compare", base, new, "--id", "id", "--html", html])
         proc = start(args)
         rc, stderr, seconds, _, _ = signal_after(proc, fraction * 1.5, sig)
         assert_acted(rc, stderr, seconds, sig, 0)

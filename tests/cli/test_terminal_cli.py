@@ -25,7 +25,7 @@ def plain_ragas_rows(tmp_path):
 def table_rows(stdout):
     names = []
     for line in stdout.splitlines()[1:]:
-        if not line or line.startswith((" ", "skipped on", "rows:", "languages:", "dir:", "*", "judge", "For an",
+        if not line or line.startswith((" ", "skipped on", "note:", "rows:", "languages:", "dir:", "*", "judge", "For an",
                                         "ragas_score")) or " failed on " in line:
             continue
         names.append(line.split()[0])

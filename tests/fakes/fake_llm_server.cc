@@ -49,6 +49,9 @@
 //                        "api_key"}]
 //   POST /fake/config    {"slots", "ms_per_1k_prompt_tokens", "ms_per_token"}: changes
 //                        the slot mode at once (for requests that start after), counters kept
+//   POST /fake/media/N   stores the body as the file N (images for URL fetches)
+//   GET  /fake/media/N   the stored body (404 when none); counted in "media_requests"
+//   GET  /fake/redirect?to=URL   302 with Location: URL (the query's rest, undecoded)
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -209,6 +212,7 @@ std::string sse_event(const json& chunk) { return chunked("data: " + chunk.dump(
 const char* reason_phrase(int status) {
   switch (status) {
     case 200: return "OK";
+    case 302: return "Found";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
     case 404: return "Not Found";
@@ -299,6 +303,7 @@ class FakeServer {
   void dispatch(Connection& connection, Request request);
   void answer_api(Connection& connection, const Request& request);
   void answer_now(Connection& connection, int status, const std::string& body);
+  void answer_media(Connection& connection, const Request& request, const std::string& path);
   void answer_later(Connection& connection, int delay_ms, std::string bytes, bool close_after);
   void write_out(Connection& connection, std::string bytes, bool close_after);
   void flush(Connection& connection);
@@ -323,6 +328,8 @@ class FakeServer {
   std::unordered_map<int, Connection> connections_;
   std::vector<Pending> pending_;  // a heap, earliest first
   std::deque<json> recent_;
+  std::map<std::string, std::string> media_;  // POST /fake/media/N
+  long media_requests_ = 0;
   long requests_ = 0, chat_ = 0, embeddings_ = 0, in_flight_ = 0, max_in_flight_ = 0;
   long max_connections_ = 0;
 
@@ -473,10 +480,31 @@ void FakeServer::dispatch(Connection& connection, Request request) {
     configure(config);
     return answer_now(connection, 200, R"({"ok":true})");
   }
+  if (path.starts_with("/fake/media/")) return answer_media(connection, request, path);
+  if (path == "/fake/redirect") {
+    const std::size_t to = request.path.find("?to=");
+    const std::string location = to == std::string::npos ? "/" : request.path.substr(to + 4);
+    return write_out(connection,
+                     http_response(302, "", {{"Location", location}}, 0),
+                     connection.close_after_write);
+  }
   if (path.ends_with("/chat/completions") || path.ends_with("/embeddings")) {
     return answer_api(connection, request);
   }
   answer_now(connection, 404, R"({"error":{"message":"no such route in the fake server"}})");
+}
+
+void FakeServer::answer_media(Connection& connection, const Request& request,
+                              const std::string& path) {
+  const std::string name = path.substr(std::string("/fake/media/").size());
+  if (request.method == "POST") {
+    media_[name] = request.body;
+    return answer_now(connection, 200, R"({"ok":true})");
+  }
+  ++media_requests_;
+  auto found = media_.find(name);
+  if (found == media_.end()) return answer_now(connection, 404, R"({"error":"no such media"})");
+  answer_now(connection, 200, found->second);
 }
 
 void FakeServer::answer_api(Connection& connection, const Request& request) {
@@ -730,6 +758,7 @@ bool FakeServer::advance(Job& job, Clock::time_point now) {
 json FakeServer::stats() const {
   return {{"requests", requests_},     {"chat", chat_},
           {"embeddings", embeddings_}, {"in_flight", in_flight_},
+          {"media_requests", media_requests_},
           {"max_in_flight", max_in_flight_},
           {"slots", {{"answered", answered_}, {"abandoned", abandoned_},
                      {"dropped_queued", dropped_queued_}, {"service_ms", service_ms_},

@@ -16,6 +16,7 @@ import os
 import pathlib
 import signal
 import subprocess
+import sys
 import tempfile
 
 import pytest
@@ -105,13 +106,18 @@ def example_rows():
     return read_jsonl(EXAMPLE)
 
 
-def _llm_server_fixture():
-    """The session fixture `server` of tests/llm/conftest.py (one implementation of how
-    the real local server is started and stopped)."""
-    spec = importlib.util.spec_from_file_location("llm_conftest", REPO / "tests" / "llm" / "conftest.py")
+def _llm_conftest():
+    """tests/llm/conftest.py: one implementation of how the real local server is started,
+    stopped and watched (it imports server_watch from its own folder)."""
+    llm_tests = REPO / "tests" / "llm"
+    if str(llm_tests) not in sys.path:
+        sys.path.insert(0, str(llm_tests))
+    spec = importlib.util.spec_from_file_location("llm_conftest", llm_tests / "conftest.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.server
+    return module
 
 
-server = _llm_server_fixture()
+_llm = _llm_conftest()
+server = _llm.server
+_server_alive = _llm._server_alive  # a server that dies is one failure, not one per test

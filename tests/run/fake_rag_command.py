@@ -7,7 +7,8 @@ Each request line is appended to STATE_DIR/requests.jsonl (with this process's p
 before it is answered. A question containing "crash once" makes the process exit (after
 printing to stderr) the first time it is asked (a marker file in STATE_DIR remembers it
 across restarts); "always crash" exits every time; "hang" sleeps 120 s before answering;
-otherwise the reply is
+"image:PATH|ANSWER" answers ANSWER with a text context and the image item
+{"type": "image", "path": PATH}; otherwise the reply is
 {"answer": "answer to <question>", "contexts": ["context for <question>"]}.
 """
 
@@ -32,4 +33,7 @@ for line in sys.stdin:
     if "hang" in question:
         time.sleep(120)
     reply = {"answer": f"answer to {question}", "contexts": [f"context for {question}"]}
+    if question.startswith("image:"):  # "image:PATH|ANSWER": a text context and an image one
+        path, answer = question[len("image:"):].split("|", 1)
+        reply = {"answer": answer, "contexts": ["a text context", {"type": "image", "path": path}]}
     print(json.dumps(reply), flush=True)

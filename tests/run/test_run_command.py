@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from run_testing import read_jsonl, write_questions
 
 FAKE = Path(__file__).resolve().parent / "fake_rag_command.py"
@@ -87,3 +88,30 @@ def test_the_documented_example_command_answers_and_is_scored(ragmeter_bin, tmp_
     # answer, 8 in the reference: F1 = 2 * (8/11) * 1 / (8/11 + 1) = 16/19.
     assert abs(scores[0]["scores"]["token_f1"] - 16 / 19) < 1e-9
     assert scores[1]["scores"]["token_f1"] == 0.0
+
+
+def test_image_contexts_of_a_reply_are_kept_and_scored_as_images(ragmeter_bin, tmp_path):
+    """A target may return image items among its contexts (docs/images.md): the answers file
+    keeps them as objects, and `--eval` reads the image (OCR offline)."""
+    pytest.importorskip("PIL")
+    from PIL import Image, ImageDraw, ImageFont
+    media = tmp_path / "media"
+    media.mkdir()
+    image = Image.new("RGB", (900, 110), "white")
+    ImageDraw.Draw(image).text((30, 30), "The Eiffel Tower is 330 metres tall.", fill="black",
+                               font=ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", 28))
+    image.save(media / "tower.png")
+    state = tmp_path / "state"
+    state.mkdir()
+    q = write_questions(tmp_path / "q.jsonl", ["image:tower.png|The Eiffel Tower is 330 metres tall."])
+    proc = subprocess.run([str(ragmeter_bin), "run", str(q), "--target-cmd",
+                           f"{sys.executable} {FAKE} {state}", "--out", str(tmp_path / "a.jsonl"),
+                           "--eval", "faithfulness,multimodal_claim_faithfulness", "--media-root", str(media),
+                           "--ocr-cache", str(tmp_path / "ocr.sqlite"),
+                           "--eval-out", str(tmp_path / "s.jsonl")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rows = read_jsonl(tmp_path / "a.jsonl")
+    assert rows[0]["retrieved_contexts"] == ["a text context", {"type": "image", "path": "tower.png"}]
+    scores = read_jsonl(tmp_path / "s.jsonl")[0]["scores"]
+    assert scores["multimodal_claim_faithfulness"] == 1.0
+    assert scores["faithfulness"] == 0.0  # the text context does not state it

@@ -50,8 +50,8 @@ TEST(LocalSimilarityTest, ABatchEmbeddedPieceByPieceGivesTheEmbeddersOwnSimilari
     threads.emplace_back([&, t] {
       for (std::size_t i = static_cast<std::size_t>(t); i < samples.size(); i += 3) {
         const std::size_t row = samples.size() - 1 - i;
-        got[row] = local.similarity(*samples[row].response, *samples[row].reference());
-        outside[row] = local.similarities(*samples[row].user_input, {"a text of no row"})[0];
+        got[row] = local.similarity(*samples[row].response, *samples[row].reference()).value();
+        outside[row] = local.similarities(*samples[row].user_input, {"a text of no row"}).value()[0];
       }
     });
   }

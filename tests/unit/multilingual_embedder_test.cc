@@ -112,20 +112,59 @@ TEST(LocalEmbeddersTest, APairWithTextThatIsNotEnglishGoesToTheMultilingualModel
   auto both = load_local_embedders("auto", "");
   ASSERT_TRUE(both.ok()) << both.status().to_string();
   ASSERT_NE(both->english, nullptr);
-  ASSERT_NE(both->multilingual, nullptr);
-  EXPECT_EQ(both->choose({"The capital of France is Paris.", "Paris is the capital."}), both->english.get());
-  EXPECT_EQ(both->choose({"法国的首都是巴黎。", "The capital of France is Paris."}), both->multilingual.get());
-  EXPECT_EQ(both->choose({"The capital of France is Paris.", "法国的首都是巴黎。"}), both->multilingual.get());
+  // auto defers the multilingual model: English text never loads it.
+  ASSERT_EQ(both->multilingual, nullptr);
+  ASSERT_NE(both->deferred_multilingual, nullptr);
+  EXPECT_EQ(*both->choose({"The capital of France is Paris.", "Paris is the capital."}), both->english.get());
+  EXPECT_FALSE(both->deferred_multilingual->loaded());
+  const SentenceEmbedder* chinese = *both->choose({"法国的首都是巴黎。", "The capital of France is Paris."});
+  EXPECT_TRUE(both->deferred_multilingual->loaded());
+  EXPECT_EQ(chinese, both->deferred_multilingual->get().value().get());
+  EXPECT_EQ(*both->choose({"The capital of France is Paris.", "法国的首都是巴黎。"}), chinese);
   EXPECT_NE(both->identity().find("for text that is not English"), std::string::npos) << both->identity();
 
   auto english = load_local_embedders("local", "");
   ASSERT_TRUE(english.ok());
-  EXPECT_EQ(english->multilingual, nullptr);
-  EXPECT_EQ(english->choose({"法国的首都是巴黎。"}), english->english.get());  // forced
+  EXPECT_FALSE(english->has_multilingual());
+  EXPECT_EQ(*english->choose({"法国的首都是巴黎。"}), english->english.get());  // forced
   auto multilingual = load_local_embedders("local-multilingual", "");
   ASSERT_TRUE(multilingual.ok());
   EXPECT_EQ(multilingual->english, nullptr);
-  EXPECT_EQ(multilingual->choose({"Paris."}), multilingual->multilingual.get());  // forced
+  EXPECT_EQ(*multilingual->choose({"Paris."}), multilingual->multilingual.get());  // forced
+  // The deferred model names itself as the loaded one does (cache keys do not move).
+  EXPECT_EQ(both->deferred_multilingual->identity(), multilingual->multilingual->identity());
+  EXPECT_EQ(both->identity(), english->english->identity() + " + " + multilingual->multilingual->identity() +
+                                  " for text that is not English");
+  EXPECT_EQ(SentenceEmbedder::identity_of("").value(), english->english->identity());
+}
+
+TEST(LocalEmbeddersTest, ADeferredModelThatFailsToLoadFailsOnlyThePairsThatNeedIt) {
+  if (!installed(default_embedder_model_path(), "model.safetensors") ||
+      !installed(default_multilingual_embedder_model_path(), embed::kPackedQ4ModelFile)) {
+    GTEST_SKIP() << "the models are not installed: run scripts/setup_embedder.sh";
+  }
+  // The weights are there (the identity is computed) but tokenizer.json is no tokenizer.
+  const auto dir = std::filesystem::path(RAGMETER_BINARY_DIR) / "broken-multilingual-model";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::filesystem::create_symlink(
+      std::filesystem::path(default_multilingual_embedder_model_path()) / embed::kPackedQ4ModelFile,
+      dir / embed::kPackedQ4ModelFile);
+  std::ofstream(dir / "tokenizer.json") << "{}";
+  SentenceEmbedderOptions options;
+  options.model_path = dir.string();
+  auto deferred = DeferredSentenceEmbedder::prepare(options);
+  ASSERT_TRUE(deferred.ok()) << deferred.status().to_string();
+  auto english = SentenceEmbedder::load(SentenceEmbedderOptions{});
+  ASSERT_TRUE(english.ok());
+  const LocalEmbedders embedders{*english, nullptr, *deferred};
+  EXPECT_EQ(*embedders.choose({"Paris is the capital.", "The capital is Paris."}), english->get());
+  const auto failed = embedders.choose({"法国的首都是巴黎。", "Paris is the capital."});
+  ASSERT_FALSE(failed.ok());
+  const auto direct = SentenceEmbedder::load(options);
+  ASSERT_FALSE(direct.ok());
+  EXPECT_EQ(failed.status().to_string(), direct.status().to_string());  // load()'s own error, kept
+  EXPECT_FALSE(embedders.choose({"法国的首都是巴黎。"}).ok());          // every later use
 }
 
 TEST(MultilingualEmbedderTest, BatchWithRepeatsEqualsTextsOneByOneAndThePrefixIsQuery) {

@@ -235,14 +235,14 @@ TEST_F(TestsetTest, TautologiesAndQuestionsTheJudgeAnswersWithoutPassagesAreReje
 }
 
 TEST_F(TestsetTest, AStopKeepsTheAcceptedRowsAndCancelsTheCallInFlight) {
-  start(Json::array({
+  ASSERT_NO_FATAL_FAILURE(start(Json::array({
       generated("Which sea does the Danube reach?", "The Black Sea."),  // row 1
       critic(true),                                                    //
       closed_book("unknown"),                                          // accepted
       generated("When do tulips flower?", "In spring."),               // row 2
       critic(true),                                                    //
       Json{{"kind", "hang"}},                                          // its closed-book call hangs
-  }));
+  })));
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
   TestsetOptions options = simple_one_at_a_time(3);

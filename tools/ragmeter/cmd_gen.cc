@@ -8,11 +8,13 @@
 #include <openssl/evp.h>
 
 #include "commands.h"
+#include "eval_flags.h"
 #include "exit_codes.h"
 #include "judge_flags.h"
 #include "progress.h"
 #include "ragmeter/chunker.h"
 #include "ragmeter/documents.h"
+#include "ragmeter/ocr.h"
 #include "ragmeter/hashed_embedding.h"
 #include "ragmeter/sentence_embedder.h"
 #include "ragmeter/llm.h"
@@ -42,6 +44,8 @@ struct GenArgs {
   std::string chunk_unit = "chars";
   bool no_closed_book_check = false;
   bool quiet = false;
+  std::string ocr_language;  // --ocr-language: Tesseract's language(s) for scanned pages
+  std::string ocr_cache;     // --ocr-cache
   JudgeFlags judge;
 };
 
@@ -205,6 +209,7 @@ int run_gen(const GenArgs& args) {
   LoadOptions load;
   if (!args.include.empty()) load.include = args.include;
   load.exclude = args.exclude;
+  load.ocr = make_cli_ocr_reader(args.ocr_language, args.ocr_cache, args.judge);  // scans
   LoadResult loaded = load_documents(args.documents, load);
   for (const LoadProblem& problem : loaded.problems) {
     std::cerr << "ragmeter gen: skipped " << problem.path << ": " << problem.reason << "\n";
@@ -381,6 +386,7 @@ CommandRun add_gen_command(CLI::App& parent) {
       ->capture_default_str();
   cmd->add_option("--include", args->include, "Glob of files to read (repeatable; default: the known formats)");
   cmd->add_option("--exclude", args->exclude, "Glob of files or folders to skip (repeatable)");
+  add_ocr_flags(cmd, &args->ocr_language, &args->ocr_cache, "eng; for scanned PDF pages");
   cmd->add_option("--chunk-size", args->chunk_size, "Chunk size")->capture_default_str()->check(CLI::Range(1, 1000000));
   cmd->add_option("--chunk-overlap", args->chunk_overlap, "Overlap of consecutive chunks")->capture_default_str();
   cmd->add_option("--chunk-unit", args->chunk_unit, "chars or tokens (words)")

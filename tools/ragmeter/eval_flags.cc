@@ -1,6 +1,7 @@
 // The evaluation flags shared by `ragmeter eval` and `ragmeter run --eval` (eval_flags.h).
 #include "eval_flags.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -13,6 +14,7 @@
 #include "ragmeter/judge_factory.h"
 #include "ragmeter/language.h"
 #include "ragmeter/llm_config.h"
+#include "ragmeter/ocr.h"
 #include "ragmeter/report.h"
 
 namespace ragmeter::cli {
@@ -55,7 +57,35 @@ Status build_scoring_options(const EvalFlags& args, ScoringOptions* scoring) {
   return ok_status();
 }
 
+// Where images may be read from, and how their text is read (docs/images.md).
+Status build_media_options(const EvalFlags& args, EvalOptions* options) {
+  options->media.media_root = args.media_root;
+  options->media.allow_urls = args.allow_media_urls;
+  options->media.allowed_networks = args.media_networks;
+  options->media.max_bytes = args.max_image_bytes;
+  if (!args.media_root.empty() && !std::filesystem::is_directory(args.media_root)) {
+    return invalid_argument("--media-root '" + args.media_root + "' is not a directory");
+  }
+  if (auto checked = address_in_networks("::1", args.media_networks); !checked.ok()) {
+    return checked.status();
+  }
+  options->ocr = make_cli_ocr_reader(args.ocr_language, args.ocr_cache, args.judge);
+  return ok_status();
+}
+
 }  // namespace
+
+std::shared_ptr<OcrReader> make_cli_ocr_reader(const std::string& language,
+                                               const std::string& cache, const JudgeFlags& judge) {
+  OcrOptions ocr;
+  ocr.language = language;
+  ocr.cache.path = cache;
+  const std::string mode = judge.cache_mode.value_or("rw");
+  ocr.cache.mode = mode == "off" ? llm::CacheMode::kOff
+                   : mode == "rw" ? llm::CacheMode::kReadWrite
+                                  : llm::CacheMode::kReadOnly;
+  return make_tesseract_reader(ocr);
+}
 
 StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_evidence) {
   EvalOptions options;
@@ -86,6 +116,7 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_eviden
   options.offline_score_withdrawn = args.offline_score_withdrawn;
   options.repeat = args.repeat;
   options.repeat_temperature = args.repeat_temperature;
+  RAGMETER_RETURN_IF_ERROR(build_media_options(args, &options));
   return options;
 }
 
@@ -96,6 +127,10 @@ StatusOr<ConfiguredJudge> make_judge(const EvalFlags& args) {
   options.plan = args.plan;
   options.context_tokens = args.judge_context_tokens;
   options.keep_traces = !args.traces.empty();
+  options.vision = args.judge_images == "vision";
+  options.image_detail = args.judge_image_detail == "none" ? "" : args.judge_image_detail;
+  options.max_images_per_request = args.judge_max_images;
+  options.max_image_bytes = args.judge_max_image_bytes;
   return ragmeter::make_judge(settings, options);
 }
 
@@ -350,7 +385,46 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                   "Levenshtein similarity at which a retrieved text matches a reference context")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--media-root", flags->media_root,
+                  "Image contexts given as file paths are read from under DIR only (none without "
+                  "it; docs/images.md)");
+  cmd->add_flag("--allow-media-urls", flags->allow_media_urls,
+                "Fetch image contexts given as http(s) URLs (public addresses only, checked after "
+                "DNS and on every redirect)");
+  cmd->add_option("--allow-media-network", flags->media_networks,
+                  "A network (CIDR or address) images may also be fetched from, e.g. an intranet "
+                  "image server (repeatable)");
+  cmd->add_option("--max-image-bytes", flags->max_image_bytes,
+                  "The largest image read, from any source")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+  add_ocr_flags(cmd, &flags->ocr_language, &flags->ocr_cache, "the sample's language");
+  cmd->add_option("--judge-images", flags->judge_images,
+                  "How an LLM judge reads image contexts: vision (sent to the model as image_url "
+                  "parts) or ocr (their text, judged as text)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"vision", "ocr"}));
+  cmd->add_option("--judge-image-detail", flags->judge_image_detail,
+                  "The image_url detail sent to a vision judge: low, high, auto or none")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"low", "high", "auto", "none"}));
+  cmd->add_option("--judge-max-images", flags->judge_max_images,
+                  "Images the judge server takes in one request (a call that needs more fails)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--judge-max-image-bytes", flags->judge_max_image_bytes,
+                  "Bytes of one image the judge server takes (a larger one fails its metric)")
+      ->capture_default_str();
+}
 
+void add_ocr_flags(CLI::App* cmd, std::string* language, std::string* cache,
+                   std::string_view default_language) {
+  cmd->add_option("--ocr-language", *language,
+                  "Tesseract language(s) for the text in images, e.g. eng or deu+eng (default: " +
+                      std::string(default_language) + ")");
+  cmd->add_option("--ocr-cache", *cache,
+                  "SQLite file of OCR results (default ~/.cache/ragmeter/ocr.sqlite; follows "
+                  "--cache-mode)");
 }
 
 }  // namespace ragmeter::cli

@@ -15,6 +15,7 @@
 #include "ragmeter/evaluate.h"
 #include "ragmeter/gates.h"
 #include "ragmeter/llm.h"
+#include "ragmeter/ocr.h"
 #include "ragmeter/results.h"
 
 namespace ragmeter::cli {
@@ -44,12 +45,32 @@ struct EvalFlags {
   int repeat = 1;                        // --repeat N: judgements per (sample, judged metric)
   double repeat_temperature = 0.7;       // --repeat-temperature
   std::string pass_k = "mean";           // --pass-k mean|all|any: how gates read repeats
+  // Images among the retrieved contexts (docs/images.md).
+  std::string media_root;                  // --media-root
+  bool allow_media_urls = false;           // --allow-media-urls
+  std::vector<std::string> media_networks;  // --allow-media-network
+  std::size_t max_image_bytes = MediaOptions{}.max_bytes;  // --max-image-bytes
+  std::string ocr_language;                // --ocr-language
+  std::string ocr_cache;                   // --ocr-cache
+  std::string judge_images = "vision";     // --judge-images vision|ocr
+  std::string judge_image_detail = "auto";  // --judge-image-detail
+  int judge_max_images = 16;               // --judge-max-images
+  std::size_t judge_max_image_bytes = 20 * 1024 * 1024;  // --judge-max-image-bytes
 };
 
 // Registers the flags on `cmd`. `run` (for `ragmeter run`): the metrics flag is --eval and
 // the judge's --concurrency and --timeout are --judge-concurrency and --judge-timeout,
 // since run's own flags of those names are the target's.
 void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run);
+
+// Registers --ocr-language (its help naming `default_language`) and --ocr-cache.
+void add_ocr_flags(CLI::App* cmd, std::string* language, std::string* cache,
+                   std::string_view default_language);
+
+// The Tesseract reader of a command's --ocr-language and --ocr-cache; its cache follows
+// --cache-mode (eval, run --eval and gen's scanned PDF pages; docs/images.md).
+std::shared_ptr<OcrReader> make_cli_ocr_reader(const std::string& language,
+                                               const std::string& cache, const JudgeFlags& judge);
 
 // The options the flags describe, without the judge. `keep_evidence`: whether results
 // keep their evidence (only a JSONL --out writes it).
