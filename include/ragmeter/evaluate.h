@@ -22,6 +22,7 @@
 #include "ragmeter/judge.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/ocr.h"
+#include "ragmeter/repeats.h"
 #include "ragmeter/sample.h"
 #include "ragmeter/stats.h"
 #include "ragmeter/status.h"
@@ -58,6 +59,23 @@ struct EvalOptions {
   bool strict = false;                 // stop at the first rejected row (the rows before
                                        // it are scored and reach the sink)
   BootstrapOptions bootstrap;
+  // Judgements per (sample, judged metric) (`--repeat N`; repeats.h, docs/output.md): each
+  // judged metric of each sample is scored by Judge::for_repeat(r, repeat_temperature)
+  // for r = 1..repeat, in turn; its result is their mean with every repeat's score
+  // (MetricResult::repeat_scores), and the summary separates the judge's variance from
+  // the samples' (MetricSummary::repeats). Costs `repeat` times the judge calls. The
+  // metrics that need no judge, and every metric under a deterministic judge (for_repeat
+  // null: the offline judge), are scored once (EvalSummary::judgements says so).
+  // 1: judged once, as always.
+  int repeat = 1;
+  // The sampling temperature of repeats (seeds 1..repeat). At 0 most servers decode
+  // greedily and a seed changes nothing, so the repeats would only measure the server's
+  // own nondeterminism.
+  double repeat_temperature = 0.7;
+  // Pass marks of repeated metrics (the CI gates' values): metric name as requested ->
+  // mark. A repeated result of such a metric says whether its repeats straddle the mark
+  // (MetricResult::flaky) and the summary counts them (RepeatSummary::flaky).
+  std::map<std::string, double> pass_marks;
   // false: each result's evidence is dropped as soon as its sample is scored (the sink
   // sees none). For runs that write no per-sample evidence: with many judged metrics the
   // evidence of a batch is most of the memory.
@@ -112,6 +130,10 @@ struct MetricSummary {
   std::string top_failure_reason;  // the most common reason of its failures; empty if none
   std::int64_t noted = 0;          // scored rows whose result carries a note (MetricResult::note)
   std::string top_note;            // the most common note; empty if none
+  // A metric judged more than once per sample (EvalOptions::repeat): the judge's noise,
+  // over the samples whose every repeat was scored (`stats.n` of them; `stats` is over
+  // their means). nullopt when judged once.
+  std::optional<RepeatSummary> repeats;
 };
 
 // ragas's original headline number: the harmonic mean of the means of faithfulness,
@@ -136,7 +158,22 @@ struct EvalSummary {
   // True when EvalOptions::cancel stopped the run: the summary covers the rows the
   // sink saw, which are a prefix of the input.
   bool cancelled = false;
+  // EvalOptions::repeat, and the judgements per judged (sample, metric) the run made: 1
+  // when the judge is deterministic (judged_once_reason says why) or repeat is 1.
+  int repeat_requested = 1;
+  int judgements = 1;
+  double repeat_temperature = 0.7;
+  std::string judged_once_reason;  // "the offline judge is deterministic", or empty
 };
+
+// The judgements per judged (sample, metric) a run with `options` makes: options.repeat,
+// or 1 when the judge (null: the offline judge) is deterministic (Judge::for_repeat
+// null). Thread-safe.
+int judgements_per_sample(const EvalOptions& options);
+// Why a run with `options` judges each sample once although options.repeat > 1: "the
+// offline judge is deterministic" (or "the judge is deterministic (DESCRIPTION)" for another
+// deterministic judge); empty when it repeats, or when options.repeat is 1. Thread-safe.
+std::string judged_once_reason(const EvalOptions& options);
 
 // Progress of a run: the number of rows finished so far (scored, or rejected). Called
 // on the thread that called evaluate, never concurrently: while a batch is scored

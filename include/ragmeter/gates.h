@@ -10,9 +10,19 @@
 //    skipped or failed; for compare, no sample scored in both runs) fails and says that
 //    the metric was not scored, and why (its most common skip or failure reason): a gate
 //    never passes, or fails with a made-up number, for want of data.
+//
+// Under repeats (EvalOptions::repeat, repeats.h) the rule is the same, over the samples'
+// scores as the gate's PassK reads them: the mean of their repeats (the default), their
+// worst repeat (pass^k: a sample passes a value only when every repeat does) or their best
+// (pass@k: when one does). So --pass-k all passes only where the default passes, and the
+// default only where --pass-k any passes; for a 0/1 metric the pass^k mean is the share of
+// samples that passed in every repeat. A metric judged once has one score per sample, and
+// the three read it alike. A failed gate also counts the samples flaky at its value
+// (their repeats on both sides of it). docs/output.md ("Repeats") says why.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "ragmeter/evaluate.h"
 #include "ragmeter/metric.h"
@@ -27,10 +37,22 @@ enum class GateBound {
   kAtMost,   // the mean must be <= value (`--fail-over`), for lower-is-better metrics
 };
 
+// How a gate reads a repeated sample (`--pass-k`).
+enum class PassK {
+  kMean,  // the mean of its repeats (`--pass-k mean`, the default)
+  kAll,   // pass^k: its worst repeat (`--pass-k all`)
+  kAny,   // pass@k: its best repeat (`--pass-k any`)
+};
+
+// "mean", "all", "any" -> PassK; InvalidArgument naming the three otherwise.
+StatusOr<PassK> parse_pass_k(std::string_view name);
+const char* pass_k_name(PassK pass_k);
+
 struct ThresholdGate {
   std::string metric;  // as requested, with its cutoff: "ndcg@10"
   double value = 0.0;
   GateBound bound = GateBound::kAtLeast;
+  PassK pass_k = PassK::kMean;
 };
 
 // How the caller spells the two bounds in messages: the CLI's flags by default; the
@@ -52,6 +74,8 @@ Status check_gate_fits(const ThresholdGate& gate, const MetricRequest& metric,
 // What a gate concluded. `message` is one line saying why it failed (empty when it
 // passed), the same text from the CLI and from Python:
 //   "faithfulness: mean 0.5000 < 0.8 (95% CI 0.2000..0.8000, n=10, skipped 0, failed 0)"
+//   "faithfulness: pass^k mean 0.5000 < 0.8 (the mean of each sample's worst of 5 repeats;
+//    95% CI 0.2000..0.8000, n=10, skipped 0, failed 0; 3 samples flaky at 0.8)"
 //   "ragchecker_hallucination: not scored (30 skipped, 0 failed: withdrawn from the
 //    offline judge: ...), so --fail-over 0.2 cannot be checked"
 struct GateVerdict {

@@ -108,6 +108,19 @@ class Judge {
   // True for the offline judge (whatever its embedder): the metric table's
   // MetricInfo::offline_withdrawn then applies (evaluate.h, EvalOptions).
   virtual bool is_offline() const { return false; }
+  // The judge of repeat `repeat` (1, 2, ...) of a run that judges each sample several times
+  // (EvalOptions::repeat, repeats.h): the same judge, sampling every reply at
+  // `temperature` with the seed `repeat`, whose claims, verdicts and replies are its own
+  // (cached apart from the other repeats' and from an unrepeated run's), so a repeat
+  // re-judges the whole sample, its claims included. The same object for the same
+  // arguments, owned by this judge too; its calls count in this judge's usage_by_call.
+  // nullptr (the default): the judge is deterministic (the offline judge), so a repeat
+  // would give the same answers. Thread-safe.
+  virtual std::shared_ptr<Judge> for_repeat(int repeat, double temperature) {
+    (void)repeat;
+    (void)temperature;
+    return nullptr;
+  }
   // The claim ledger of the sample: claims of response and reference (when present),
   // the retrieved contexts as chunks, every table filled as far as the judge could.
   virtual StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) = 0;

@@ -38,13 +38,33 @@ struct MetricResult {
   // (e.g. rouge-score's tokenizer dropped the text's script): counted per metric in the
   // summary and shown on the terminal. Empty when there is none.
   std::string note;
+  // A judged metric under EvalOptions::repeat > 1 (repeats.h): its score in each repeat,
+  // in repeat order, nullopt where that repeat was skipped or failed. An `ok` result has
+  // them all and `score` is their mean. Empty when the metric was judged once.
+  std::vector<std::optional<double>> repeat_scores;
+  // The evidence of each repeat, in repeat order (a JSON array; `evidence` is repeat 1's),
+  // or null.
+  nlohmann::ordered_json repeat_evidence;
+  // Set when the metric has a pass mark (EvalOptions::pass_marks) and was repeated: whether
+  // its repeats fall on both sides of the mark (repeats_straddle).
+  std::optional<bool> flaky;
 
-  static MetricResult ok(double score) { return {Outcome::kOk, score, {}, {}, {}, {}}; }
+  static MetricResult ok(double score) {
+    MetricResult result;
+    result.score = score;
+    return result;
+  }
   static MetricResult skipped(std::string reason) {
-    return {Outcome::kSkipped, 0.0, redact_secrets(std::move(reason)), {}, {}, {}};
+    MetricResult result;
+    result.outcome = Outcome::kSkipped;
+    result.reason = redact_secrets(std::move(reason));
+    return result;
   }
   static MetricResult failed(std::string reason) {
-    return {Outcome::kFailed, 0.0, redact_secrets(std::move(reason)), {}, {}, {}};
+    MetricResult result;
+    result.outcome = Outcome::kFailed;
+    result.reason = redact_secrets(std::move(reason));
+    return result;
   }
 };
 

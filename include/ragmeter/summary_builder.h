@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,14 +24,16 @@ namespace ragmeter {
 
 class SummaryBuilder {
  public:
-  // Keeps copies of options.metrics, options.scoring and options.bootstrap (threads:
-  // options.threads, which does not change the interval).
+  // Keeps copies of options.metrics, options.scoring, options.bootstrap (threads:
+  // options.threads, which does not change the interval) and options.pass_marks.
   explicit SummaryBuilder(const EvalOptions& options);
 
   // One scored row: results[m] belongs to options.metrics[m]; `language` (the sample's,
   // "zh") is counted in EvalSummary::languages unless empty. InvalidArgument (and nothing
   // is added) when results has another size than the metrics; Internal (nothing added)
   // when a score lies outside its metric's declared range (check_score_range).
+  // A repeated `ok` result (MetricResult::repeat_scores) also goes into its metric's
+  // MetricSummary::repeats (8 bytes per repeat until finish()).
   Status add_row(const std::vector<MetricResult>& results, std::string_view language = {});
   // Counts one scored row in `language` (for callers using add_outcome); empty: not counted.
   void count_language(std::string_view language);
@@ -60,11 +63,18 @@ class SummaryBuilder {
     std::vector<double> corpus_stats;
     std::int64_t noted = 0;
     std::map<std::string, std::int64_t> skip_reasons, failure_reasons, notes;
+    // The repeat scores of each `ok` repeated result (MetricResult::repeat_scores).
+    std::vector<std::vector<double>> repeat_groups;
   };
+
+  // MetricSummary::repeats of a metric's repeated samples (repeats.h).
+  RepeatSummary summarize_repeats(const std::vector<std::vector<double>>& groups,
+                                  bool higher_is_better, std::optional<double> mark) const;
 
   std::vector<MetricRequest> metrics_;
   ScoringOptions scoring_;
   BootstrapOptions bootstrap_;
+  std::map<std::string, double> pass_marks_;
   std::vector<Accumulator> accumulators_;
   EvalSummary summary_;
 };

@@ -36,6 +36,8 @@ struct EvalArgs {
   double context_match_threshold = 0.5;
   bool keep_evidence = true;
   bool offline_score_withdrawn = false;
+  int repeat = 1;                   // EvalOptions::repeat
+  double repeat_temperature = 0.7;  // EvalOptions::repeat_temperature
   // Images among the contexts (image.h, ocr.h): --media-root, --allow-media-urls,
   // --max-image-bytes, --ocr-language.
   std::string media_root;

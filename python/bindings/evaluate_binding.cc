@@ -102,6 +102,12 @@ EvalOptions build_options(const EvalArgs& args) {
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.bootstrap_resamples;
   options.offline_score_withdrawn = args.offline_score_withdrawn;
+  if (args.repeat < 1) raise_status(invalid_argument("repeat must be at least 1"));
+  if (!(args.repeat_temperature >= 0.0 && args.repeat_temperature <= 2.0)) {
+    raise_status(invalid_argument("repeat_temperature must be within 0..2"));
+  }
+  options.repeat = args.repeat;
+  options.repeat_temperature = args.repeat_temperature;
   options.media.media_root = args.media_root;
   options.media.allow_urls = args.allow_media_urls;
   options.media.max_bytes = args.max_image_bytes;
@@ -173,8 +179,20 @@ const MetricSummary* find_summary(const RunResult& r, const std::string& metric)
   return nullptr;
 }
 
+// A repeated result's scores, one per repeat (None where not scored); None for a result
+// judged once.
+nb::object repeat_scores(const MetricResult& result) {
+  if (result.repeat_scores.empty()) return nb::none();
+  nb::list scores;
+  for (const std::optional<double>& score : result.repeat_scores) {
+    scores.append(score ? nb::object(nb::float_(*score)) : nb::none());
+  }
+  return scores;
+}
+
 // The per-row table as columns for pandas: {"fields": {name: [...]}, "scores": {metric:
 // [float or None]}, "status": {metric: [...]}, "reasons": {metric: [str or None]},
+// "repeats": {metric: [list of floats or None, or None]} for the repeated metrics,
 // "row_error": [str or None]}. Field names in order of first appearance.
 nb::dict table_columns(const RunResult& r) {
   const ResultTable& table = r.run.table;
@@ -203,27 +221,32 @@ nb::dict table_columns(const RunResult& r) {
     }
     row_error.append(row.error ? nb::object(nb::str(row.error->to_string().c_str())) : nb::none());
   }
-  nb::dict fields, scores, status, reasons;
+  nb::dict fields, scores, status, reasons, repeats;
   for (std::size_t j = 0; j < names.size(); ++j) fields[names[j].c_str()] = field_columns[j];
   for (std::size_t m = 0; m < table.metrics.size(); ++m) {
-    nb::list score_column, status_column, reason_column;
+    nb::list score_column, status_column, reason_column, repeat_column;
+    bool repeated = false;
     for (std::size_t i = 0; i < n; ++i) {
       const MetricResult& result = table.rows[i].results[m];
       bool ok = result.outcome == Outcome::kOk;
       score_column.append(ok ? nb::object(nb::float_(result.score)) : nb::none());
       status_column.append(outcome_name(result.outcome));
       reason_column.append(ok ? nb::none() : nb::object(nb::str(result.reason.data(), result.reason.size())));
+      repeat_column.append(repeat_scores(result));
+      repeated = repeated || !result.repeat_scores.empty();
     }
     const char* name = table.metrics[m].c_str();
     scores[name] = score_column;
     status[name] = status_column;
     reasons[name] = reason_column;
+    if (repeated) repeats[name] = repeat_column;
   }
   nb::dict columns;
   columns["fields"] = fields;
   columns["scores"] = scores;
   columns["status"] = status;
   columns["reasons"] = reasons;
+  columns["repeats"] = repeats;
   columns["row_error"] = row_error;
   return columns;
 }
@@ -233,11 +256,13 @@ nb::dict table_columns(const RunResult& r) {
 // Returns the failed ones as dicts {"metric", "message", "scored"}, in the order given.
 nb::list check_thresholds(const RunResult& r,
                           const std::vector<std::tuple<std::string, double, bool>>& gates,
-                          const std::string& at_least, const std::string& at_most) {
+                          const std::string& at_least, const std::string& at_most,
+                          const std::string& pass_k) {
   const GateSpelling spelling{at_least, at_most};
+  const PassK reading = value_or_raise(parse_pass_k(pass_k));
   std::vector<std::pair<ThresholdGate, const MetricSummary*>> checked;
   for (const auto& [metric, value, maximum] : gates) {
-    ThresholdGate gate{metric, value, maximum ? GateBound::kAtMost : GateBound::kAtLeast};
+    ThresholdGate gate{metric, value, maximum ? GateBound::kAtMost : GateBound::kAtLeast, reading};
     const MetricSummary* summary = find_summary(r, metric);
     if (summary != nullptr) {
       ok_or_raise(check_gate_fits(gate, summary->higher_is_better, summary->min_score,
@@ -294,9 +319,10 @@ void bind_run(nb::module_& m) {
           "metric"_a, "The metric's mean over its scored samples; None when none was scored.")
       .def("columns", &table_columns, "The per-row table as columns (for pandas).")
       .def("check_thresholds", &check_thresholds, "gates"_a, "at_least"_a, "at_most"_a,
-           "The CI gates' rule (`eval --fail-under/--fail-over`) over this run: the failed "
-           "gates as {metric, message, scored}; ValueError for a gate that does not fit its "
-           "metric.")
+           "pass_k"_a = "mean",
+           "The CI gates' rule (`eval --fail-under/--fail-over --pass-k`) over this run: the "
+           "failed gates as {metric, message, scored}; ValueError for a gate that does not fit "
+           "its metric or an unknown pass_k.")
       .def(
           "evidence",
           [](const RunResult& r, std::int64_t i) {
@@ -346,7 +372,8 @@ void bind_evaluate(nb::module_& m) {
          bool strict, std::uint64_t seed, int bootstrap_resamples, bool rouge_stem,
          const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
          const std::string& bleu_tokenize, double context_match_threshold, bool keep_evidence,
-         bool offline_score_withdrawn, const std::string& media_root, bool allow_media_urls,
+         bool offline_score_withdrawn, int repeat, double repeat_temperature,
+         const std::string& media_root, bool allow_media_urls,
          std::size_t max_image_bytes, const std::string& ocr_language,
          const std::string& language, nb::dict judge,
          const ClusterJudge* made_judge, nb::object progress, CancelFlag* cancel) {
@@ -354,8 +381,8 @@ void bind_evaluate(nb::module_& m) {
                       std::move(column_map), threads, limit,                   strict,
                       seed,          bootstrap_resamples, rouge_stem,           rouge_tokenizer,
                       bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence,
-                      offline_score_withdrawn, media_root, allow_media_urls, max_image_bytes,
-                      ocr_language, language};
+                      offline_score_withdrawn, repeat, repeat_temperature, media_root,
+                      allow_media_urls, max_image_bytes, ocr_language, language};
         return run_evaluate(data, args, judge, made_judge, std::move(progress), cancel);
       },
       "data"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
@@ -364,7 +391,8 @@ void bind_evaluate(nb::module_& m) {
       "strict"_a = false, "seed"_a = 42, "bootstrap_resamples"_a = 1000, "rouge_stem"_a = false,
       "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
       "context_match_threshold"_a = 0.5, "keep_evidence"_a = true,
-      "offline_score_withdrawn"_a = false, "media_root"_a = "", "allow_media_urls"_a = false,
+      "offline_score_withdrawn"_a = false, "repeat"_a = 1, "repeat_temperature"_a = 0.7,
+      "media_root"_a = "", "allow_media_urls"_a = false,
       "max_image_bytes"_a = MediaOptions{}.max_bytes, "ocr_language"_a = "", "language"_a = "",
       "judge"_a = nb::dict(),
       "made_judge"_a.none() = nb::none(), "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),

@@ -104,6 +104,8 @@ def evaluate(
     judge_context_tokens: Optional[int] = None,
     plan: Optional[str] = None,
     offline_score_withdrawn: bool = False,
+    repeat: int = 1,
+    repeat_temperature: float = 0.7,
     media_root: Optional[Union[str, "os.PathLike[str]"]] = None,
     allow_media_urls: bool = False,
     max_image_bytes: Optional[int] = None,
@@ -134,6 +136,12 @@ def evaluate(
     offline_score_withdrawn: score the metrics withdrawn from the offline judge (they
         did not beat chance on held-out human labels, or were not measured; see
         docs/judges.md) instead of reporting them ``skipped`` with that reason.
+    repeat: judge each (sample, judged metric) this many times (``--repeat``), at
+        `repeat_temperature` with seeds 1..repeat: each score is the mean of its repeats,
+        ``result.repeats(metric)`` gives every repeat's, and the summary's
+        ``metrics[m]["repeats"]`` separates the judge's variance from the samples'
+        (docs/output.md, "Repeats"). The offline judge is deterministic and judges once
+        (the summary's ``repeat`` says so).
     media_root, allow_media_urls, max_image_bytes, ocr_language: images among the
         retrieved contexts (docs/images.md), as ``--media-root``, ``--allow-media-urls``,
         ``--max-image-bytes`` and ``--ocr-language``. A context may be a
@@ -195,6 +203,8 @@ def evaluate(
             language=language or "",
             judge=judge_fields,
             offline_score_withdrawn=offline_score_withdrawn,
+            repeat=repeat,
+            repeat_temperature=repeat_temperature,
             progress=bar,
             cancel=_cancel,
         )

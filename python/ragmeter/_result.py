@@ -74,10 +74,20 @@ class Result:
             raise KeyError(f"no metric '{metric}' in this result")
         return self._run.columns()["scores"][metric]
 
+    def repeats(self, metric: str) -> List[Optional[List[Optional[float]]]]:
+        """Per-sample scores of each repeat of `metric` (``evaluate(repeat=N)``), in input
+        order: a list of N (None where a repeat was not scored) per sample; None for every
+        sample when the metric was judged once."""
+        if metric not in self:
+            raise KeyError(f"no metric '{metric}' in this result")
+        column = self._run.columns()["repeats"].get(metric)
+        return column if column is not None else [None] * len(self)
+
     def to_pandas(self):
         """A pandas DataFrame, a row per sample: the sample's own fields, then per metric
         the columns ``<metric>`` (score, NaN unless ok), ``<metric>_status`` ("ok",
-        "skipped", "failed") and ``<metric>_reason``; and ``row_error`` when some row
+        "skipped", "failed") and ``<metric>_reason``, and for a repeated metric
+        ``<metric>_repeats`` (each repeat's score); and ``row_error`` when some row
         was rejected."""
         pd = import_pandas("Result.to_pandas()")
 
@@ -90,6 +100,8 @@ class Result:
             )
             data[f"{metric}_status"] = columns["status"][metric]
             data[f"{metric}_reason"] = columns["reasons"][metric]
+            if metric in columns["repeats"]:
+                data[f"{metric}_repeats"] = columns["repeats"][metric]
         if any(error is not None for error in columns["row_error"]):
             data["row_error"] = columns["row_error"]
         return pd.DataFrame(data, index=pd.RangeIndex(len(self)))

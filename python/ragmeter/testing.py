@@ -60,6 +60,7 @@ def _worst(result: Result, metric: str, count: int, higher_is_better: bool) -> L
 def assert_thresholds(result: Result, worst: int = 3, *,
                       fail_under: Optional[Mapping[str, float]] = None,
                       fail_over: Optional[Mapping[str, float]] = None,
+                      pass_k: str = "mean",
                       **thresholds: float) -> None:
     """Raises ThresholdError (an AssertionError) unless each higher-is-better metric's
     mean is at least its minimum (keyword arguments ``faithfulness=0.8``, or
@@ -68,7 +69,9 @@ def assert_thresholds(result: Result, worst: int = 3, *,
     run did not score, or of which no sample was scored, fails. A threshold outside the
     metric's range, or a minimum for a lower-is-better metric (or the reverse), is a
     ValueError. `worst`: how many of the worst-scored samples the message lists per
-    failing metric."""
+    failing metric. `pass_k` reads a repeated sample (``evaluate(repeat=N)``) as
+    ``ragmeter eval --pass-k`` does: "mean" (of its repeats), "all" (pass^k: its worst
+    repeat) or "any" (pass@k: its best); docs/output.md, "Repeats"."""
     minimums = dict(fail_under or {})
     for metric, value in thresholds.items():
         if metric in minimums:
@@ -79,7 +82,8 @@ def assert_thresholds(result: Result, worst: int = 3, *,
         raise ValueError("assert_thresholds: name at least one metric=threshold")
     gates = [(m, float(v), False) for m, v in minimums.items()]
     gates += [(m, float(v), True) for m, v in maximums.items()]
-    failed = result._run.check_thresholds(gates, at_least="fail_under", at_most="fail_over")
+    failed = result._run.check_thresholds(gates, at_least="fail_under", at_most="fail_over",
+                                          pass_k=pass_k)
     if not failed:
         return
     metrics = result.summary["metrics"]

@@ -4,6 +4,7 @@
 
 #include "ragmeter/offline_judge.h"
 #include "ragmeter/language.h"
+#include "ragmeter/repeats.h"
 #include "ragmeter/summary_builder.h"
 
 #include <algorithm>
@@ -140,7 +141,10 @@ StatusOr<bool> score_and_deliver(std::vector<PendingRow>& batch, const EvalOptio
         assign_language(batch[i], options);
         batch[i].results = score_sample(batch[i].sample, options);
         if (!options.keep_evidence) {
-          for (MetricResult& result : batch[i].results) result.evidence = nullptr;
+          for (MetricResult& result : batch[i].results) {
+            result.evidence = nullptr;
+            result.repeat_evidence = nullptr;
+          }
         }
         if (cancelled(options)) {
           states.mark(i, BatchState::kDropped);
@@ -211,7 +215,55 @@ Judge& offline_judge() {
   return *judge;
 }
 
+// The judges of repeats 1..options.repeat (Judge::for_repeat); empty when the sample is
+// judged once (repeat 1, or a deterministic judge).
+std::vector<std::shared_ptr<Judge>> repeat_judges(Judge& judge, const EvalOptions& options) {
+  std::vector<std::shared_ptr<Judge>> judges;
+  for (int r = 1; options.repeat > 1 && r <= options.repeat; ++r) {
+    std::shared_ptr<Judge> repeat = judge.for_repeat(r, options.repeat_temperature);
+    if (!repeat) return {};
+    judges.push_back(std::move(repeat));
+  }
+  return judges;
+}
+
+// Scores the judged metrics `repeated` (indices into options.metrics) once per repeat judge,
+// each repeat with a SampleJudgement of its own, and puts each metric's combined result
+// (combine_repeats) at its index of `results`.
+void score_repeats(const Sample& sample, const EvalOptions& options,
+                   const std::vector<std::shared_ptr<Judge>>& judges,
+                   const std::vector<std::size_t>& repeated, std::vector<MetricResult>* results) {
+  std::vector<std::vector<MetricResult>> per_metric(repeated.size());
+  for (const std::shared_ptr<Judge>& judge : judges) {
+    std::optional<SampleJudgement> judgement;
+    for (std::size_t i = 0; i < repeated.size(); ++i) {
+      per_metric[i].push_back(guarded_score(options.metrics[repeated[i]], sample, options,
+                                            judgement, *judge));
+    }
+  }
+  for (std::size_t i = 0; i < repeated.size(); ++i) {
+    const MetricRequest& request = options.metrics[repeated[i]];
+    auto mark = options.pass_marks.find(request.name);
+    (*results)[repeated[i]] = combine_repeats(
+        std::move(per_metric[i]),
+        mark == options.pass_marks.end() ? std::nullopt : std::optional<double>(mark->second),
+        request.info->higher_is_better);
+  }
+}
+
 }  // namespace
+
+int judgements_per_sample(const EvalOptions& options) {
+  if (options.repeat <= 1) return 1;
+  Judge& judge = options.judge ? *options.judge : offline_judge();
+  return judge.for_repeat(1, options.repeat_temperature) ? options.repeat : 1;
+}
+
+std::string judged_once_reason(const EvalOptions& options) {
+  if (options.repeat <= 1 || judgements_per_sample(options) > 1) return {};
+  if (!options.judge || options.judge->is_offline()) return "the offline judge is deterministic";
+  return "the judge is deterministic (" + options.judge->description() + ")";
+}
 
 std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& options) {
   const bool forced_other = !options.language.empty() && sample.language != options.language;
@@ -223,6 +275,8 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
   std::vector<MetricResult> results;
   results.reserve(options.metrics.size());
   Judge& judge = options.judge ? *options.judge : offline_judge();
+  const std::vector<std::shared_ptr<Judge>> repeats = repeat_judges(judge, options);
+  std::vector<std::size_t> repeated;  // judged metrics scored once per repeat, below
   std::optional<SampleJudgement> judgement;  // asked for by the first judged metric
   // The offline judge's gap for the sample's language (offline_judge_gap), found once.
   std::optional<std::string> not_covered;
@@ -239,8 +293,14 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
       results.push_back(MetricResult::skipped(offline_withdrawn_reason(*request.info)));
       continue;
     }
+    if (!repeats.empty() && request.info->judged != nullptr) {
+      repeated.push_back(results.size());
+      results.emplace_back();
+      continue;
+    }
     results.push_back(guarded_score(request, sample, options, judgement, judge));
   }
+  if (!repeated.empty()) score_repeats(sample, options, repeats, repeated, &results);
   return results;
 }
 
@@ -359,7 +419,12 @@ StatusOr<EvalSummary> evaluate(RowReader& reader, const std::string& file_name,
     return invalid_argument("dataset " + file_name + " has no rows");
   }
   if (stopped) summary.set_cancelled();
-  return std::move(summary).finish();
+  EvalSummary finished = std::move(summary).finish();
+  finished.repeat_requested = std::max(1, options.repeat);
+  finished.judgements = judgements_per_sample(options);
+  finished.repeat_temperature = options.repeat_temperature;
+  finished.judged_once_reason = judged_once_reason(options);
+  return finished;
 }
 
 }  // namespace ragmeter

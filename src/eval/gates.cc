@@ -44,23 +44,61 @@ Status check_gate_fits(const ThresholdGate& gate, const MetricRequest& metric,
   return check_gate_fits(gate, info.higher_is_better, info.min_score, info.max_score, spelling);
 }
 
+StatusOr<PassK> parse_pass_k(std::string_view name) {
+  if (name == "mean") return PassK::kMean;
+  if (name == "all") return PassK::kAll;
+  if (name == "any") return PassK::kAny;
+  return invalid_argument(fmt::format(
+      "--pass-k {}: use mean (a sample's repeats averaged), all (pass^k: every repeat must "
+      "pass) or any (pass@k: one repeat must pass)",
+      name));
+}
+
+const char* pass_k_name(PassK pass_k) {
+  switch (pass_k) {
+    case PassK::kMean:
+      return "mean";
+    case PassK::kAll:
+      return "all";
+    case PassK::kAny:
+      return "any";
+  }
+  return "mean";
+}
+
 GateVerdict check_threshold(const ThresholdGate& gate, const MetricSummary* metric,
                             const GateSpelling& spelling) {
   if (metric == nullptr) {
     return {false, false, fmt::format("{}: not in this run", gate.metric)};
   }
-  const SummaryStats& s = metric->stats;
-  if (s.n == 0) {
+  if (metric->stats.n == 0) {
     return {false, false,
             fmt::format("{}: not scored ({}), so {} {} cannot be checked", gate.metric,
                         why_not_scored(*metric), flag_of(gate, spelling), gate.value)};
   }
+  // The samples' scores as the gate reads them: one judgement or the mean of the repeats,
+  // each sample's worst repeat (pass^k), or its best (pass@k).
+  const std::optional<RepeatSummary>& repeats = metric->repeats;
+  const bool worst = repeats && gate.pass_k == PassK::kAll;
+  const bool best = repeats && gate.pass_k == PassK::kAny;
+  const SummaryStats& s = worst ? repeats->pass_all : best ? repeats->pass_any : metric->stats;
   const bool at_least = gate.bound == GateBound::kAtLeast;
   if (at_least ? s.mean >= gate.value : s.mean <= gate.value) return {};
+  std::string read, flaky;
+  if (worst || best) {
+    read = fmt::format("the mean of each sample's {} of {} repeats; ", worst ? "worst" : "best",
+                       repeats->repeats);
+  }
+  if (repeats) {
+    flaky = fmt::format("; {} samples flaky at {}",
+                        count_flaky(*repeats, gate.value, metric->higher_is_better), gate.value);
+  }
   return {false, true,
-          fmt::format("{}: mean {:.4f} {} {} (95% CI {:.4f}..{:.4f}, n={}, skipped {}, failed {})",
-                      gate.metric, s.mean, at_least ? "<" : ">", gate.value, s.ci_low, s.ci_high,
-                      s.n, metric->skipped, metric->failed)};
+          fmt::format("{}: {}mean {:.4f} {} {} ({}95% CI {:.4f}..{:.4f}, n={}, skipped {}, "
+                      "failed {}{})",
+                      gate.metric, worst ? "pass^k " : best ? "pass@k " : "", s.mean,
+                      at_least ? "<" : ">", gate.value, read, s.ci_low, s.ci_high, s.n,
+                      metric->skipped, metric->failed, flaky)};
 }
 
 GateVerdict check_regression(const MetricComparison& metric, double delta, double alpha) {

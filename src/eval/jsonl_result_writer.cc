@@ -2,17 +2,40 @@
 #include "eval/result_json.h"
 #include "ragmeter/result_table.h"
 #include "ragmeter/results.h"
+#include "ragmeter/stats.h"
 
 namespace ragmeter {
 namespace result_json {
 
 using Json = nlohmann::ordered_json;
 
+namespace {
+
+// A repeated result's "repeats" entry: {"scores": [each repeat's, null where not scored],
+// "std": of the scored ones (null below two), "flaky" (with a pass mark), "evidence":
+// [each repeat's] (when kept)}.
+Json repeats_entry(const MetricResult& result) {
+  Json scores = Json::array();
+  std::vector<double> scored;
+  for (const std::optional<double>& score : result.repeat_scores) {
+    scores.push_back(score ? Json(*score) : Json(nullptr));
+    if (score) scored.push_back(*score);
+  }
+  Json entry = {{"scores", std::move(scores)}};
+  const SummaryStats spread = summarize(scored, {.resamples = 0});
+  entry["std"] = scored.size() >= 2 ? Json(spread.std) : Json(nullptr);
+  if (result.flaky) entry["flaky"] = *result.flaky;
+  if (!result.repeat_evidence.is_null()) entry["evidence"] = result.repeat_evidence;
+  return entry;
+}
+
+}  // namespace
+
 Json scored_row(Json fields, const std::vector<std::string>& metrics,
                 const std::vector<MetricResult>& results) {
   Json object = std::move(fields);
   Json scores = Json::object(), status = Json::object(), reasons = Json::object(),
-       evidence = Json::object();
+       evidence = Json::object(), repeats = Json::object();
   for (std::size_t m = 0; m < metrics.size(); ++m) {
     const std::string& name = metrics[m];
     const MetricResult& result = results[m];
@@ -20,11 +43,14 @@ Json scored_row(Json fields, const std::vector<std::string>& metrics,
     status[name] = outcome_name(result.outcome);
     if (result.outcome != Outcome::kOk) reasons[name] = result.reason;
     if (!result.evidence.is_null()) evidence[name] = result.evidence;
+    if (!result.repeat_scores.empty()) repeats[name] = repeats_entry(result);
   }
   object["scores"] = std::move(scores);
   object["status"] = std::move(status);
   object["reasons"] = std::move(reasons);
   object["evidence"] = std::move(evidence);
+  // Only in a repeated run (--repeat), so every other run's bytes are as before.
+  if (!repeats.empty()) object["repeats"] = std::move(repeats);
   return object;
 }
 

@@ -14,8 +14,8 @@
 
 namespace ragmeter::result_json {
 
-// The row's fields, then "scores", "status", "reasons", "evidence"; results[m] belongs to
-// metrics[m].
+// The row's fields, then "scores", "status", "reasons", "evidence", and "repeats" when a
+// result was repeated (MetricResult::repeat_scores); results[m] belongs to metrics[m].
 nlohmann::ordered_json scored_row(nlohmann::ordered_json fields,
                                   const std::vector<std::string>& metrics,
                                   const std::vector<MetricResult>& results);

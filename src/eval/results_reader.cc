@@ -12,7 +12,7 @@ using Json = nlohmann::ordered_json;
 
 bool is_result_key(const std::string& key) {
   return key == "scores" || key == "status" || key == "reasons" || key == "evidence" ||
-         key == "row_error";
+         key == "repeats" || key == "row_error";
 }
 
 StatusOr<Outcome> parse_outcome(const Json& value) {
@@ -31,8 +31,30 @@ StatusOr<const Json*> member_object(const Json& line, const char* key) {
   return &*it;
 }
 
+// A "repeats" entry (--repeat): its scores, flaky mark and evidence.
+Status read_repeats(const std::string& metric, const Json& entry, MetricResult* result) {
+  const auto scores = entry.is_object() ? entry.find("scores") : entry.end();
+  if (scores == entry.end() || !scores->is_array()) {
+    return invalid_argument("the repeats of metric '" + metric + "' have no \"scores\" list");
+  }
+  for (const Json& score : *scores) {
+    if (!score.is_null() && !score.is_number()) {
+      return invalid_argument("a repeat score of metric '" + metric + "' is not a number");
+    }
+    result->repeat_scores.push_back(score.is_null() ? std::nullopt
+                                                    : std::optional<double>(score.get<double>()));
+  }
+  if (auto flaky = entry.find("flaky"); flaky != entry.end() && flaky->is_boolean()) {
+    result->flaky = flaky->get<bool>();
+  }
+  if (auto evidence = entry.find("evidence"); evidence != entry.end()) {
+    result->repeat_evidence = *evidence;
+  }
+  return ok_status();
+}
+
 StatusOr<MetricResult> read_result(const std::string& metric, const Json& status, const Json& scores, const Json& reasons,
-                                   const Json& evidence) {
+                                   const Json& evidence, const Json& repeats) {
   auto it = status.find(metric);
   if (it == status.end()) return invalid_argument("no status for metric '" + metric + "'");
   MetricResult result;
@@ -48,6 +70,9 @@ StatusOr<MetricResult> read_result(const std::string& metric, const Json& status
     result.reason = reason->get<std::string>();
   }
   if (auto detail = evidence.find(metric); detail != evidence.end()) result.evidence = *detail;
+  if (auto entry = repeats.find(metric); entry != repeats.end()) {
+    RAGMETER_RETURN_IF_ERROR(read_repeats(metric, *entry, &result));
+  }
   return result;
 }
 
@@ -68,6 +93,7 @@ Status read_line(const Json& line, const std::string& name, ResultTable* table) 
   RAGMETER_ASSIGN_OR_RETURN(const Json* scores, member_object(line, "scores"));
   RAGMETER_ASSIGN_OR_RETURN(const Json* reasons, member_object(line, "reasons"));
   RAGMETER_ASSIGN_OR_RETURN(const Json* evidence, member_object(line, "evidence"));
+  RAGMETER_ASSIGN_OR_RETURN(const Json* repeats, member_object(line, "repeats"));
   if (table->rows.empty()) {
     for (auto it = status->begin(); it != status->end(); ++it) table->metrics.push_back(it.key());
   }
@@ -86,7 +112,7 @@ Status read_line(const Json& line, const std::string& name, ResultTable* table) 
   row.results.reserve(table->metrics.size());
   for (const std::string& metric : table->metrics) {
     RAGMETER_ASSIGN_OR_RETURN(MetricResult result,
-                              read_result(metric, *status, *scores, *reasons, *evidence));
+                              read_result(metric, *status, *scores, *reasons, *evidence, *repeats));
     row.results.push_back(std::move(result));
   }
   table->rows.push_back(std::move(row));

@@ -1,6 +1,10 @@
 // A run's summary from per-row results (summary_builder.h); evaluate() uses it too.
 #include "ragmeter/summary_builder.h"
 
+#include <cmath>
+
+#include "ragmeter/repeats.h"
+
 namespace ragmeter {
 namespace {
 
@@ -27,10 +31,33 @@ std::string most_common(const std::map<std::string, std::int64_t>& reasons) {
 
 }  // namespace
 
+RepeatSummary SummaryBuilder::summarize_repeats(const std::vector<std::vector<double>>& groups,
+                                                bool higher_is_better,
+                                                std::optional<double> mark) const {
+  RepeatSummary out;
+  out.repeats = static_cast<int>(groups.front().size());
+  out.variance = variance_components(groups);
+  double std_sum = 0.0;
+  for (const std::vector<double>& group : groups) {
+    std_sum += summarize(group, {.resamples = 0}).std;
+    out.worst.push_back(worst_repeat(group, higher_is_better));
+    out.best.push_back(best_repeat(group, higher_is_better));
+  }
+  const double n = static_cast<double>(groups.size());
+  out.mean_sample_std = std_sum / n;
+  out.single_run_judge_std = std::sqrt(out.variance.within / n);
+  out.pass_all = summarize(out.worst, bootstrap_);
+  out.pass_any = summarize(out.best, bootstrap_);
+  out.pass_mark = mark;
+  if (mark) out.flaky = count_flaky(out, *mark, higher_is_better);
+  return out;
+}
+
 SummaryBuilder::SummaryBuilder(const EvalOptions& options)
     : metrics_(options.metrics),
       scoring_(options.scoring),
       bootstrap_(options.bootstrap),
+      pass_marks_(options.pass_marks),
       accumulators_(options.metrics.size()) {
   bootstrap_.threads = options.threads;
 }
@@ -46,6 +73,10 @@ Status SummaryBuilder::add_row(const std::vector<MetricResult>& results, std::st
   for (std::size_t m = 0; m < results.size(); ++m) {
     const MetricResult& r = results[m];
     add_outcome(m, r.outcome, r.score, r.reason, r.corpus_stats, r.note);
+    if (r.outcome == Outcome::kOk && !r.repeat_scores.empty()) {
+      std::vector<double>& group = accumulators_[m].repeat_groups.emplace_back();
+      for (const std::optional<double>& score : r.repeat_scores) group.push_back(score.value_or(0.0));
+    }
   }
   ++summary_.rows_read;
   count_language(language);
@@ -110,6 +141,13 @@ EvalSummary SummaryBuilder::finish() && {
     metric.top_note = most_common(acc.notes);
     if (request.info->corpus != nullptr && !acc.scores.empty()) {
       metric.corpus = request.info->corpus(acc.corpus_stats, request, scoring_);
+    }
+    if (!acc.repeat_groups.empty()) {
+      auto mark = pass_marks_.find(request.name);
+      metric.repeats = summarize_repeats(
+          acc.repeat_groups, metric.higher_is_better,
+          mark == pass_marks_.end() ? std::nullopt : std::optional<double>(mark->second));
+      acc.repeat_groups.clear();
     }
     summary_.metrics.push_back(std::move(metric));
   }

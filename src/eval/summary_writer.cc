@@ -1,5 +1,6 @@
 // The summary JSON and the terminal table.
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,6 +13,32 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Json nullable(bool present, double value) { return present ? Json(value) : Json(nullptr); }
+
+Json stats_json(const SummaryStats& stats) {
+  return {{"mean", stats.mean}, {"std", stats.std}, {"ci95", {stats.ci_low, stats.ci_high}}};
+}
+
+// MetricSummary::repeats (repeats.h): the judge's share of the variance and the gates'
+// readings of the samples.
+Json repeats_json(const RepeatSummary& r) {
+  const VarianceComponents& v = r.variance;
+  Json object;
+  object["k"] = r.repeats;
+  object["judge_variance"] = nullable(v.defined, v.within);
+  object["sample_variance"] = nullable(v.defined, v.between);
+  object["judge_share"] = v.judge_share ? Json(*v.judge_share) : Json(nullptr);
+  object["ms_between"] = nullable(v.defined, v.ms_between);
+  object["ms_within"] = nullable(v.defined, v.ms_within);
+  object["mean_sample_std"] = r.mean_sample_std;
+  object["single_run_judge_std"] = nullable(v.defined, r.single_run_judge_std);
+  object["pass_all"] = stats_json(r.pass_all);
+  object["pass_any"] = stats_json(r.pass_any);
+  if (r.pass_mark) {
+    object["pass_mark"] = *r.pass_mark;
+    object["flaky"] = r.flaky;
+  }
+  return object;
+}
 
 Json metric_json(const MetricSummary& metric, std::int64_t rows) {
   bool scored = metric.stats.n > 0;
@@ -27,7 +54,47 @@ Json metric_json(const MetricSummary& metric, std::int64_t rows) {
   if (metric.corpus) object["corpus"] = *metric.corpus;
   object["higher_is_better"] = metric.higher_is_better;
   if (metric.noted > 0) object["note"] = {{"rows", metric.noted}, {"text", metric.top_note}};
+  if (metric.repeats) object["repeats"] = repeats_json(*metric.repeats);
   return object;
+}
+
+// The run's repeats (--repeat N > 1): {"requested", "judgements", "temperature"[, "note"]}.
+Json repeat_json(const EvalSummary& summary) {
+  Json object = {{"requested", summary.repeat_requested},
+                 {"judgements", summary.judgements},
+                 {"temperature", summary.repeat_temperature}};
+  if (!summary.judged_once_reason.empty()) {
+    object["note"] = summary.judged_once_reason + ": each sample was judged once";
+  }
+  return object;
+}
+
+// The lines the table adds for repeats: what was run, then per repeated metric the judge's
+// share of the variance and the gates' readings.
+std::string repeat_lines(const EvalSummary& summary) {
+  if (summary.repeat_requested <= 1) return {};
+  if (summary.judgements == 1) {
+    return fmt::format("repeats: {}: each sample was judged once, not {} times\n",
+                       summary.judged_once_reason, summary.repeat_requested);
+  }
+  std::string out = fmt::format(
+      "repeats: each judged metric {} times per sample (temperature {}, seeds 1..{})\n",
+      summary.judgements, summary.repeat_temperature, summary.judgements);
+  for (const MetricSummary& metric : summary.metrics) {
+    if (!metric.repeats) continue;
+    const RepeatSummary& r = *metric.repeats;
+    std::string share = r.variance.judge_share
+                            ? fmt::format("{:.0f}%", 100.0 * *r.variance.judge_share)
+                            : std::string("-");
+    out += fmt::format(
+        "  {}: judge {} of the variance (judge std {:.4f}, samples std {:.4f}); "
+        "pass^k mean {:.4f}, pass@k mean {:.4f}",
+        metric.name, share, std::sqrt(r.variance.within), std::sqrt(r.variance.between),
+        r.pass_all.mean, r.pass_any.mean);
+    if (r.pass_mark) out += fmt::format("; {} flaky at {}", r.flaky, *r.pass_mark);
+    out += "\n";
+  }
+  return out;
 }
 
 // The languages of a run, most rows first (ties by code).
@@ -72,6 +139,7 @@ Json summary_to_json(const EvalSummary& summary, const RunInfo& info) {
     out["judge"]["abandoned_server_seconds"] = usage.abandoned_server_seconds;
     out["judge"]["estimated_usage_calls"] = usage.estimated_usage_calls;
   }
+  if (summary.repeat_requested > 1) out["repeat"] = repeat_json(summary);
   out["rows"] = {{"read", summary.rows_read}, {"rejected", summary.rows_rejected}};
   Json languages = Json::object();
   for (const auto& [code, rows] : by_count(summary.languages)) languages[code] = rows;
@@ -145,6 +213,7 @@ std::string format_summary_table(const EvalSummary& summary) {
     out += fmt::format("ragas_score (harmonic mean of {}): {:.4f}\n", fmt::join(summary.ragas->of, ", "),
                        summary.ragas->value);
   }
+  out += repeat_lines(summary);
   out += fmt::format("rows: {} read, {} rejected\n", summary.rows_read, summary.rows_rejected);
   if (!summary.languages.empty()) {
     std::vector<std::string> parts;

@@ -4,24 +4,46 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "judge/repeat_draw.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/llm.h"
 
 namespace ragmeter {
 
 // Counts a judge's calls per kind and records their cache keys in the caller's CallLog.
+// Under a repeat (RepeatDraw) every chat request is drawn before it is keyed and sent.
 class CallBook {
  public:
-  explicit CallBook(llm::EndpointOptions endpoint) : endpoint_(std::move(endpoint)) {}
+  explicit CallBook(llm::EndpointOptions endpoint)
+      : endpoint_(std::move(endpoint)), tallies_(std::make_shared<Tallies>()) {}
+
+  // The book of one repeat: requests drawn by `draw`, counted with this book's counts.
+  CallBook for_repeat(RepeatDraw draw) const {
+    CallBook book(*this);
+    book.draw_ = draw;
+    return book;
+  }
+  const RepeatDraw& draw() const { return draw_; }
+
+  // The request as it is sent (drawn), and its cache key: name a call by it.
+  llm::ChatRequest drawn(llm::ChatRequest request) const {
+    draw_.apply(&request);
+    return request;
+  }
+  std::string key(const llm::ChatRequest& request) const {
+    return llm::chat_cache_key(endpoint_, drawn(request));
+  }
 
   // The chat reply's parsed JSON, or why there is none.
   StatusOr<nlohmann::json> chat(llm::Client& client, llm::ChatRequest request,
                                 const std::string& kind, CallLog* calls) {
+    draw_.apply(&request);
     if (calls) calls->push_back(llm::chat_cache_key(endpoint_, request));
     request.purpose = kind;  // named in --traces
     auto response = client.chat(std::move(request)).get();
@@ -37,8 +59,8 @@ class CallBook {
   // Counts one call of `kind`: failed when `usage` is null, else its tokens, and a cache
   // hit when it was served without a request.
   void record(const std::string& kind, const llm::TokenUsage* usage, bool from_cache) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Tally& tally = tallies_[kind];
+    std::lock_guard<std::mutex> lock(tallies_->mutex);
+    Tally& tally = tallies_->by_kind[kind];
     ++tally.calls;
     if (usage == nullptr) {
       ++tally.failed;
@@ -58,8 +80,8 @@ class CallBook {
   // request-cache hit (it is reported apart, so that the kinds' cache_hits add up to the
   // client's).
   void record_store_hit(const std::string& kind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Tally& tally = tallies_[kind];
+    std::lock_guard<std::mutex> lock(tallies_->mutex);
+    Tally& tally = tallies_->by_kind[kind];
     ++tally.calls;
     ++tally.store_hits;
   }
@@ -67,16 +89,16 @@ class CallBook {
   // Counts a call of `kind` asked again because its reply was in another script than the
   // sample's language (judge_language.h); `still_wrong` when the second reply was too.
   void record_language(const std::string& kind, bool still_wrong) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Tally& tally = tallies_[kind];
+    std::lock_guard<std::mutex> lock(tallies_->mutex);
+    Tally& tally = tallies_->by_kind[kind];
     ++tally.asked_again_for_language;
     if (still_wrong) ++tally.wrong_language;
   }
 
   nlohmann::ordered_json report() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::mutex> lock(tallies_->mutex);
     nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (const auto& [kind, t] : tallies_) {
+    for (const auto& [kind, t] : tallies_->by_kind) {
       out[kind] = {{"calls", t.calls},
                    {"cache_hits", t.cache_hits},
                    {"failed", t.failed},
@@ -98,9 +120,14 @@ class CallBook {
     std::int64_t calls = 0, cache_hits = 0, failed = 0, prompt_tokens = 0, completion_tokens = 0,
                  store_hits = 0, asked_again_for_language = 0, wrong_language = 0;
   };
+  // Shared by a book and its repeats' books (for_repeat).
+  struct Tallies {
+    std::mutex mutex;
+    std::map<std::string, Tally> by_kind;
+  };
   llm::EndpointOptions endpoint_;
-  mutable std::mutex mutex_;
-  std::map<std::string, Tally> tallies_;
+  RepeatDraw draw_;
+  std::shared_ptr<Tallies> tallies_;
 };
 
 }  // namespace ragmeter

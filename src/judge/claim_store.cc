@@ -15,11 +15,13 @@ std::string dump(const nlohmann::json& value) {
 }  // namespace
 
 ClaimStore::ClaimStore(std::shared_ptr<llm::ResponseCache> cache,
-                       const llm::EndpointOptions& endpoint, std::string prompts)
+                       const llm::EndpointOptions& endpoint, std::string prompts,
+                       const RepeatDraw& draw)
     : cache_(std::move(cache)) {
-  identity_ = dump({{"version", kClaimKeyVersion},
-                    {"model", endpoint.model},
-                    {"prompts", std::move(prompts)}});
+  nlohmann::json identity = {
+      {"version", kClaimKeyVersion}, {"model", endpoint.model}, {"prompts", std::move(prompts)}};
+  draw.add_to(&identity);
+  identity_ = dump(identity);
 }
 
 std::string ClaimStore::key(std::string_view question, std::string_view before,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "judge/once_map.h"
+#include "judge/repeat_draw.h"
 #include "llm/response_cache.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/status.h"
@@ -28,9 +29,10 @@ struct StoredClaims {
 class ClaimStore {
  public:
   // A store in `cache` (null or kOff: in memory only) for the judge at `endpoint` with
-  // the prompt texts `prompts` (part of every key).
+  // the prompt texts `prompts` (part of every key), and a repeat's `draw` (RepeatDraw::add_to:
+  // part of every key of a repeat).
   ClaimStore(std::shared_ptr<llm::ResponseCache> cache, const llm::EndpointOptions& endpoint,
-             std::string prompts);
+             std::string prompts, const RepeatDraw& draw = {});
 
   // The key of `sentence` read after `before` (the text's preceding sentences) as an answer
   // to `question`: SHA-256 of the judge model, the prompts and the three texts, each

@@ -94,14 +94,14 @@ LanguageReply chat_in_language(CallBook& book, llm::Client& client, const JudgeL
                                const ReplyTexts& texts, const std::string& kind, CallLog* calls) {
   LanguageReply out;
   llm::ChatRequest first = request(language_instruction(language, what));
-  out.call = llm::chat_cache_key(book.endpoint(), first);
+  out.call = book.key(first);  // drawn, under a repeat (call_book.h)
   out.reply = book.chat(client, std::move(first), kind, calls);
   if (!out.reply.ok() || language.english()) return out;
   const std::optional<Script> wrong = wrong_script(language, texts(*out.reply));
   if (!wrong) return out;
   out.asked_again = true;
   llm::ChatRequest again = request(language_instruction(language, what, wrong));
-  out.call = llm::chat_cache_key(book.endpoint(), again);
+  out.call = book.key(again);
   out.reply = book.chat(client, std::move(again), kind, calls);
   if (out.reply.ok()) out.wrong = wrong_script(language, texts(*out.reply));
   book.record_language(kind, out.wrong.has_value());

@@ -1,5 +1,6 @@
 // Aspect critics, rubric scores, context relevance and summary key facts of the LLM
 // judge (llm_judge_impl.h): one request each (critics: one per vote).
+#include <algorithm>
 #include <future>
 
 #include "judge/llm_judge_impl.h"
@@ -36,14 +37,17 @@ StatusOr<CriticVerdict> LlmJudge::critique(const Sample& sample, std::string_vie
                                  {"verdict", {{"type", "integer"}, {"enum", {0, 1}}}}}},
                  {"required", {"reason", "verdict"}}};
   const std::string sections = judge_sample_sections(sample) + judge_section("CRITERION", definition);
-  // One judgement at temperature 0; several are independent samples at 0.7, each its own
-  // seed (so each is its own cache entry), asked concurrently; the majority wins.
+  // One judgement at temperature 0 (a repeat's: at its temperature and seed); several are
+  // independent samples at 0.7, each its own seed (so each is its own cache entry), asked
+  // concurrently; the majority wins. Repeat r's ballots take the seeds after repeat r - 1's,
+  // so no two repeats share a ballot, and repeat 1's are an unrepeated run's.
+  const int first_seed = std::max(0, book_.draw().repeat - 1) * votes + 1;
   auto ballot = [&](int i, const std::string& line) {
     llm::ChatRequest request = make_judge_request(sections, prompts::k_critic, schema, "verdict",
                                                   options_.max_tokens, {}, line);
     if (votes > 1) {
       request.temperature = 0.7;
-      request.seed = i + 1;
+      request.seed = first_seed + i;
     }
     return request;
   };

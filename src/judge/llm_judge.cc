@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "judge/embedding_similarity.h"
 #include "judge/llm_requests.h"
 #include "judge/llm_window.h"
@@ -16,24 +18,56 @@ namespace ragmeter {
 
 using Json = nlohmann::json;
 
+namespace {
+
+// What the verdict store's keys hold besides the cell: the version too, since stored cells
+// are the model's verdicts after the checks in code.
+std::string verdict_store_prompts() {
+  return std::string(kLlmPromptVersion) + "\n" + std::string(prompts::k_verdict_table_system) +
+         "\n" + std::string(prompts::k_verdict_table);
+}
+
+std::string claim_store_prompts() {
+  return std::string(prompts::k_system) + "\n" + std::string(prompts::k_claims);
+}
+
+}  // namespace
+
 LlmJudge::LlmJudge(LlmJudgeOptions options, std::shared_ptr<llm::ResponseCache> cache)
-    : options_(std::move(options)), book_(options_.endpoint_options),
+    : options_(std::move(options)), cache_(std::move(cache)), book_(options_.endpoint_options),
       embed_book_(options_.embedder_endpoint_options),
-      // The version too: stored cells are the model's verdicts after the checks in code.
-      store_(cache, options_.endpoint_options,
-             std::string(kLlmPromptVersion) + "\n" + std::string(prompts::k_verdict_table_system) +
-                 "\n" +
-                 std::string(prompts::k_verdict_table)),
-      claims_(cache, options_.endpoint_options,
-              std::string(prompts::k_system) + "\n" + std::string(prompts::k_claims)) {
-  if (!options_.embedder && options_.local_embedder) local_.emplace(options_.local_embedder);
+      store_(cache_, options_.endpoint_options, verdict_store_prompts()),
+      claims_(cache_, options_.endpoint_options, claim_store_prompts()) {
+  if (!options_.embedder && options_.local_embedder) {
+    local_ = std::make_shared<LocalSimilarity>(options_.local_embedder);
+  }
+}
+
+LlmJudge::LlmJudge(const LlmJudge& base, RepeatDraw draw)
+    : options_(base.options_), cache_(base.cache_), book_(base.book_.for_repeat(draw)),
+      embed_book_(base.embed_book_.for_repeat({})),  // embeddings are not drawn
+      store_(cache_, options_.endpoint_options, verdict_store_prompts(), draw),
+      claims_(cache_, options_.endpoint_options, claim_store_prompts(), draw),
+      local_(base.local_) {}
+
+std::shared_ptr<Judge> LlmJudge::for_repeat(int repeat, double temperature) {
+  if (repeat < 1) return nullptr;
+  std::lock_guard<std::mutex> lock(repeats_mutex_);
+  std::shared_ptr<Judge>& judge = repeats_[{repeat, temperature}];
+  if (!judge) judge = std::make_shared<LlmJudge>(*this, RepeatDraw{repeat, temperature});
+  return judge;
 }
 
 std::string LlmJudge::description() const {
   std::string out = "llm " + options_.model;
   if (!options_.endpoint.empty()) out += " at " + options_.endpoint;
-  return out + " (" + (local_ ? "similarity: " + local_->identity() + "; " : std::string()) + "prompts " +
-         std::string(kLlmPromptVersion) + (options_.ragas_plan ? ", ragas plan)" : ", compact plan)");
+  out += " (" + (local_ ? "similarity: " + local_->identity() + "; " : std::string()) + "prompts " +
+         std::string(kLlmPromptVersion) + (options_.ragas_plan ? ", ragas plan" : ", compact plan");
+  if (book_.draw().active()) {
+    out += fmt::format(", repeat {} at temperature {}", book_.draw().repeat,
+                       book_.draw().temperature);
+  }
+  return out + ")";
 }
 
 std::string llm_prompt_version(const JudgeLanguage& language) {

@@ -29,6 +29,11 @@ namespace ragmeter {
 class LlmJudge : public Judge {
  public:
   LlmJudge(LlmJudgeOptions options, std::shared_ptr<llm::ResponseCache> cache);
+  // The judge of one repeat (for_repeat): `base`'s options, clients, cache and local
+  // embedder, its books' counts, and stores of its own keyed by `draw`.
+  LlmJudge(const LlmJudge& base, RepeatDraw draw);
+
+  std::shared_ptr<Judge> for_repeat(int repeat, double temperature) override;
 
   std::string description() const override;
   StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) override;
@@ -120,13 +125,16 @@ class LlmJudge : public Judge {
                         std::vector<std::vector<StoredVerdict>>* cells);
 
   LlmJudgeOptions options_;
+  std::shared_ptr<llm::ResponseCache> cache_;
   CallBook book_;
   CallBook embed_book_;
   VerdictStore store_;
   ClaimStore claims_;
   // The largest verdict table this server's replies showed it reads (verdict_signs.h).
   TableSpanLimit span_limit_;
-  std::optional<LocalSimilarity> local_;
+  std::shared_ptr<LocalSimilarity> local_;  // shared with the repeats' judges
+  std::mutex repeats_mutex_;
+  std::map<std::pair<int, double>, std::shared_ptr<Judge>> repeats_;  // for_repeat's judges
   mutable std::mutex languages_mutex_;
   std::map<std::string, std::int64_t> languages_;  // samples by the language judged in
 };

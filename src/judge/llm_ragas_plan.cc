@@ -81,8 +81,7 @@ StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::s
     }
     if (calls) {
       for (const std::string& chunk : chunks) {
-        calls->push_back(
-            llm::chat_cache_key(book_.endpoint(), llm_verdicts_request(claim, chunk, instruction)));
+        calls->push_back(book_.key(llm_verdicts_request(claim, chunk, instruction)));
       }
     }
   } else if (scope == "noise_sensitivity" || scope == "factual_correctness") {

@@ -11,12 +11,13 @@ constexpr const char* kCellKeyVersion = "ragmeter-verdict-cell-v2";
 }
 
 VerdictStore::VerdictStore(std::shared_ptr<llm::ResponseCache> cache,
-                           const llm::EndpointOptions& endpoint, std::string prompts)
+                           const llm::EndpointOptions& endpoint, std::string prompts,
+                           const RepeatDraw& draw)
     : cache_(std::move(cache)) {
-  identity_ = nlohmann::json({{"version", kCellKeyVersion},
-                              {"model", endpoint.model},
-                              {"prompts", std::move(prompts)}})
-                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  nlohmann::json identity = {
+      {"version", kCellKeyVersion}, {"model", endpoint.model}, {"prompts", std::move(prompts)}};
+  draw.add_to(&identity);
+  identity_ = identity.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string VerdictStore::key(const std::string& claim, const std::string& premise,

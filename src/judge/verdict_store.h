@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "judge/once_map.h"
+#include "judge/repeat_draw.h"
 #include "llm/response_cache.h"
 #include "ragmeter/claim_ledger.h"
 #include "ragmeter/llm.h"
@@ -30,9 +31,10 @@ struct StoredVerdict {
 class VerdictStore {
  public:
   // A store in `cache` (null or kOff: stores and finds nothing) for the judge at
-  // `endpoint` with the prompt texts `prompts` (part of every key).
+  // `endpoint` with the prompt texts `prompts` (part of every key), and a repeat's `draw`
+  // (RepeatDraw::add_to: part of every key of a repeat).
   VerdictStore(std::shared_ptr<llm::ResponseCache> cache, const llm::EndpointOptions& endpoint,
-               std::string prompts);
+               std::string prompts, const RepeatDraw& draw = {});
 
   // The cell key of `claim` against `premise` (in memory and in the cache file), with the
   // request's LANGUAGE line when it has one (none for English: the keys of the store

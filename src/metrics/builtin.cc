@@ -282,16 +282,20 @@ std::string offline_withdrawn_reason(const MetricInfo& info) {
 }
 
 Status check_score_range(const MetricRequest& request, const MetricResult& result) {
-  if (result.outcome != Outcome::kOk) return ok_status();
   const MetricInfo& info = *request.info;
-  if (std::isfinite(result.score) && result.score >= info.min_score &&
-      result.score <= info.max_score) {
-    return ok_status();
+  auto outside = [&](double score) {
+    return !(std::isfinite(score) && score >= info.min_score && score <= info.max_score);
+  };
+  std::optional<double> bad;
+  if (result.outcome == Outcome::kOk && outside(result.score)) bad = result.score;
+  for (const std::optional<double>& repeat : result.repeat_scores) {  // every repeat's too
+    if (!bad && repeat && outside(*repeat)) bad = *repeat;
   }
+  if (!bad) return ok_status();
   return internal_error(fmt::format(
       "{} = {} is outside its declared range [{}, {}]: a bug in ragmeter (please report it "
       "with this row)",
-      request.name, result.score, info.min_score, info.max_score));
+      request.name, *bad, info.min_score, info.max_score));
 }
 
 StatusOr<MetricRequest> parse_critic(std::string_view spec) {

@@ -22,7 +22,10 @@
 //     echo_auth  401 whose message quotes the Authorization / api-key header it got
 //   "status" (200), "content", "finish_reason" ("stop"), "headers" {name: value},
 //   "delay_ms" (answer after that long; the --delay-ms default otherwise),
-//   "prompt_tokens" (10), "completion_tokens" (5), "cached_tokens" (0).
+//   "prompt_tokens" (10), "completion_tokens" (5), "cached_tokens" (0),
+//   "by_seed" {"SEED": action}: a request with that "seed" is answered by that action
+//     instead (its fields over this one's), the FAKE of a model that samples differently
+//     per seed; requests without a seed, or with another, get this action.
 //
 // Slot mode (--slots N > 0), a FAKE of a local llama.cpp-like server: chat "reply"
 // actions are served by N slots in arrival order; the others wait in a queue, silent. A
@@ -91,6 +94,7 @@ struct Action {
   int prompt_tokens = 10;
   int completion_tokens = 5;
   int cached_tokens = 0;
+  json by_seed;  // "SEED" -> action spec, or null
 };
 
 Action parse_action(const json& spec, const Action& defaults) {
@@ -106,6 +110,7 @@ Action parse_action(const json& spec, const Action& defaults) {
   action.prompt_tokens = spec.value("prompt_tokens", action.prompt_tokens);
   action.completion_tokens = spec.value("completion_tokens", action.completion_tokens);
   action.cached_tokens = spec.value("cached_tokens", action.cached_tokens);
+  if (spec.contains("by_seed")) action.by_seed = spec["by_seed"];
   return action;
 }
 
@@ -519,6 +524,10 @@ void FakeServer::answer_api(Connection& connection, const Request& request) {
   if (recent_.size() > 64) recent_.pop_front();
 
   Action action = script_.next();
+  if (action.by_seed.is_object() && body.is_object() && body.contains("seed")) {
+    const std::string seed = body["seed"].dump();
+    if (action.by_seed.contains(seed)) action = parse_action(action.by_seed[seed], action);
+  }
   if (config_.slots > 0 && is_chat && action.kind == "reply") {
     if (!first_arrival_) first_arrival_ = Clock::now();
     Job job;

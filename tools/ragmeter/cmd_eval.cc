@@ -180,9 +180,12 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
     }
     ++rows;
     if (llm_judge || embedder_only) {
-      plan += plan_llm_calls(*sample, options.metrics, settings->embedder == "openai",
-                             args.eval.judge_context_tokens, LlmJudgeOptions().max_tokens,
-                             args.eval.critic_votes);
+      const PlannedCalls calls =
+          plan_llm_calls(*sample, options.metrics, settings->embedder == "openai",
+                         args.eval.judge_context_tokens, LlmJudgeOptions().max_tokens,
+                         args.eval.critic_votes);
+      // Each repeat makes the sample's calls again, with its own seed (--repeat).
+      for (int r = 0; r < (llm_judge ? std::max(1, options.repeat) : 1); ++r) plan += calls;
     }
   }
   std::cout << fmt::format("dry run: {} rows ({} rejected), {} metrics; {}\n", rows, rejected,

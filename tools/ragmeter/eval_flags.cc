@@ -115,6 +115,8 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_eviden
   options.bootstrap.seed = args.seed;
   options.bootstrap.resamples = args.resamples;
   options.offline_score_withdrawn = args.offline_score_withdrawn;
+  options.repeat = args.repeat;
+  options.repeat_temperature = args.repeat_temperature;
   RAGMETER_RETURN_IF_ERROR(build_media_options(args, &options));
   return options;
 }
@@ -193,6 +195,15 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) 
                                             eval.options.metrics, &eval.thresholds));
   RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_over, GateBound::kAtMost,
                                             eval.options.metrics, &eval.thresholds));
+  RAGMETER_ASSIGN_OR_RETURN(const PassK pass_k, parse_pass_k(flags.pass_k));
+  for (ThresholdGate& gate : eval.thresholds) {
+    gate.pass_k = pass_k;
+    eval.options.pass_marks[gate.metric] = gate.value;
+  }
+  if (const std::string why = judged_once_reason(eval.options); !why.empty()) {
+    std::cerr << "ragmeter: " << why << ": --repeat " << flags.repeat
+              << " would give the same scores each time, so each sample is judged once\n";
+  }
   return eval;
 }
 
@@ -320,6 +331,24 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                   "METRIC=VALUE: exit with code 1 when the mean of METRIC (lower is better, e.g. "
                   "ragchecker_hallucination) is above VALUE, or when no sample was scored for it; "
                   "repeatable");
+  cmd->add_option("--repeat", flags->repeat,
+                  "Judge each (sample, judged metric) N times, at --repeat-temperature with seeds "
+                  "1..N (each repeat cached apart): the rows get each repeat's score and their "
+                  "spread, the summary the judge's share of the variance. The offline judge is "
+                  "deterministic and judges once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--repeat-temperature", flags->repeat_temperature,
+                  "Sampling temperature of the repeats (at 0 a seed changes nothing on most "
+                  "servers)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 2.0));
+  cmd->add_option("--pass-k", flags->pass_k,
+                  "How --fail-under/--fail-over read a repeated sample: mean (of its repeats), "
+                  "all (pass^k: its worst repeat, so a sample passes only when every repeat "
+                  "does) or any (pass@k: its best repeat); docs/output.md")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"mean", "all", "any"}));
   add_judge_flags(cmd, &flags->judge, run,
                   "Judge of the judged metrics: offline (the default: no model, no network) or "
                   "openai (any OpenAI-compatible server: --judge-url, --judge-model)",

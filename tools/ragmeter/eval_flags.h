@@ -42,6 +42,9 @@ struct EvalFlags {
   std::string bleu_tokenize = "13a";
   double context_match_threshold = 0.5;
   bool offline_score_withdrawn = false;  // --offline-score-withdrawn
+  int repeat = 1;                        // --repeat N: judgements per (sample, judged metric)
+  double repeat_temperature = 0.7;       // --repeat-temperature
+  std::string pass_k = "mean";           // --pass-k mean|all|any: how gates read repeats
   // Images among the retrieved contexts (docs/images.md).
   std::string media_root;                  // --media-root
   bool allow_media_urls = false;           // --allow-media-urls
@@ -78,7 +81,10 @@ StatusOr<ConfiguredJudge> make_judge(const EvalFlags& flags);
 
 // Everything an evaluation needs: options with their judge (LLM-only metrics dropped
 // when the offline judge runs the default metric list; threads raised to keep the
-// judge's concurrency busy) and the --fail-under thresholds. Errors are usage errors.
+// judge's concurrency busy) and the --fail-under thresholds, read by --pass-k, whose
+// values are the pass marks of repeated metrics (EvalOptions::pass_marks). With --repeat
+// N > 1 and a deterministic judge, says on standard error that each sample is judged
+// once. Errors are usage errors.
 struct PreparedEval {
   EvalOptions options;
   ConfiguredJudge judge;  // options.judge is judge.judge
