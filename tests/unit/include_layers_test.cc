@@ -74,6 +74,7 @@ const std::map<std::string, std::string>& public_header_components() {
       {"evaluate.h", "eval"},
       {"evaluate_rows.h", "eval"},
       {"gates.h", "eval"},
+      {"repeats.h", "eval"},
       {"result_table.h", "eval"},
       {"results.h", "eval"},
       {"stats.h", "eval"},
