@@ -1,6 +1,8 @@
 // ragmeter: evaluate retrieval-augmented generation. One program, one subcommand per job.
 #include <iostream>
+#include <string_view>
 
+#include "cli_reference.h"
 #include "commands.h"
 #include "exit_codes.h"
 
@@ -29,6 +31,12 @@ int main(int argc, char** argv) {
   auto run_ir = ragmeter::cli::add_ir_command(app);
   auto run_metrics = ragmeter::cli::add_metrics_command(app);
   auto run_run = ragmeter::cli::add_run_command(app);
+
+  // Not an option of the app: docs/cli.md is written from the definitions above.
+  if (argc == 2 && std::string_view(argv[1]) == "--cli-reference") {
+    std::cout << ragmeter::cli::cli_reference_markdown(app);
+    return ragmeter::cli::kExitOk;
+  }
 
   try {
     app.parse(argc, argv);
