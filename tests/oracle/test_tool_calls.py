@@ -215,8 +215,18 @@ def rows(cases):
     return out
 
 
-def test_ragas_values_equal_ragas_own(tmp_path, cases, rows):
-    want = oracle("ragas", cases)
+@pytest.fixture(scope="module")
+def ragas_want(cases, rows):  # after rows: the outputs the rows do not carry are cleared
+    return oracle("ragas", cases)
+
+
+@pytest.fixture(scope="module")
+def deepeval_want(cases, rows):
+    return oracle("deepeval", cases)
+
+
+def test_ragas_values_equal_ragas_own(tmp_path, cases, rows, ragas_want):
+    want = ragas_want
     got = ragmeter_scores(tmp_path, rows, "")
     mismatches = [(i, m, got[i][m], want[i][m], cases[i]) for i in range(len(cases))
                   for m in want[i] if abs(got[i][m] - want[i][m]) > 1e-12]
@@ -228,8 +238,8 @@ def test_ragas_values_equal_ragas_own(tmp_path, cases, rows):
 
 
 @pytest.mark.parametrize("params", ["", "input_parameters", "output", "input_parameters,output"])
-def test_deepeval_values_equal_deepevals_own(tmp_path, cases, rows, params):
-    want = oracle("deepeval", cases)
+def test_deepeval_values_equal_deepevals_own(tmp_path, cases, rows, deepeval_want, params):
+    want = deepeval_want
     got = ragmeter_scores(tmp_path, rows, params)
     mismatches = []
     for i in range(len(cases)):
