@@ -75,6 +75,19 @@ if [ ! -f "$pystamp" ] || [ "$(cat "$pystamp")" != "$pywant" ]; then
   "$pyenv/bin/pip" install -q "${pyenv_packages[@]}"
   echo "$pywant" > "$pystamp"
 fi
+# The conversation metrics' oracles (tests/oracle/test_tool_calls.py): ragas 0.4.3 in its own
+# venv (bench/ragas_env.sh, shared with the ragas benchmarks) and DeepEval in another, since
+# their dependency pins do not resolve together in one environment.
+source "$(dirname "$0")/../bench/ragas_env.sh"
+ragas_venv_setup
+deepeval_venv="$cache_dir/deepeval-venv"
+deepeval_pin="deepeval==4.3.1"
+if [ ! -f "$deepeval_venv/.ragmeter-stamp" ] || [ "$(cat "$deepeval_venv/.ragmeter-stamp")" != "$deepeval_pin" ]; then
+  echo "setup: creating DeepEval's environment (the tool-correctness oracle) in $deepeval_venv"
+  python3 -m venv "$deepeval_venv"
+  "$deepeval_venv/bin/pip" install -q --disable-pip-version-check "$deepeval_pin"
+  echo "$deepeval_pin" > "$deepeval_venv/.ragmeter-stamp"
+fi
 echo "setup: ok (python oracles in $venv, package build and test tools in $pyenv)"
 
 # The local sentence-embedding models (--embedder local, local-multilingual), checked by SHA-256.

@@ -18,6 +18,7 @@
 #include "ragmeter/rouge.h"
 #include "ragmeter/sample.h"
 #include "ragmeter/status.h"
+#include "ragmeter/tool_metrics.h"
 
 namespace ragmeter {
 
@@ -86,6 +87,9 @@ struct ScoringOptions {
   std::optional<double> semantic_similarity_threshold;
   // Aspect critics: judgements per verdict, majority wins. Odd; 1 = a single judgement.
   int critic_votes = 1;
+  // DeepEval's tool correctness: what besides the name it compares (its evaluation_params;
+  // DeepEval's default: the name only). The matching is set by the metric.
+  DeepEvalToolOptions deepeval_tools;
 };
 
 // A metric as requested: a table entry plus its cutoff for rank metrics
@@ -113,7 +117,9 @@ using JudgedScoreFunction = MetricResult (*)(SampleJudgement& judgement,
                                              const ScoringOptions& options);
 
 // kRetrieval and kText need no judge; kJudged metrics ask the judge (offline by default).
-enum class MetricFamily { kRetrieval, kText, kJudged };
+// kConversation metrics read a multi-turn sample (conversation.h) and need no judge; every
+// other family is single-turn and is `skipped` on a multi-turn sample.
+enum class MetricFamily { kRetrieval, kText, kJudged, kConversation };
 
 // The judge calls a judged metric makes with an LLM judge (bits of MetricInfo::calls),
 // named as the summary's usage.by_call and --traces name them. A call two requested
@@ -181,7 +187,8 @@ std::span<const MetricInfo> builtin_metrics();
 const MetricInfo* find_metric(std::string_view name);
 
 // Parses a comma-separated list of metric names with optional "@k" cutoffs, and the
-// shorthands "all" (every metric), "text"/"retrieval"/"judged" (a family) and
+// shorthands "all" (every single-turn metric), "text"/"retrieval"/"judged"/"conversation"
+// (a family) and
 // "ragchecker" (RAGChecker's eleven diagnostics). InvalidArgument
 // names the unknown metric or the bad cutoff; for an unknown name within a third of its
 // length (or two) in edits of an accepted one, the message suggests the nearest ("unknown metric

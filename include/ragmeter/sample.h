@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ragmeter/conversation.h"
 #include "ragmeter/image_ref.h"
 #include "ragmeter/status.h"
 
@@ -34,6 +36,10 @@ class Sample {
   std::optional<std::vector<std::string>> retrieved_context_ids;
   std::optional<std::vector<std::string>> reference_context_ids;
   std::optional<std::map<std::string, std::string>> rubrics;
+  // Set for a multi-turn row (conversation.h): its messages, tool calls and expected tool
+  // calls. Such a sample has no user_input or response; its `reference` (ragas) is the
+  // reference below. Shared, not copied, when the sample is copied.
+  std::shared_ptr<const Conversation> conversation;
 
   // The sample's language, an ISO 639-1 code ("zh") or "und" (language.h): the row's
   // `language` column, else the run's --language (which overrides the column), else
@@ -82,7 +88,10 @@ bool row_has_column(const nlohmann::ordered_json& fields, const std::string& col
 // The canonical field names, in the order the docs list them.
 const std::vector<std::string>& sample_field_names();
 
-// Builds a Sample from a row's fields. Lists may be JSON arrays or strings holding a
+// Builds a Sample from a row's fields. A row with a conversation (conversation_from_json:
+// `messages`, `turns`, or a `user_input` list) becomes a multi-turn sample: its
+// conversation, its `reference`, `rubrics` and `language`; its conversation's errors are
+// returned as they are ("field 'messages': message 3: ..."). Lists may be JSON arrays or strings holding a
 // JSON array or a Python list literal (CSV exported by pandas). Text fields and text
 // list items must be JSON strings (a number or a boolean is an error, not text); ids may
 // be strings or integers. On a field of the wrong type returns InvalidArgument whose

@@ -237,6 +237,20 @@ Status fill_references(const Json& fields, const ColumnMap& map, Sample* sample)
   return ok_status();
 }
 
+// The fields single-turn and multi-turn rows share: rubrics and language (the reference is
+// read here for a conversation, with the single-turn fields otherwise).
+StatusOr<Sample> fill_shared_fields(const Json& fields, const ColumnMap& column_map, Sample sample) {
+  if (sample.conversation) RAGMETER_RETURN_IF_ERROR(fill_references(fields, column_map, &sample));
+  std::string_view name;
+  if (const Json* value = lookup(fields, "rubrics", column_map, &name)) {
+    RAGMETER_ASSIGN_OR_RETURN(sample.rubrics, as_rubrics(*value, name));
+  }
+  if (const Json* value = lookup(fields, "language", column_map, &name)) {
+    RAGMETER_ASSIGN_OR_RETURN(sample.language, language_column(*value, name));
+  }
+  return sample;
+}
+
 }  // namespace
 
 Status parse_column_mapping(const std::string& spec, ColumnMap* map) {
@@ -282,6 +296,12 @@ StatusOr<Sample> sample_from_json(const nlohmann::ordered_json& fields, const Co
     return invalid_argument("field 'run_error': " + reason);
   }
   Sample sample;
+  RAGMETER_ASSIGN_OR_RETURN(std::optional<Conversation> conversation,
+                            conversation_from_json(fields));
+  if (conversation) {
+    sample.conversation = std::make_shared<const Conversation>(std::move(*conversation));
+    return fill_shared_fields(fields, column_map, std::move(sample));
+  }
   RAGMETER_RETURN_IF_ERROR(fill_string(fields, "user_input", column_map, &sample.user_input));
   RAGMETER_RETURN_IF_ERROR(fill_string(fields, "response", column_map, &sample.response));
   RAGMETER_RETURN_IF_ERROR(fill_references(fields, column_map, &sample));
@@ -292,14 +312,7 @@ StatusOr<Sample> sample_from_json(const nlohmann::ordered_json& fields, const Co
       fill_list(fields, "retrieved_context_ids", column_map, &sample.retrieved_context_ids));
   RAGMETER_RETURN_IF_ERROR(
       fill_list(fields, "reference_context_ids", column_map, &sample.reference_context_ids));
-  std::string_view name;
-  if (const Json* value = lookup(fields, "rubrics", column_map, &name)) {
-    RAGMETER_ASSIGN_OR_RETURN(sample.rubrics, as_rubrics(*value, name));
-  }
-  if (const Json* value = lookup(fields, "language", column_map, &name)) {
-    RAGMETER_ASSIGN_OR_RETURN(sample.language, language_column(*value, name));
-  }
-  return sample;
+  return fill_shared_fields(fields, column_map, std::move(sample));
 }
 
 }  // namespace ragmeter

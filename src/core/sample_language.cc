@@ -72,6 +72,13 @@ std::vector<NamedText> sample_texts(const Sample& sample, std::size_t limit) {
   if (sample.reference_contexts) {
     add("reference_contexts", joined(*sample.reference_contexts, limit), true);
   }
+  if (sample.conversation) {  // what the user and the assistant said; tool output aside
+    std::vector<std::string> said;
+    for (const Message& message : sample.conversation->messages) {
+      if (message.role == Role::kUser || message.role == Role::kAssistant) said.push_back(message.content);
+    }
+    add("conversation", joined(said, limit), false);
+  }
   return texts;
 }
 

@@ -210,6 +210,12 @@ Status check_mapped_columns(const std::vector<PendingRow>& batch, const ColumnMa
   return ok_status();
 }
 
+// Why a single-turn metric is not scored on a multi-turn row.
+constexpr const char* kSingleTurnOnConversation =
+    "a single-turn metric on a multi-turn row (a conversation): ragmeter does not score "
+    "conversations turn by turn yet; the conversation metrics (--metrics conversation, "
+    "docs/agents.md) score its tool calls";
+
 Judge& offline_judge() {
   static const std::shared_ptr<Judge> judge = make_offline_judge();
   return *judge;
@@ -281,6 +287,10 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
   // The offline judge's gap for the sample's language (offline_judge_gap), found once.
   std::optional<std::string> not_covered;
   for (const auto& request : options.metrics) {
+    if (sample.conversation && request.info->family != MetricFamily::kConversation) {
+      results.push_back(MetricResult::skipped(kSingleTurnOnConversation));
+      continue;
+    }
     if (judge.is_offline() && request.info->judged != nullptr) {
       if (!not_covered) not_covered = offline_judge_gap(offline_sample_language(sample));
       if (!not_covered->empty()) {

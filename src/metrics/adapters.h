@@ -46,6 +46,14 @@ RAGMETER_DECLARE_SCORE(hamming_similarity);
 RAGMETER_DECLARE_SCORE(k_precision);
 RAGMETER_DECLARE_SCORE(answer_token_recall);
 
+// Conversations (conversation_adapters.cc): the tool calls of a multi-turn sample.
+RAGMETER_DECLARE_SCORE(ragas_tool_call_accuracy);
+RAGMETER_DECLARE_SCORE(ragas_tool_call_accuracy_flexible);
+RAGMETER_DECLARE_SCORE(ragas_tool_call_f1);
+RAGMETER_DECLARE_SCORE(deepeval_tool_correctness);
+RAGMETER_DECLARE_SCORE(deepeval_tool_correctness_ordered);
+RAGMETER_DECLARE_SCORE(deepeval_tool_correctness_exact);
+
 #undef RAGMETER_DECLARE_SCORE
 
 // Judged (judged_adapters.cc): read the sample's judgement (judge.h).

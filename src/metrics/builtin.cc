@@ -17,6 +17,7 @@ namespace a = adapters;
 constexpr auto kR = MetricFamily::kRetrieval;
 constexpr auto kT = MetricFamily::kText;
 constexpr auto kJ = MetricFamily::kJudged;
+constexpr auto kV = MetricFamily::kConversation;
 constexpr bool kLower = false;
 using RC = RagcheckerMetric;
 constexpr bool kCutoff = true;
@@ -83,6 +84,13 @@ constexpr MetricInfo kMetrics[] = {
   {"hamming_similarity",           kT, "response, reference", "1 - Hamming distance / longer length, shorter string padded (rapidfuzz).", kNoCutoff, kHigher, 0,1, a::hamming_similarity, nullptr},
   {"k_precision",                  kT, "response, retrieved_contexts", "Share of the response's tokens found in the retrieved contexts (Adlakha et al., 2024); tokens as token_f1's.", kNoCutoff, kHigher, 0,1, a::k_precision, nullptr},
   {"answer_token_recall",          kT, "response, reference", "Share of the reference's tokens found in the response (Adlakha et al., 2024); tokens as token_f1's.", kNoCutoff, kHigher, 0,1, a::answer_token_recall, nullptr},
+  // Conversations: a multi-turn sample's tool calls against its expected ones (docs/agents.md).
+  {"ragas_tool_call_accuracy",     kV, "conversation, reference_tool_calls", "ragas 0.4.3 tool_call_accuracy (strict order): 0 unless the call names match in order; else the mean share of each reference call's arguments whose Python str() the paired call repeats. Both lists empty: 1.", kNoCutoff, kHigher, 0,1, a::ragas_tool_call_accuracy, nullptr},
+  {"ragas_tool_call_accuracy_flexible", kV, "conversation, reference_tool_calls", "ragas 0.4.3 tool_call_accuracy with strict_order=False: both lists sorted by (name, arguments' str()) first, names compared as multisets.", kNoCutoff, kHigher, 0,1, a::ragas_tool_call_accuracy_flexible, nullptr},
+  {"ragas_tool_call_f1",           kV, "conversation, reference_tool_calls", "ragas 0.4.3 tool_call_f1: F1 of called and reference calls as sets of (name, arguments), duplicates once, rounded to 4 decimals. Both lists empty: 0.", kNoCutoff, kHigher, 0,1, a::ragas_tool_call_f1, nullptr},
+  {"deepeval_tool_correctness",    kV, "conversation, expected_tools", "DeepEval 4.3.1 ToolCorrectnessMetric, default matching: each expected tool takes the best untaken called tool of its name; share of expected tools matched. Names only unless --deepeval-tool-params.", kNoCutoff, kHigher, 0,1, a::deepeval_tool_correctness, nullptr},
+  {"deepeval_tool_correctness_ordered", kV, "conversation, expected_tools", "DeepEval 4.3.1 ToolCorrectnessMetric, should_consider_ordering: weighted longest common subsequence of expected and called tools / expected tools.", kNoCutoff, kHigher, 0,1, a::deepeval_tool_correctness_ordered, nullptr},
+  {"deepeval_tool_correctness_exact", kV, "conversation, expected_tools", "DeepEval 4.3.1 ToolCorrectnessMetric, should_exact_match: 1 when called and expected tools match position by position, else 0.", kNoCutoff, kHigher, 0,1, a::deepeval_tool_correctness_exact, nullptr},
   // Judged: read off the sample's claim ledger / judge (offline unless an LLM judge is set).
   {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::faithfulness, kL, kRagas, "faithfulness"},
   {"answer_relevancy",             kJ, "user_input, response", "Mean similarity (cosine, 0 when negative) of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::answer_relevancy, kQ, kRagas, "", kBelowChance},
@@ -129,10 +137,11 @@ constexpr MetricInfo kMetrics[] = {
 constexpr MetricInfo kUserCritic = {"aspect_critic", kJ, "response", "A user-defined aspect critic.", kNoCutoff, kHigher, 0, 1, nullptr, nullptr, a::aspect_critic, kC, kG0, ""};
 
 constexpr MetricGroup kGroupList[] = {
-    {"all", metric_groups::kNone, "every metric"},
+    {"all", metric_groups::kNone, "every single-turn metric"},
     {"text", metric_groups::kNone, "the text family"},
     {"retrieval", metric_groups::kNone, "the retrieval family"},
     {"judged", metric_groups::kNone, "the judged family"},
+    {"conversation", metric_groups::kNone, "the tool-call metrics of multi-turn samples"},
     {"ragas", kRagas, "ragas's default four"},
     {"ragchecker", kRagchecker, "RAGChecker's diagnostics"},
 };
@@ -201,9 +210,11 @@ Status parse_one(std::string_view item, std::vector<MetricRequest>* out) {
   return ok_status();
 }
 
+// A family's metrics; nullopt: every single-turn metric ("all").
 void add_family(std::optional<MetricFamily> family, std::vector<MetricRequest>* out) {
   for (const auto& info : kMetrics) {
-    if (!family || info.family == *family) out->push_back({&info, 0, std::string(info.name)});
+    const bool wanted = family ? info.family == *family : info.family != MetricFamily::kConversation;
+    if (wanted) out->push_back({&info, 0, std::string(info.name)});
   }
 }
 
@@ -229,6 +240,7 @@ const char* metric_family_name(MetricFamily family) {
     case MetricFamily::kRetrieval: return "retrieval";
     case MetricFamily::kText: return "text";
     case MetricFamily::kJudged: return "judged";
+    case MetricFamily::kConversation: return "conversation";
   }
   return "unknown";
 }
@@ -336,6 +348,8 @@ StatusOr<std::vector<MetricRequest>> parse_metric_list(std::string_view spec) {
       add_family(MetricFamily::kRetrieval, &out);
     } else if (item == "judged") {
       add_family(MetricFamily::kJudged, &out);
+    } else if (item == "conversation") {
+      add_family(MetricFamily::kConversation, &out);
     } else if (const MetricGroup* group = find_group(item); group != nullptr && group->bit) {
       for (const auto& info : kMetrics) {
         if (info.groups & group->bit) out.push_back({&info, 0, std::string(info.name)});

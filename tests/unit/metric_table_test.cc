@@ -29,9 +29,14 @@ TEST(MetricTableTest, ParsesCutoffsAndShorthands) {
   EXPECT_EQ((*list)[0].name, "ndcg@10");
   EXPECT_EQ((*list)[0].k, 10);
   EXPECT_EQ((*list)[2].k, 5);
+  // "all" is every single-turn metric; "conversation" the multi-turn ones.
   auto all = parse_metric_list("all");
   ASSERT_TRUE(all.ok());
-  EXPECT_EQ(all->size(), builtin_metrics().size());
+  auto conversation = parse_metric_list("conversation");
+  ASSERT_TRUE(conversation.ok());
+  EXPECT_EQ(conversation->size(), 6u);
+  EXPECT_EQ(all->size() + conversation->size(), builtin_metrics().size());
+  for (const MetricRequest& r : *all) EXPECT_NE(r.info->family, MetricFamily::kConversation);
   auto ragas = parse_metric_list("ragas");
   ASSERT_TRUE(ragas.ok());
   ASSERT_EQ(ragas->size(), 4u);

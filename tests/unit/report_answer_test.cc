@@ -37,12 +37,14 @@ std::vector<ScoreColumn> generation_weaker(std::size_t rows = 12) {
           column("ragchecker_hallucination", hallucination), column("token_f1", f1)};
 }
 
-TEST(RagPartTest, EveryBuiltInMetricIsPlacedAndOnlySafetyAndSelfKnowledgeAreOther) {
+TEST(RagPartTest, EveryBuiltInMetricIsPlacedAndOnlySafetySelfKnowledgeAndToolCallsAreOther) {
   const std::set<std::string_view> other = {"harmfulness", "maliciousness",
                                             "ragchecker_self_knowledge"};
   for (const MetricInfo& info : builtin_metrics()) {
     RagPart part = rag_part_of(info.name);
-    if (info.family == MetricFamily::kRetrieval) {
+    if (info.family == MetricFamily::kConversation) {  // an agent's tool calls: no RAG part
+      EXPECT_EQ(part, RagPart::kOther) << info.name;
+    } else if (info.family == MetricFamily::kRetrieval) {
       EXPECT_EQ(part, RagPart::kRetrieval) << info.name;
     } else {
       EXPECT_EQ(part == RagPart::kOther, other.count(info.name) == 1) << info.name;

@@ -102,6 +102,16 @@ StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_eviden
     return invalid_argument("--critic-votes must be odd (1, 3, 5, ...) so a majority exists");
   }
   options.scoring.critic_votes = args.critic_votes;
+  for (const std::string& param : args.deepeval_tool_params) {
+    if (param == "input_parameters") {
+      options.scoring.deepeval_tools.input_parameters = true;
+    } else if (param == "output") {
+      options.scoring.deepeval_tools.output = true;
+    } else {
+      return invalid_argument("--deepeval-tool-params: '" + param +
+                              "' is not one of input_parameters, output");
+    }
+  }
   for (const auto& mapping : args.column_map) {
     RAGMETER_RETURN_IF_ERROR(parse_column_mapping(mapping, &options.column_map));
   }
@@ -310,6 +320,11 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                 "Let the offline judge score the metrics withdrawn from it (they did not beat "
                 "chance on held-out human labels, or were not measured: docs/judges.md); by "
                 "default they are skipped with that reason");
+  cmd->add_option("--deepeval-tool-params", flags->deepeval_tool_params,
+                  "What DeepEval's tool correctness compares besides the tool's name: "
+                  "input_parameters, output, or both comma-separated (its evaluation_params; "
+                  "default: the name only, as DeepEval)")
+      ->delimiter(',');
   cmd->add_option("--critic-votes", flags->critic_votes,
                   "Judgements per aspect critic verdict, majority wins (odd)")
       ->capture_default_str();

@@ -25,6 +25,8 @@ struct EvalFlags {
   bool metrics_given = false;
   std::vector<std::string> critics;
   int critic_votes = 1;
+  // --deepeval-tool-params: what DeepEval's tool correctness compares besides the name.
+  std::vector<std::string> deepeval_tool_params;
   std::vector<std::string> column_map;
   std::string language;  // --language: every sample's language; empty or "auto": detected
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
