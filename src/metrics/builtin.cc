@@ -17,7 +17,7 @@ namespace a = adapters;
 constexpr auto kR = MetricFamily::kRetrieval;
 constexpr auto kT = MetricFamily::kText;
 constexpr auto kJ = MetricFamily::kJudged;
-constexpr auto kV = MetricFamily::kConversation;
+constexpr auto kConv = MetricFamily::kConversation;
 constexpr bool kLower = false;
 using RC = RagcheckerMetric;
 constexpr bool kCutoff = true;
@@ -85,12 +85,12 @@ constexpr MetricInfo kMetrics[] = {
   {"k_precision",                  kT, "response, retrieved_contexts", "Share of the response's tokens found in the retrieved contexts (Adlakha et al., 2024); tokens as token_f1's.", kNoCutoff, kHigher, 0,1, a::k_precision, nullptr},
   {"answer_token_recall",          kT, "response, reference", "Share of the reference's tokens found in the response (Adlakha et al., 2024); tokens as token_f1's.", kNoCutoff, kHigher, 0,1, a::answer_token_recall, nullptr},
   // Conversations: a multi-turn sample's tool calls against its expected ones (docs/agents.md).
-  {"ragas_tool_call_accuracy",     kV, "conversation, reference_tool_calls", "ragas 0.4.3 tool_call_accuracy (strict order): 0 unless the call names match in order; else the mean share of each reference call's arguments whose Python str() the paired call repeats. Both lists empty: 1.", kNoCutoff, kHigher, 0,1, a::ragas_tool_call_accuracy, nullptr},
-  {"ragas_tool_call_accuracy_flexible", kV, "conversation, reference_tool_calls", "ragas 0.4.3 tool_call_accuracy with strict_order=False: both lists sorted by (name, arguments' str()) first, names compared as multisets.", kNoCutoff, kHigher, 0,1, a::ragas_tool_call_accuracy_flexible, nullptr},
-  {"ragas_tool_call_f1",           kV, "conversation, reference_tool_calls", "ragas 0.4.3 tool_call_f1: F1 of called and reference calls as sets of (name, arguments), duplicates once, rounded to 4 decimals. Both lists empty: 0.", kNoCutoff, kHigher, 0,1, a::ragas_tool_call_f1, nullptr},
-  {"deepeval_tool_correctness",    kV, "conversation, expected_tools", "DeepEval 4.3.1 ToolCorrectnessMetric, default matching: each expected tool takes the best untaken called tool of its name; share of expected tools matched. Names only unless --deepeval-tool-params.", kNoCutoff, kHigher, 0,1, a::deepeval_tool_correctness, nullptr},
-  {"deepeval_tool_correctness_ordered", kV, "conversation, expected_tools", "DeepEval 4.3.1 ToolCorrectnessMetric, should_consider_ordering: weighted longest common subsequence of expected and called tools / expected tools.", kNoCutoff, kHigher, 0,1, a::deepeval_tool_correctness_ordered, nullptr},
-  {"deepeval_tool_correctness_exact", kV, "conversation, expected_tools", "DeepEval 4.3.1 ToolCorrectnessMetric, should_exact_match: 1 when called and expected tools match position by position, else 0.", kNoCutoff, kHigher, 0,1, a::deepeval_tool_correctness_exact, nullptr},
+  {"ragas_tool_call_accuracy",     kConv, "conversation, reference_tool_calls", "ragas 0.4.3 tool_call_accuracy (strict order): 0 unless the call names match in order; else the mean share of each reference call's arguments whose Python str() the paired call repeats. Both lists empty: 1.", kNoCutoff, kHigher, 0,1, a::ragas_tool_call_accuracy, nullptr},
+  {"ragas_tool_call_accuracy_flexible", kConv, "conversation, reference_tool_calls", "ragas 0.4.3 tool_call_accuracy with strict_order=False: both lists sorted by (name, arguments' str()) first, names compared as multisets.", kNoCutoff, kHigher, 0,1, a::ragas_tool_call_accuracy_flexible, nullptr},
+  {"ragas_tool_call_f1",           kConv, "conversation, reference_tool_calls", "ragas 0.4.3 tool_call_f1: F1 of called and reference calls as sets of (name, arguments), duplicates once, rounded to 4 decimals. Both lists empty: 0.", kNoCutoff, kHigher, 0,1, a::ragas_tool_call_f1, nullptr},
+  {"deepeval_tool_correctness",    kConv, "conversation, expected_tools", "DeepEval 4.3.1 ToolCorrectnessMetric, default matching: each expected tool takes the best untaken called tool of its name; share of expected tools matched. Names only unless --deepeval-tool-params.", kNoCutoff, kHigher, 0,1, a::deepeval_tool_correctness, nullptr},
+  {"deepeval_tool_correctness_ordered", kConv, "conversation, expected_tools", "DeepEval 4.3.1 ToolCorrectnessMetric, should_consider_ordering: weighted longest common subsequence of expected and called tools / expected tools.", kNoCutoff, kHigher, 0,1, a::deepeval_tool_correctness_ordered, nullptr},
+  {"deepeval_tool_correctness_exact", kConv, "conversation, expected_tools", "DeepEval 4.3.1 ToolCorrectnessMetric, should_exact_match: 1 when called and expected tools match position by position, else 0.", kNoCutoff, kHigher, 0,1, a::deepeval_tool_correctness_exact, nullptr},
   // Judged: read off the sample's claim ledger / judge (offline unless an LLM judge is set).
   {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::faithfulness, kL, kRagas, "faithfulness"},
   {"answer_relevancy",             kJ, "user_input, response", "Mean similarity (cosine, 0 when negative) of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::answer_relevancy, kQ, kRagas, "", kBelowChance},
