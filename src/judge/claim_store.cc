@@ -60,13 +60,17 @@ std::optional<StoredClaims> ClaimStore::load(const std::string& key) const {
   auto stored = cache_->get(key);
   if (!stored.ok() || !stored->has_value()) return std::nullopt;
   const nlohmann::json value = nlohmann::json::parse(**stored, nullptr, false);
-  if (!value.is_object() || !value["claims"].is_array()) return std::nullopt;
+  // find(), not operator[]: the latter is undefined on a const json without the key.
+  if (!value.is_object()) return std::nullopt;
+  const auto claims = value.find("claims");
+  if (claims == value.end() || !claims->is_array()) return std::nullopt;
   StoredClaims out;
-  for (const nlohmann::json& claim : value["claims"]) {
+  for (const nlohmann::json& claim : *claims) {
     if (!claim.is_string()) return std::nullopt;
     out.claims.push_back(claim.get<std::string>());
   }
-  if (value["call"].is_string()) out.call = value["call"].get<std::string>();
+  const auto call = value.find("call");
+  if (call != value.end() && call->is_string()) out.call = call->get<std::string>();
   return out;
 }
 

@@ -8,7 +8,15 @@ namespace ragmeter {
 namespace {
 // v2: the endpoint's address left the key, as it left the request key (cache_key.cc).
 constexpr const char* kCellKeyVersion = "ragmeter-verdict-cell-v2";
+
+// The string member `name` of a stored cell, or nothing. (A const json's operator[] on a
+// missing key is undefined behaviour: older cells have no language_warning.)
+std::optional<std::string> string_member(const nlohmann::json& value, const char* name) {
+  const auto it = value.find(name);
+  if (it == value.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
 }
+}  // namespace
 
 VerdictStore::VerdictStore(std::shared_ptr<llm::ResponseCache> cache,
                            const llm::EndpointOptions& endpoint, std::string prompts,
@@ -35,16 +43,15 @@ std::optional<StoredVerdict> VerdictStore::find(const std::string& claim,
   auto stored = cache_->get(key(claim, premise, instruction));
   if (!stored.ok() || !stored->has_value()) return std::nullopt;
   const nlohmann::json value = nlohmann::json::parse(**stored, nullptr, false);
-  if (!value.is_object() || !value["verdict"].is_string()) return std::nullopt;
-  std::optional<Verdict> verdict = parse_verdict(value["verdict"].get<std::string>());
+  if (!value.is_object()) return std::nullopt;
+  const std::optional<std::string> name = string_member(value, "verdict");
+  std::optional<Verdict> verdict = name ? parse_verdict(*name) : std::nullopt;
   if (!verdict) return std::nullopt;
   StoredVerdict out;
   out.cell.verdict = *verdict;
-  if (value["reason"].is_string()) out.cell.reason = value["reason"].get<std::string>();
-  if (value["call"].is_string()) out.call = value["call"].get<std::string>();
-  if (value["language_warning"].is_string()) {
-    out.language_warning = value["language_warning"].get<std::string>();
-  }
+  out.cell.reason = string_member(value, "reason").value_or("");
+  out.call = string_member(value, "call").value_or("");
+  out.language_warning = string_member(value, "language_warning").value_or("");
   return out;
 }
 

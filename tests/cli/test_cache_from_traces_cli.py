@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from conftest import REPO
+from cli_shared import REPO
 from test_judge_cache_cli import REPLY, chat_requests
 
 

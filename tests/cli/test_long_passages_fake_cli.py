@@ -12,7 +12,7 @@ tests/unit/llm_long_passages_test.cc).
 import json
 import urllib.request
 
-from conftest import fake_script, judge_flags, read_jsonl
+from cli_shared import fake_script, judge_flags, read_jsonl
 
 CLAIM = "The tower is in Paris."
 GOLD = "The tower is in Paris and opened in 1889."
