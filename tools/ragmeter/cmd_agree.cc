@@ -54,21 +54,19 @@ StatusOr<AgreementReport> run(const AgreeArgs& args) {
   return report;
 }
 
-int run_agree(const AgreeArgs& args) {
+CommandOutcome run_agree(const AgreeArgs& args) {
   auto report = run(args);
   if (!report.ok()) {
-    std::cerr << "ragmeter: " << report.status().message() << "\n";
-    return kExitUsage;
+    return report.status();
   }
   std::cout << format_agreement_table(*report);
   if (!args.out.empty()) {
     std::ofstream out(args.out, std::ios::binary | std::ios::trunc);
+    if (!out.is_open()) return invalid_argument("cannot write --out " + args.out);
     out << agreement_to_json(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
         << "\n";
-    if (!out) {
-      std::cerr << "ragmeter: cannot write --out " << args.out << "\n";
-      return kExitUsage;
-    }
+    out.flush();
+    if (!out) return unavailable("could not write --out " + args.out);
   }
   return report->has_errors() ? kExitPartial : kExitOk;
 }

@@ -152,7 +152,7 @@ void print_table(const RunComparison& c, std::size_t base_rows, std::size_t new_
   }
 }
 
-int run_compare(const CompareArgs& args) {
+CommandOutcome run_compare(const CompareArgs& args) {
   install_stop_handlers(StopMode::kImmediate);  // --html is whole or not written (OutputFile)
   CompareOptions options;
   options.id_column = args.id_column;
@@ -165,19 +165,14 @@ int run_compare(const CompareArgs& args) {
   auto base = read_run_results(args.base, options);
   auto next = base.ok() ? read_run_results(args.next, options) : StatusOr<RunResults>(base.status());
   if (!next.ok()) {
-    std::cerr << "ragmeter: " << next.status().message() << "\n";
-    return kExitUsage;
+    return next.status();
   }
   auto comparison = compare_runs(*base, *next, options);
   if (!comparison.ok()) {
-    std::cerr << "ragmeter: " << comparison.status().message() << "\n";
-    return kExitUsage;
+    return comparison.status();
   }
   std::map<std::string, double> gates;
-  if (Status s = parse_regression_gates(args.fail_on_regression, *comparison, &gates); !s.ok()) {
-    std::cerr << "ragmeter: " << s.message() << "\n";
-    return kExitUsage;
-  }
+  RAGMETER_RETURN_IF_ERROR(parse_regression_gates(args.fail_on_regression, *comparison, &gates));
   if (args.json) {
     std::cout << comparison_to_json(*comparison).dump(2, ' ', false,
                                                       nlohmann::json::error_handler_t::replace)
@@ -190,10 +185,7 @@ int run_compare(const CompareArgs& args) {
     input.comparison = comparison_to_json(*comparison);
     OutputFile html(args.html);
     html.stream() << render_report(input);
-    if (Status s = html.commit(); !s.ok()) {
-      std::cerr << "ragmeter: " << s.message() << "\n";
-      return kExitUsage;
-    }
+    RAGMETER_RETURN_IF_ERROR(html.commit());
   }
   bool regressed = false;
   for (const auto& m : comparison->metrics) {

@@ -102,7 +102,7 @@ std::string duration_text(double seconds) {
 }
 
 // The wall-time lines of --dry-run: at --judge-speed, or at the speed --judge-probe measures.
-int print_wall_estimate(const EvalArgs& args, const llm::ClientOptions& client,
+CommandOutcome print_wall_estimate(const EvalArgs& args, const llm::ClientOptions& client,
                         const PlannedCalls& plan) {
   llm::ServerSpeed speed;
   std::string source;
@@ -111,9 +111,9 @@ int print_wall_estimate(const EvalArgs& args, const llm::ClientOptions& client,
     char comma = 0;
     std::istringstream text(args.judge_speed);
     if (!(text >> prompt >> comma >> generation) || comma != ',' || prompt <= 0 || generation <= 0) {
-      std::cerr << "ragmeter: --judge-speed expects PROMPT,GENERATION tokens per second (e.g. "
-                   "60,8), got '" << args.judge_speed << "'\n";
-      return kExitUsage;
+      return invalid_argument(
+          "--judge-speed expects PROMPT,GENERATION tokens per second (e.g. 60,8), got '" +
+          args.judge_speed + "'");
     }
     speed.prompt_tokens_per_second = prompt;
     speed.completion_tokens_per_second = generation;
@@ -121,8 +121,7 @@ int print_wall_estimate(const EvalArgs& args, const llm::ClientOptions& client,
   } else if (args.judge_probe) {
     auto measured = llm::measure_server_speed(client);
     if (!measured.ok()) {
-      std::cerr << "ragmeter: --judge-probe: " << measured.status().message() << "\n";
-      return kExitUsage;
+      return prefixed("--judge-probe: ", measured.status());
     }
     speed = *measured;
     source = fmt::format("measured by one request of {} prompt and {} generated tokens",
@@ -148,11 +147,10 @@ int print_wall_estimate(const EvalArgs& args, const llm::ClientOptions& client,
 
 // --dry-run: reads the dataset, prints the judge calls the run would make and an
 // estimate of their tokens and cost, and sends nothing.
-int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader) {
+CommandOutcome run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader) {
   auto settings = judge_settings(args.eval.judge);
   if (!settings.ok()) {
-    std::cerr << "ragmeter: judge: " << settings.status().message() << "\n";
-    return kExitUsage;
+    return prefixed("judge: ", settings.status());
   }
   const bool llm_judge = settings->judge != "offline";
   // The offline judge with an embeddings server: only the embeddings calls are made.
@@ -161,8 +159,7 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
   if (llm_judge) {
     auto made = llm::to_client_options(*settings);
     if (!made.ok()) {
-      std::cerr << "ragmeter: judge: " << made.status().message() << "\n";
-      return kExitUsage;
+      return prefixed("judge: ", made.status());
     }
     client = *made;
   }
@@ -231,20 +228,18 @@ int run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader)
 }
 
 
-int run_eval(const EvalArgs& args) {
+CommandOutcome run_eval(const EvalArgs& args) {
   if (args.dry_run) {
     auto options = build_eval_options(args.eval, false);
     if (!options.ok()) {
-      std::cerr << "ragmeter: " << options.status().message() << "\n";
-      return kExitUsage;
+      return options.status();
     }
     options->limit = args.limit;
     auto format = parse_dataset_format(args.format);
     auto reader = format.ok() ? open_dataset(args.dataset, *format, args.rows_path)
                               : StatusOr<std::unique_ptr<RowReader>>(format.status());
     if (!reader.ok()) {
-      std::cerr << "ragmeter: " << reader.status().message() << "\n";
-      return kExitUsage;
+      return reader.status();
     }
     return run_dry(args, *options, **reader);
   }
@@ -256,35 +251,28 @@ int run_eval(const EvalArgs& args) {
       {args.report, "--report"}};
   if (std::count_if(std::begin(outputs), std::end(outputs),
                     [](const auto& o) { return is_standard_output(o.first); }) > 1) {
-    std::cerr << "ragmeter: only one of --out, --summary, --traces and --report can be - "
-                 "(standard output)\n";
-    return kExitUsage;
+    return invalid_argument(
+        "only one of --out, --summary, --traces and --report can be - (standard output)");
   }
   for (const auto& [path, flag] : outputs) {
     if (path.empty() || is_standard_output(path)) continue;
-    if (Status s = check_output_path(path, flag); !s.ok()) {
-      std::cerr << "ragmeter: " << s.message() << "\n";
-      return kExitUsage;
-    }
+    RAGMETER_RETURN_IF_ERROR(check_output_path(path, flag));
   }
   // Evidence is kept for a JSONL --out and for the --report.
   auto eval = prepare_eval(args.eval, (!args.out.empty() && !is_csv_output(args)) || !args.report.empty());
   if (!eval.ok()) {
-    std::cerr << "ragmeter: " << eval.status().message() << "\n";
-    return kExitUsage;
+    return eval.status();
   }
   EvalOptions& options = eval->options;
   options.limit = args.limit;
   options.strict = args.strict;
   auto format = parse_dataset_format(args.format);
   if (!format.ok()) {
-    std::cerr << "ragmeter: " << format.status().message() << "\n";
-    return kExitUsage;
+    return format.status();
   }
   auto reader = open_dataset(args.dataset, *format, args.rows_path);
   if (!reader.ok()) {
-    std::cerr << "ragmeter: " << reader.status().message() << "\n";
-    return kExitUsage;
+    return reader.status();
   }
 
   FanOutSink sinks;
@@ -296,8 +284,7 @@ int run_eval(const EvalArgs& args) {
   if (!args.out.empty()) {
     out = open_output(args.out, &out_file);
     if (out == nullptr) {
-      std::cerr << "ragmeter: cannot write --out " << args.out << "\n";
-      return kExitUsage;
+      return invalid_argument("cannot write --out " + args.out);
     }
     writer = is_csv_output(args) ? make_csv_result_writer(*out, options.metrics)
                                  : make_jsonl_result_writer(*out, options.metrics);
@@ -324,10 +311,13 @@ int run_eval(const EvalArgs& args) {
   });
   progress.finish();
   if (!summary.ok()) {
-    std::cerr << "ragmeter: " << summary.status().message() << "\n";
-    return kExitUsage;
+    return summary.status();
   }
-  if (out != nullptr) out->flush();  // every finished row is on disk first
+  if (out != nullptr) {
+    out->flush();  // every finished row is on disk first
+    // A write that failed (a full disk, a closed pipe) must not end as a success.
+    if (!*out) return unavailable("could not write every row to --out " + args.out);
+  }
   // A refused key is said once here, not once per row (each reason says it too).
   for (const auto* client : {eval->judge.chat.get(), eval->judge.embedder.get()}) {
     if (client == nullptr || client->halted().ok() || summary->cancelled) continue;
@@ -338,9 +328,10 @@ int run_eval(const EvalArgs& args) {
   const bool data_on_stdout =
       std::any_of(std::begin(outputs), std::end(outputs),
                   [](const auto& o) { return is_standard_output(o.first); });
-  const int code = report_eval(args.eval, *eval, *summary, args.dataset, args.summary, args.quiet,
-                               args.allow_failures, args.report, &report_rows,
-                               data_on_stdout ? &std::cerr : &std::cout);
+  RAGMETER_ASSIGN_OR_RETURN(
+      const int code, report_eval(args.eval, *eval, *summary, args.dataset, args.summary,
+                                  args.quiet, args.allow_failures, args.report, &report_rows,
+                                  data_on_stdout ? &std::cerr : &std::cout));
   if (code == kExitInterrupted) {
     std::cerr << fmt::format(
         "ragmeter: interrupted: the {} rows finished before the stop are written{}, and the "
@@ -374,7 +365,8 @@ CommandRun add_eval_command(CLI::App& parent) {
       "      --judge-url http://localhost:8080/v1 --judge-model qwen2.5 --dry-run\n"
       "      (drop --dry-run to send; the key comes from OPENAI_API_KEY)\n\n"
       "Exit codes: 0 ok; 1 a --fail-under/--fail-over threshold not met; 2 bad usage or unusable input;\n"
-      "3 rows rejected or scores failed while the run completed (--allow-failures: 0).");
+      "3 rows rejected or scores failed while the run completed (--allow-failures: 0);\n"
+      "4 the world failed (an unreachable --judge-probe server, a write that failed).");
   cmd->add_option("dataset", args->dataset, "Dataset file (.jsonl, .json, .csv) or - for stdin")
       ->required();
   cmd->add_option("--format", args->format, "Input format: auto (by extension), jsonl, json, csv")

@@ -189,21 +189,16 @@ nlohmann::ordered_json gen_summary(const GenArgs& args, const LoadResult& loaded
   return summary;
 }
 
-int fail(const Status& status, int code = kExitUsage) {
-  std::cerr << "ragmeter gen: " << status.message() << "\n";
-  return code;
-}
-
-int run_gen(const GenArgs& args) {
+CommandOutcome run_gen(const GenArgs& args) {
   install_stop_handlers(StopMode::kGraceful);
   auto settings = judge_settings(args.judge);
-  if (!settings.ok()) return fail(settings.status());
+  if (!settings.ok()) return settings.status();
   if (settings->judge == "offline") {
-    return fail(invalid_argument(
-        "generation needs an LLM judge: give --judge-url and --judge-model (or --config)"));
+    return invalid_argument(
+        "generation needs an LLM judge: give --judge-url and --judge-model (or --config)");
   }
   auto mix = parse_question_mix(args.mix);
-  if (!mix.ok()) return fail(mix.status());
+  if (!mix.ok()) return mix.status();
 
   // Documents.
   LoadOptions load;
@@ -215,9 +210,9 @@ int run_gen(const GenArgs& args) {
     std::cerr << "ragmeter gen: skipped " << problem.path << ": " << problem.reason << "\n";
   }
   if (loaded.documents.empty()) {
-    return fail(invalid_argument(fmt::format(
+    return invalid_argument(fmt::format(
         "no readable documents under {} ({} files seen, {} skipped; formats: .txt .md .html .pdf)",
-        args.documents, loaded.files_seen, loaded.problems.size())));
+        args.documents, loaded.files_seen, loaded.problems.size()));
   }
   ChunkerOptions chunking;
   chunking.size = args.chunk_size;
@@ -226,12 +221,12 @@ int run_gen(const GenArgs& args) {
   std::vector<DocumentChunk> chunks;
   for (const Document& document : loaded.documents) {
     auto pieces = chunk_document(document, chunking);
-    if (!pieces.ok()) return fail(pieces.status());
+    if (!pieces.ok()) return pieces.status();
     for (DocumentChunk& chunk : *pieces) chunks.push_back(std::move(chunk));
   }
   if (chunks.empty()) {
-    return fail(invalid_argument("the documents under " + args.documents +
-                                 " hold no chunk of at least the minimum size"));
+    return invalid_argument("the documents under " + args.documents +
+                                 " hold no chunk of at least the minimum size");
   }
   if (!args.chunks_out.empty()) {
     OutputFile out(args.chunks_out);
@@ -240,27 +235,27 @@ int run_gen(const GenArgs& args) {
       line["text"] = chunk.text;
       out.stream() << line.dump() << "\n";
     }
-    if (Status s = out.commit(); !s.ok()) return fail(s);
+    if (Status s = out.commit(); !s.ok()) return s;
   }
 
   // Judge and embedder clients.
   auto chat_options = llm::to_client_options(*settings);
-  if (!chat_options.ok()) return fail(chat_options.status());
+  if (!chat_options.ok()) return chat_options.status();
   chat_options->keep_traces = false;
   auto chat = llm::make_client(*chat_options);
-  if (!chat.ok()) return fail(chat.status());
+  if (!chat.ok()) return chat.status();
   std::shared_ptr<llm::Client> embed_client;
   std::string embedder_identity = "offline hashed-" + std::to_string(kHashedEmbeddingDimensions);
   // --embedder auto (the default): the local model when installed, else hashed vectors.
   auto local = load_embedder_choice(settings->embedder, settings->embedder_model_path);
-  if (!local.ok()) return fail(local.status());
+  if (!local.ok()) return local.status();
   if (*local) embedder_identity = (*local)->identity();
   if (settings->embedder == "openai") {
     auto embed_options = llm::to_embedder_client_options(*settings);
-    if (!embed_options.ok()) return fail(embed_options.status());
+    if (!embed_options.ok()) return embed_options.status();
     embed_options->keep_traces = false;
     auto made = llm::make_client(*embed_options);
-    if (!made.ok()) return fail(made.status());
+    if (!made.ok()) return made.status();
     embed_client = std::move(made).value();
     embedder_identity = "openai " + embed_options->endpoint.base_url + " " + embed_options->endpoint.model;
   }
@@ -272,7 +267,7 @@ int run_gen(const GenArgs& args) {
   auto index = stop_requested() ? StatusOr<VectorIndex>(failed_precondition("stopped by a signal"))
                                 : chunk_index(chunks, embedder, index_path, &reused);
   TestsetReport report;
-  if (!index.ok() && !stop_requested()) return fail(index.status());
+  if (!index.ok() && !stop_requested()) return index.status();
   if (!index.ok()) {
     report.cancelled = true;  // stopped while the chunks were embedded: no row yet
   } else {
@@ -294,14 +289,14 @@ int run_gen(const GenArgs& args) {
         options,
         [&progress](std::size_t rows) { progress.update(static_cast<std::int64_t>(rows)); });
     progress.finish();
-    if (!generated.ok()) return fail(generated.status());
+    if (!generated.ok()) return generated.status();
     report = std::move(generated).value();
   }
 
   // Each output is written whole (OutputFile): a stop or a second Ctrl-C leaves no half file.
   OutputFile out(args.out);
   for (const TestsetRow& row : report.rows) out.stream() << testset_row_json(row).dump() << "\n";
-  if (Status s = out.commit(); !s.ok()) return fail(s);
+  if (Status s = out.commit(); !s.ok()) return s;
 
   const llm::UsageTotals chat_totals = (*chat)->totals();
   std::int64_t requests = chat_totals.requests;
@@ -315,7 +310,7 @@ int run_gen(const GenArgs& args) {
   if (!args.summary.empty()) {
     OutputFile file(args.summary);
     file.stream() << summary.dump(2) << "\n";
-    if (Status s = file.commit(); !s.ok()) return fail(s);
+    if (Status s = file.commit(); !s.ok()) return s;
   }
   if (report.cancelled) {
     std::cerr << fmt::format(
@@ -343,6 +338,16 @@ int run_gen(const GenArgs& args) {
     std::cout << fmt::format("judge calls: {} requests ({} from the cache), {:.1f} per row\n",
                              chat_totals.requests, chat_totals.cache_hits,
                              summary["judge_calls_per_row"].get<double>());
+  }
+  if (rows == 0 && report.pairs_proposed == 0) {
+    // Nothing to filter: the judge never answered. Not a filter's doing (exit code 4).
+    for (const auto& [reason, count] : report.rejected) {
+      if (reason.starts_with("generation failed")) {
+        return unavailable(fmt::format("no row: the judge answered no generation call ({} of "
+                                       "the {} contexts tried: {})",
+                                       count, report.contexts_tried, reason));
+      }
+    }
   }
   if (rows < args.size) {
     std::cerr << fmt::format("ragmeter gen: only {} of {} rows passed the filters after {} contexts "

@@ -56,12 +56,6 @@ std::string footer() {
       names);
 }
 
-// Reports a file or option that cannot be used; returns the exit code for it.
-int input_error(const Status& status) {
-  std::cerr << "ragmeter ir: " << status.message() << "\n";
-  return kExitUsage;
-}
-
 // Settles the file paths and formats given in either spelling; an error message or "".
 std::string resolve_inputs(IrArgs& args) {
   if (!args.qrels_option.empty()) {
@@ -90,15 +84,14 @@ std::string resolve_inputs(IrArgs& args) {
   return "";
 }
 
-int print_lines(const StatusOr<std::vector<TrecMeasureValue>>& lines, std::size_t qrels_queries,
+CommandOutcome print_lines(const StatusOr<std::vector<TrecMeasureValue>>& lines, std::size_t qrels_queries,
                 std::size_t run_queries) {
-  if (!lines.ok()) return input_error(lines.status());
+  if (!lines.ok()) return lines.status();
   if (lines->empty()) {
-    std::cerr << fmt::format(
-        "ragmeter ir: no query is in both the qrels ({} queries) and the run ({} queries); "
-        "check that both files use the same query ids\n",
-        qrels_queries, run_queries);
-    return kExitUsage;
+    return invalid_argument(fmt::format(
+        "no query is in both the qrels ({} queries) and the run ({} queries); "
+        "check that both files use the same query ids",
+        qrels_queries, run_queries));
   }
   std::string out;
   for (const TrecMeasureValue& line : *lines) {
@@ -109,9 +102,9 @@ int print_lines(const StatusOr<std::vector<TrecMeasureValue>>& lines, std::size_
   return kExitOk;
 }
 
-int run_ir(IrArgs& args) {
+CommandOutcome run_ir(IrArgs& args) {
   if (const std::string error = resolve_inputs(args); !error.empty()) {
-    return input_error(invalid_argument(error));
+    return invalid_argument(error);
   }
   TrecEvalOptions& options = args.options;
   options.version = static_cast<TrecEvalVersion>(args.version);
@@ -119,27 +112,27 @@ int run_ir(IrArgs& args) {
   std::optional<TrecZscores> zscores;
   if (!args.zscores_path.empty()) {
     StatusOr<TrecZscores> read = read_trec_zscores(args.zscores_path);
-    if (!read.ok()) return input_error(read.status());
+    if (!read.ok()) return read.status();
     zscores = std::move(read).value();
     options.zscores = &*zscores;
   }
   const bool prefs = args.rel_format == "prefs" || args.rel_format == "qrels_prefs";
   const StatusOr<Run> run = read_run(args.run_path, &options.run_tag, options.version, prefs);
-  if (!run.ok()) return input_error(run.status());
+  if (!run.ok()) return run.status();
   if (prefs) {
     const StatusOr<TrecPrefs> judged = args.rel_format == "prefs"
                                            ? read_trec_prefs(args.qrels_path)
                                            : read_qrels_prefs(args.qrels_path);
-    if (!judged.ok()) return input_error(judged.status());
+    if (!judged.ok()) return judged.status();
     return print_lines(trec_evaluate_prefs(*judged, *run, options), judged->size(), run->size());
   }
   if (args.rel_format == "qrels_jg") {
     const StatusOr<QrelsJg> qrels = read_qrels_jg(args.qrels_path);
-    if (!qrels.ok()) return input_error(qrels.status());
+    if (!qrels.ok()) return qrels.status();
     return print_lines(trec_evaluate_jg(*qrels, *run, options), qrels->size(), run->size());
   }
   const StatusOr<Qrels> qrels = read_qrels(args.qrels_path);
-  if (!qrels.ok()) return input_error(qrels.status());
+  if (!qrels.ok()) return qrels.status();
   return print_lines(trec_evaluate(*qrels, *run, options), qrels->size(), run->size());
 }
 

@@ -73,7 +73,7 @@ CommandRun add_metrics_command(CLI::App& parent) {
   CLI::App* cmd = parent.add_subcommand(
       "metrics", "List every metric with the fields it needs and a one-line definition.");
   cmd->add_flag("--markdown", args->markdown, "Print the table as Markdown (docs/metrics.md)");
-  return [args] {
+  return [args]() -> CommandOutcome {
     if (args->markdown) {
       print_markdown();
     } else {

@@ -71,29 +71,20 @@ Status read_inputs(const ReportArgs& args, ReportInput* input) {
   return ok_status();
 }
 
-int run_report(const ReportArgs& args) {
+CommandOutcome run_report(const ReportArgs& args) {
   // Ctrl-C ends the command at once; the report is whole or not written (OutputFile).
   install_stop_handlers(StopMode::kImmediate);
   ReportInput input;
-  if (Status s = read_inputs(args, &input); !s.ok()) {
-    std::cerr << "ragmeter: " << s.message() << "\n";
-    return kExitUsage;
-  }
+  RAGMETER_RETURN_IF_ERROR(read_inputs(args, &input));
   if (args.out == "-") {  // standard output, as `-o -` means to Unix tools
     std::cout << render_report(input);
     std::cout.flush();
-    if (!std::cout) {
-      std::cerr << "ragmeter: cannot write the report to standard output\n";
-      return kExitUsage;
-    }
+    if (!std::cout) return unavailable("could not write the report to standard output");
     return kExitOk;
   }
   OutputFile out(args.out);
   out.stream() << render_report(input);
-  if (Status s = out.commit(); !s.ok()) {
-    std::cerr << "ragmeter: " << s.message() << "\n";
-    return kExitUsage;
-  }
+  RAGMETER_RETURN_IF_ERROR(out.commit());
   return kExitOk;
 }
 

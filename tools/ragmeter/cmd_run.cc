@@ -194,30 +194,25 @@ class PeriodicFlush {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-int run_run(const RunArgs& args) {
+CommandOutcome run_run(const RunArgs& args) {
   install_stop_handlers(StopMode::kGraceful);
   if (args.target.empty() == args.target_cmd.empty()) {
-    std::cerr << "ragmeter: give one target: --target URL or --target-cmd COMMAND\n";
-    return kExitUsage;
+    return invalid_argument("give one target: --target URL or --target-cmd COMMAND");
   }
   auto target = make_target(args);
   if (!target.ok()) {
-    std::cerr << "ragmeter: target: " << target.status().message() << "\n";
-    return kExitUsage;
+    return prefixed("target: ", target.status());
   }
   if (!args.report.empty() && !args.eval.metrics_given) {
-    std::cerr << "ragmeter: --report needs --eval METRICS (the report shows the scores)\n";
-    return kExitUsage;
+    return invalid_argument("--report needs --eval METRICS (the report shows the scores)");
   }
   auto reader = open_dataset(args.questions);
   if (!reader.ok()) {
-    std::cerr << "ragmeter: " << reader.status().message() << "\n";
-    return kExitUsage;
+    return reader.status();
   }
   std::ofstream out(args.out, std::ios::binary);
   if (!out) {
-    std::cerr << "ragmeter: cannot write --out " << args.out << "\n";
-    return kExitUsage;
+    return invalid_argument("cannot write --out " + args.out);
   }
   RunOptions options;
   options.concurrency = args.concurrency;
@@ -246,15 +241,13 @@ int run_run(const RunArgs& args) {
     const bool csv = args.eval_out.ends_with(".csv");
     auto prepared = prepare_eval(args.eval, (!args.eval_out.empty() && !csv) || !args.report.empty());
     if (!prepared.ok()) {
-      std::cerr << "ragmeter: --eval: " << prepared.status().message() << "\n";
-      return kExitUsage;
+      return prefixed("--eval: ", prepared.status());
     }
     eval = std::move(*prepared);
     if (!args.eval_out.empty()) {
       eval_file.open(args.eval_out, std::ios::binary);
       if (!eval_file) {
-        std::cerr << "ragmeter: cannot write --eval-out " << args.eval_out << "\n";
-        return kExitUsage;
+        return invalid_argument("cannot write --eval-out " + args.eval_out);
       }
       eval_writer = csv ? make_csv_result_writer(eval_file, eval->options.metrics)
                         : make_jsonl_result_writer(eval_file, eval->options.metrics);
@@ -290,20 +283,17 @@ int run_run(const RunArgs& args) {
   std::optional<StatusOr<EvalSummary>> scores;
   if (evaluation) scores = evaluation->finish();
   if (!summary.ok()) {
-    std::cerr << "ragmeter: " << summary.status().message() << "\n";
-    return kExitUsage;
+    return summary.status();
   }
   if (scores && !scores->ok()) {
-    std::cerr << "ragmeter: --eval: " << scores->status().message() << "\n";
-    return kExitUsage;
+    return prefixed("--eval: ", scores->status());
   }
   if (!args.summary.empty()) {
     std::ofstream file(args.summary);
+    if (!file.is_open()) return invalid_argument("cannot write --summary " + args.summary);
     file << run_summary_json(*summary).dump(2) << "\n";
-    if (!file) {
-      std::cerr << "ragmeter: cannot write --summary " << args.summary << "\n";
-      return kExitUsage;
-    }
+    file.flush();
+    if (!file) return unavailable("could not write --summary " + args.summary);
   }
   if (!args.quiet) {
     print_summary(*summary);
@@ -313,14 +303,14 @@ int run_run(const RunArgs& args) {
     }
   }
   if (summary->stopped_early) {
-    std::cerr << "ragmeter: " << summary->stop_reason << "\n";
-    return kExitUsage;
+    return failed_precondition(summary->stop_reason);  // the target failed every question
   }
   int eval_code = kExitOk;
   if (scores) {
     // Rows without an answer are rejected rows of the evaluation: its exit code covers them.
-    eval_code = report_eval(args.eval, *eval, **scores, args.out, args.eval_summary, args.quiet,
-                            args.allow_failures, args.report, &report_rows);
+    RAGMETER_ASSIGN_OR_RETURN(
+        eval_code, report_eval(args.eval, *eval, **scores, args.out, args.eval_summary,
+                               args.quiet, args.allow_failures, args.report, &report_rows));
   }
   if (summary->cancelled) {
     const std::int64_t interrupted = summary->errors_by_kind.count("interrupted") > 0

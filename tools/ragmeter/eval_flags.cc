@@ -165,7 +165,7 @@ static Status write_traces(const std::string& path, const ConfiguredJudge& judge
     out << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   }
   out.flush();
-  if (!out) return invalid_argument("cannot write --traces " + path);
+  if (!out) return unavailable("could not write --traces " + path);
   return ok_status();
 }
 
@@ -217,17 +217,15 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) 
   return eval;
 }
 
-int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSummary& summary,
-                const std::string& source, const std::string& summary_path, bool quiet,
-                bool allow_failures, const std::string& report_path, std::istream* report_rows,
-                std::ostream* text_out) {
+CommandOutcome report_eval(const EvalFlags& flags, const PreparedEval& eval,
+                           const EvalSummary& summary, const std::string& source,
+                           const std::string& summary_path, bool quiet, bool allow_failures,
+                           const std::string& report_path, std::istream* report_rows,
+                           std::ostream* text_out) {
   std::ostream& text = text_out != nullptr ? *text_out : std::cout;
   const RunInfo info = make_run_info(eval.judge, source);
   if (!flags.traces.empty()) {
-    if (Status s = write_traces(flags.traces, eval.judge); !s.ok()) {
-      std::cerr << "ragmeter: " << s.message() << "\n";
-      return kExitUsage;
-    }
+    RAGMETER_RETURN_IF_ERROR(write_traces(flags.traces, eval.judge));
   }
   if (!summary_path.empty()) {
     std::ofstream file;
@@ -236,10 +234,8 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
       *summary_file << summary_json_text(summary, info);
       summary_file->flush();
     }
-    if (summary_file == nullptr || !*summary_file) {
-      std::cerr << "ragmeter: cannot write the summary " << summary_path << "\n";
-      return kExitUsage;
-    }
+    if (summary_file == nullptr) return invalid_argument("cannot write the summary " + summary_path);
+    if (!*summary_file) return unavailable("could not write the summary " + summary_path);
   }
   if (!report_path.empty() && report_rows != nullptr) {
     ReportInput input;
@@ -251,10 +247,7 @@ int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSumm
     if (is_standard_output(report_path)) {
       std::cout << render_report(input);
       std::cout.flush();
-    } else if (Status s = write_report(report_path, input); !s.ok()) {
-      std::cerr << "ragmeter: " << s.message() << "\n";
-      return kExitUsage;
-    }
+    } else RAGMETER_RETURN_IF_ERROR(write_report(report_path, input));
   }
   if (info.usage.key_redacted_replies > 0) {  // even with -q: it concerns the scores
     std::cerr << fmt::format(

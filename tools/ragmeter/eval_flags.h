@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "exit_codes.h"
 #include "judge_flags.h"
 #include "ragmeter/evaluate.h"
 #include "ragmeter/gates.h"
@@ -96,15 +97,17 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence);
 
 // Writes --traces and the summary file (when the paths are not empty) and, unless quiet,
 // prints the table and the judge's usage. `source` names the scored dataset. Returns the
-// exit code so far: kExitOk, kExitUsage (a file could not be written), kExitInterrupted
+// exit code so far, or the error of a file that could not be written: kExitOk, kExitInterrupted
 // (summary.cancelled: thresholds are not checked), kExitBelowThreshold or kExitPartial
 // (rejected rows or failed scores, unless allow_failures).
 // `report_path` (not empty): also writes the HTML report of the run from `report_rows`,
 // the rows as the JSONL --out writes them. A path "-" is standard output. `text_out`:
 // where the table and the judge's lines go (null: standard output).
-int report_eval(const EvalFlags& flags, const PreparedEval& eval, const EvalSummary& summary,
-                const std::string& source, const std::string& summary_path, bool quiet,
-                bool allow_failures, const std::string& report_path = {},
-                std::istream* report_rows = nullptr, std::ostream* text_out = nullptr);
+CommandOutcome report_eval(const EvalFlags& flags, const PreparedEval& eval,
+                           const EvalSummary& summary, const std::string& source,
+                           const std::string& summary_path, bool quiet, bool allow_failures,
+                           const std::string& report_path = {},
+                           std::istream* report_rows = nullptr,
+                           std::ostream* text_out = nullptr);
 
 }  // namespace ragmeter::cli

@@ -1,6 +1,7 @@
 // ragmeter: evaluate retrieval-augmented generation. One program, one subcommand per job.
 #include <iostream>
 #include <string_view>
+#include <utility>
 
 #include "cli_reference.h"
 #include "commands.h"
@@ -44,14 +45,14 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? ragmeter::cli::kExitOk : ragmeter::cli::kExitUsage;
   }
-  if (app.got_subcommand("eval")) return run_eval();
-  if (app.got_subcommand("compare")) return run_compare();
-  if (app.got_subcommand("agree")) return run_agree();
-  if (app.got_subcommand("report")) return run_report();
-  if (app.got_subcommand("gen")) return run_gen();
-  if (app.got_subcommand("ir")) return run_ir();
-  if (app.got_subcommand("metrics")) return run_metrics();
-  if (app.got_subcommand("run")) return run_run();
+  // Every subcommand's error reaches the user, and its exit code, here (exit_codes.h).
+  const std::pair<const char*, const ragmeter::cli::CommandRun*> commands[] = {
+      {"eval", &run_eval}, {"compare", &run_compare}, {"agree", &run_agree},
+      {"report", &run_report}, {"gen", &run_gen}, {"ir", &run_ir},
+      {"metrics", &run_metrics}, {"run", &run_run}};
+  for (const auto& [name, run] : commands) {
+    if (app.got_subcommand(name)) return ragmeter::cli::finish_command(name, (*run)());
+  }
   std::cerr << app.help();
   return ragmeter::cli::kExitUsage;
 }

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -84,12 +85,16 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   const auto status = std::filesystem::status(path_, error);
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
     direct_ = true;  // a device or a pipe (/dev/stdout): written as it is, not replaced
+    errno = 0;
     out_.open(path_, std::ios::binary);
+    if (!out_.is_open()) open_errno_ = errno != 0 ? errno : EIO;
     return;
   }
   temporary_ = path_ + ".tmp-" + std::to_string(getpid());
   slot_ = list_temporary(temporary_);
+  errno = 0;
   out_.open(temporary_, std::ios::binary);
+  if (!out_.is_open()) open_errno_ = errno != 0 ? errno : EIO;
 }
 
 OutputFile::~OutputFile() {
@@ -101,6 +106,13 @@ OutputFile::~OutputFile() {
 
 Status OutputFile::commit() {
   out_.close();
+  if (open_errno_ != 0) {
+    if (!direct_) {
+      unlist_temporary(slot_);
+      committed_ = true;  // nothing was created
+    }
+    return invalid_argument("cannot write " + path_ + ": " + std::strerror(open_errno_));
+  }
   if (direct_) return out_ ? ok_status() : unavailable("cannot write " + path_);
   if (!out_ || std::rename(temporary_.c_str(), path_.c_str()) != 0) {
     std::remove(temporary_.c_str());

@@ -61,8 +61,10 @@ class OutputFile {
   // False when the temporary file could not be created.
   bool is_open() const { return out_.is_open(); }
   std::ostream& stream() { return out_; }
-  // Closes the file and renames it onto the path: Unavailable naming the path when it
-  // could not be written or renamed (the temporary is removed).
+  // Closes the file and renames it onto the path. InvalidArgument naming the path and the
+  // system's reason when it could not be created at all (a missing folder: the caller's
+  // path, exit code 2); Unavailable when writing or renaming failed later (a full disk:
+  // exit code 4). The temporary is removed either way.
   Status commit();
 
  private:
@@ -72,6 +74,7 @@ class OutputFile {
   std::ofstream out_;
   bool committed_ = false;
   bool direct_ = false;  // a device or a pipe: no temporary
+  int open_errno_ = 0;   // why the file could not be created; 0 when it was
 };
 
 }  // namespace ragmeter::cli
