@@ -7,6 +7,8 @@
 #include "ragmeter/repeats.h"
 #include "ragmeter/summary_builder.h"
 
+#include "eval/conversation_turns.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -210,12 +212,6 @@ Status check_mapped_columns(const std::vector<PendingRow>& batch, const ColumnMa
   return ok_status();
 }
 
-// Why a single-turn metric is not scored on a multi-turn row.
-constexpr const char* kSingleTurnOnConversation =
-    "a single-turn metric on a multi-turn row (a conversation): ragmeter does not score "
-    "conversations turn by turn yet; the conversation metrics (--metrics conversation, "
-    "docs/agents.md) score its tool calls";
-
 Judge& offline_judge() {
   static const std::shared_ptr<Judge> judge = make_offline_judge();
   return *judge;
@@ -257,6 +253,56 @@ void score_repeats(const Sample& sample, const EvalOptions& options,
   }
 }
 
+// Why a metric that compares a turn's answer with a reference skips conversations.
+constexpr const char* kNoTurnReference =
+    " (a conversation's `reference` is its expected outcome, not a reference answer of a turn)";
+
+// A conversation's results: the conversation metrics on the whole of it, every other metric
+// turn by turn (conversation_turns.h), each turn scored as a single-turn row is.
+std::vector<MetricResult> score_conversation(const Sample& sample, const EvalOptions& options) {
+  EvalOptions turn_options = options;
+  turn_options.metrics.clear();
+  for (const MetricRequest& request : options.metrics) {
+    if (request.info->family != MetricFamily::kConversation) turn_options.metrics.push_back(request);
+  }
+  const std::vector<ConversationTurn> turns =
+      turn_options.metrics.empty() ? std::vector<ConversationTurn>() : conversation_turns(sample);
+  // per_turn[t][m]: turn t's result of turn_options.metrics[m].
+  std::vector<std::vector<MetricResult>> per_turn;
+  for (const ConversationTurn& turn : turns) per_turn.push_back(score_sample(turn.sample, turn_options));
+  std::vector<MetricResult> results;
+  results.reserve(options.metrics.size());
+  std::optional<SampleJudgement> judgement;  // the conversation metrics' (none asks yet)
+  Judge& judge = options.judge ? *options.judge : offline_judge();
+  std::size_t m = 0;  // index into turn_options.metrics
+  for (const MetricRequest& request : options.metrics) {
+    if (request.info->family == MetricFamily::kConversation) {
+      results.push_back(guarded_score(request, sample, options, judgement, judge));
+      continue;
+    }
+    if (turns.empty()) {
+      results.push_back(MetricResult::skipped(
+          "a single-turn metric on a conversation is scored turn by turn, and no assistant "
+          "message of this one has text (docs/agents.md)"));
+    } else {
+      std::vector<MetricResult> of_metric;
+      for (std::vector<MetricResult>& turn : per_turn) of_metric.push_back(std::move(turn[m]));
+      auto mark = options.pass_marks.find(request.name);
+      MetricResult result = combine_turns(
+          std::move(of_metric), turns,
+          mark == options.pass_marks.end() ? std::nullopt : std::optional<double>(mark->second),
+          request.info->higher_is_better);
+      if (result.outcome == Outcome::kSkipped &&
+          result.reason.find("field 'reference' is missing") != std::string::npos) {
+        result.reason += kNoTurnReference;
+      }
+      results.push_back(std::move(result));
+    }
+    ++m;
+  }
+  return results;
+}
+
 }  // namespace
 
 int judgements_per_sample(const EvalOptions& options) {
@@ -278,6 +324,7 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
     assign_sample_language(&with_language, options.language);
     return score_sample(with_language, options);
   }
+  if (sample.conversation) return score_conversation(sample, options);
   std::vector<MetricResult> results;
   results.reserve(options.metrics.size());
   Judge& judge = options.judge ? *options.judge : offline_judge();
@@ -287,10 +334,6 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
   // The offline judge's gap for the sample's language (offline_judge_gap), found once.
   std::optional<std::string> not_covered;
   for (const auto& request : options.metrics) {
-    if (sample.conversation && request.info->family != MetricFamily::kConversation) {
-      results.push_back(MetricResult::skipped(kSingleTurnOnConversation));
-      continue;
-    }
     if (judge.is_offline() && request.info->judged != nullptr) {
       if (!not_covered) not_covered = offline_judge_gap(offline_sample_language(sample));
       if (!not_covered->empty()) {

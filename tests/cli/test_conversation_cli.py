@@ -1,6 +1,6 @@
 """`ragmeter eval` on conversations: the three input shapes, the rows it rejects (naming line
 and field, the run going on), and what single-turn and conversation metrics do on the other
-kind of row."""
+kind of row (single-turn metrics on conversations, turn by turn: test_conversation_turns_cli.py)."""
 
 import json
 
@@ -82,7 +82,7 @@ def test_bad_conversations_are_rejected_by_line_and_field_and_the_run_goes_on(ru
     assert deepeval_row["scores"]["ragas_tool_call_accuracy"] == 0.0
 
 
-def test_single_turn_metrics_skip_conversations_and_conversation_metrics_skip_single_turn_rows(
+def test_single_turn_metrics_go_turn_by_turn_and_conversation_metrics_skip_single_turn_rows(
         run, tmp_path):
     data = tmp_path / "mixed.jsonl"
     single = {"user_input": "Weather in Paris?", "response": "Sunny.", "reference": "Sunny."}
@@ -91,9 +91,13 @@ def test_single_turn_metrics_skip_conversations_and_conversation_metrics_skip_si
     p = run("eval", data, "-m", "exact_match,faithfulness,ragas_tool_call_f1", "--out", out)
     assert p.returncode == 0, p.stderr
     conversation, single_turn = read_jsonl(out)
-    for metric in ("exact_match", "faithfulness"):
-        assert conversation["status"][metric] == "skipped"
-        assert "single-turn metric on a multi-turn row" in conversation["reasons"][metric]
+    # A turn has no reference answer (test_conversation_turns_cli.py scores the rest).
+    assert conversation["status"]["exact_match"] == "skipped"
+    assert conversation["reasons"]["exact_match"].startswith(
+        "no turn was scored: turn 1: field 'reference' is missing (a conversation's `reference` "
+        "is its expected outcome")
+    assert conversation["status"]["faithfulness"] == "ok"
+    assert conversation["evidence"]["faithfulness"]["turns_total"] == 1
     assert conversation["scores"]["ragas_tool_call_f1"] == 1.0
     assert single_turn["scores"]["exact_match"] == 1.0
     assert single_turn["status"]["ragas_tool_call_f1"] == "skipped"
