@@ -70,7 +70,8 @@ std::string json_for_script(const nlohmann::ordered_json& value);
 // The whole HTML page.
 std::string render_report(const ReportInput& input);
 
-// Writes render_report(input) to `path`; InvalidArgument when it cannot be written.
+// Writes render_report(input) to `path`: InvalidArgument when the file cannot be created,
+// Unavailable when writing it failed (a full disk).
 Status write_report(const std::string& path, const ReportInput& input);
 
 }  // namespace ragmeter

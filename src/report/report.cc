@@ -17,6 +17,7 @@
 #include "ragmeter_report_assets.inc"
 #include "report/results_csv.h"
 #include "report/answer_data.h"
+#include "report/conversation_view.h"
 
 namespace ragmeter {
 namespace {
@@ -193,7 +194,11 @@ Json table_of(const ReportInput& input, const Json& metrics) {
     ids.push_back(id != row.end() ? *id : Json(nullptr));
     auto question = row.find("user_input");
     if (question == row.end()) question = row.find("question");
-    questions.push_back(question != row.end() && question->is_string() ? *question : Json(""));
+    if (question != row.end() && question->is_string()) {
+      questions.push_back(*question);
+    } else {  // a conversation: its first user message
+      questions.push_back(report_internal::conversation_opening(report_internal::conversation_view(row)));
+    }
     for (std::size_t k = 0; k < names.size(); ++k) {
       const std::string& name = names[k];
       std::string s;
@@ -254,9 +259,11 @@ void write_page(std::ostream& out, const ReportInput& input) {
   out << std::string_view(page).substr(data_at + kData.size(), rows_at - data_at - kData.size());
   if (input.comparison.is_null()) {
     for (const Json& row : input.rows) {
-      if (row.contains("evidence")) {
+      Json view = report_internal::conversation_view(row);
+      if (row.contains("evidence") || !view.is_null()) {
         Json copy = row;
-        drop_content_ids(&copy["evidence"]);
+        if (copy.contains("evidence")) drop_content_ids(&copy["evidence"]);
+        if (!view.is_null()) copy["conversation_view"] = std::move(view);
         out << json_for_script(copy) << '\n';
       } else {
         out << json_for_script(row) << '\n';
@@ -315,9 +322,10 @@ std::string render_report(const ReportInput& input) {
 
 Status write_report(const std::string& path, const ReportInput& input) {
   std::ofstream out(path, std::ios::binary);
+  if (!out.is_open()) return invalid_argument("cannot write the report " + path);
   write_page(out, input);
   out.close();
-  if (!out) return invalid_argument("cannot write the report " + path);
+  if (!out) return unavailable("could not write the report " + path);  // a full disk
   return ok_status();
 }
 

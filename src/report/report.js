@@ -501,24 +501,112 @@
     return table;
   }
 
+  // ================= a conversation (docs/agents.md) =================
+  // The row's messages come read by ragmeter's own reader (row.conversation_view); a turn's
+  // scores are in each metric's evidence.turns, which names the turn's last message.
+  function toolCallsBlock(calls) {
+    return el('div', null, calls.map((c) => el('div', { class: 'tool-call' },
+      '→ ' + str(c.name) + '(' + JSON.stringify(c.args || {}) + ')' +
+      (c.output !== undefined ? ' = ' + JSON.stringify(c.output) : ''))));
+  }
+
+  function turnsEndingAt(row, index) {
+    const out = [];
+    for (const [metric, ev] of Object.entries(row.evidence || {})) {
+      if (!ev || !Array.isArray(ev.turns)) continue;
+      for (const t of ev.turns) if (t && t.message === index) out.push({ metric, turn: t });
+    }
+    return out;
+  }
+
+  function turnScores(entries) {
+    const table = el('table', { class: 'scores turn-scores' });
+    table.appendChild(el('tr', null, el('th', null, 'metric'), el('th', { class: 'num' }, 'score'),
+      el('th', null, 'status'), el('th', null, 'reason')));
+    for (const { metric, turn } of entries) {
+      const s = str(turn.status);
+      table.appendChild(el('tr', { 'data-metric': metric }, el('td', null, metric),
+        el('td', { class: 'num' }, turn.score !== undefined ? fmt(turn.score) : '-'),
+        el('td', { class: s }, s), el('td', null, str(turn.reason))));
+    }
+    return table;
+  }
+
+  function messageBlock(row, m, index, contextsSoFar) {
+    const role = str(m.role);
+    const ending = turnsEndingAt(row, index);
+    const box = el('div', { class: 'message ' + role, 'data-message': index },
+      el('span', { class: 'badge' }, role),
+      ending.length ? el('span', { class: 'badge' }, 'turn ' + ending[0].turn.turn) : null,
+      m.tool_call_id ? el('span', { class: 'muted' }, 'answers ' + str(m.tool_call_id)) : null);
+    if (m.content) box.appendChild(el('div', { class: 'text' }, str(m.content)));
+    if (Array.isArray(m.tool_calls) && m.tool_calls.length) box.appendChild(toolCallsBlock(m.tool_calls));
+    if (Array.isArray(m.contexts)) contextsSoFar.push(...m.contexts);
+    if (ending.length) {
+      // The turn's passages, with the claims its evidence found supported in them.
+      const evidence = {};
+      for (const { metric, turn } of ending) if (turn.evidence) evidence[metric] = turn.evidence;
+      const contexts = contextsSoFar.splice(0);
+      if (contexts.length) box.appendChild(contextsBlock(contexts, collectClaims(evidence)));
+      const claims = collectClaims(evidence);
+      if (claims.length) box.appendChild(claimsTable(claims));
+      box.appendChild(turnScores(ending));
+    }
+    return box;
+  }
+
+  function conversationBody(row) {
+    const view = row.conversation_view;
+    const parts = [el('h2', null, 'Conversation (' + str(view.format) + ')')];
+    const list = el('div', { id: 'sample-conversation' });
+    const contextsSoFar = [];
+    (view.messages || []).forEach((m, i) => {
+      if (m.role === 'user') contextsSoFar.splice(0);  // a new turn
+      list.appendChild(messageBlock(row, m, i, contextsSoFar));
+    });
+    parts.push(list);
+    if (Array.isArray(view.reference_tool_calls)) {
+      parts.push(el('h2', null, 'Expected tool calls'),
+        view.reference_tool_calls.length ? toolCallsBlock(view.reference_tool_calls)
+          : el('p', { class: 'muted' }, 'none (no tool should be called)'));
+    }
+    if (Array.isArray(view.reference_topics)) {
+      parts.push(el('h2', null, 'Reference topics'), el('div', { class: 'text' }, view.reference_topics.join(', ')));
+    }
+    const reference = row.reference;
+    if (reference !== undefined && reference !== null) parts.push(el('h2', null, 'Expected outcome (reference)'), el('div', { class: 'text' }, str(reference)));
+    parts.push(el('h2', null, 'Scores, skips and failures'), scoresTable(row));
+    return parts;
+  }
+
+  const CONVERSATION_SHOWN = new Set(['user_input', 'messages', 'turns', 'conversation_view', 'reference',
+    'reference_tool_calls', 'expected_tools', 'reference_topics', 'scores', 'status', 'reasons', 'evidence']);
+
   const SHOWN = new Set(['user_input', 'question', 'response', 'answer', 'reference', 'ground_truth', 'ground_truths',
     'retrieved_contexts', 'contexts', 'scores', 'status', 'reasons', 'evidence']);
 
-  function sampleBody(row) {
+  // A single-turn row: question, response, reference, contexts with the claims they support.
+  function singleTurnBody(row) {
     const images = collectImages(row);
     const contexts = field(row, ['retrieved_contexts', 'contexts']);
     const claims = collectClaims(row.evidence, images.size ? textPositions(contexts, images) : null);
+    return [
+      el('h2', null, 'Question'), el('div', { class: 'text', id: 'sample-question' }, str(field(row, ['user_input', 'question']))),
+      el('h2', null, 'Response'), el('div', { class: 'text', id: 'sample-response' }, str(field(row, ['response', 'answer']))),
+      el('h2', null, 'Reference'), el('div', { class: 'text', id: 'sample-reference' }, str(field(row, ['reference', 'ground_truth', 'ground_truths']))),
+      el('h2', null, 'Retrieved contexts'), contextsBlock(contexts, claims, images),
+      el('h2', null, 'Claims'), claimsTable(claims),
+      el('h2', null, 'Scores, skips and failures'), scoresTable(row)];
+  }
+
+  function sampleBody(row) {
     const parts = [];
     if (row.row_error) {
       parts.push(el('h2', null, 'Rejected row'), el('div', { class: 'text failed' }, str(row.row_error)));
     }
-    parts.push(el('h2', null, 'Question'), el('div', { class: 'text', id: 'sample-question' }, str(field(row, ['user_input', 'question']))));
-    parts.push(el('h2', null, 'Response'), el('div', { class: 'text', id: 'sample-response' }, str(field(row, ['response', 'answer']))));
-    parts.push(el('h2', null, 'Reference'), el('div', { class: 'text', id: 'sample-reference' }, str(field(row, ['reference', 'ground_truth', 'ground_truths']))));
-    parts.push(el('h2', null, 'Retrieved contexts'), contextsBlock(contexts, claims, images));
-    parts.push(el('h2', null, 'Claims'), claimsTable(claims));
-    parts.push(el('h2', null, 'Scores, skips and failures'), scoresTable(row));
-    const other = Object.keys(row).filter((k) => !SHOWN.has(k));
+    const conversation = row.conversation_view && typeof row.conversation_view === 'object';
+    parts.push(...(conversation ? conversationBody(row) : singleTurnBody(row)));
+    const other = Object.keys(row).filter((k) => !(conversation ? CONVERSATION_SHOWN : SHOWN).has(k));
     if (other.length) {
       const dl = el('dl', { class: 'identity', id: 'sample-fields' });
       for (const k of other) { dl.appendChild(el('dt', null, k)); dl.appendChild(el('dd', null, valueNode(row[k]))); }
@@ -530,6 +618,7 @@
     }
     return parts;
   }
+
 
   function samplePage(index) {
     const row = rowAt(index);
