@@ -194,7 +194,9 @@ struct PlannedCalls {
 };
 
 // `with_embedder`: similarity goes to an embeddings endpoint (else offline, no call).
-// `critic_votes`: judgements per aspect critic (--critic-votes).
+// `critic_votes`: judgements per aspect critic (--critic-votes). A conversation: the
+// single-turn metrics' calls for each of its turns (as evaluate scores them, turn by turn)
+// and the judged conversation metrics' calls over the whole of it.
 PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
                             bool with_embedder, int context_tokens = 0, int max_tokens = 2048,
                             int critic_votes = 1);

@@ -7,7 +7,7 @@
 #include "ragmeter/repeats.h"
 #include "ragmeter/summary_builder.h"
 
-#include "eval/conversation_turns.h"
+#include "eval/turn_results.h"
 
 #include <algorithm>
 #include <atomic>

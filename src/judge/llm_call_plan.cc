@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "core/conversation_turns.h"
+#include "judge/llm_requests.h"
 #include "judge/verdict_table.h"
 
 #include "ragmeter/llm_judge.h"
@@ -37,14 +39,70 @@ PlannedCalls& PlannedCalls::operator+=(const PlannedCalls& other) {
   return *this;
 }
 
+namespace {
+
+// Whether the metric table lists `field` among the metric's needs ("conversation, reference").
+bool needs_field(const MetricInfo& info, std::string_view field) {
+  std::string_view rest = info.fields;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    if (item == field) return true;
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return false;
+}
+
+// A conversation's calls: the single-turn metrics' for each turn (as evaluate scores them,
+// conversation_turns.h), and a critic call per vote for each judged conversation metric
+// over the whole conversation.
+PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
+                                     bool with_embedder, int context_tokens, int max_tokens,
+                                     int critic_votes) {
+  std::vector<MetricRequest> single_turn;
+  int critic_calls = 0;
+  for (const MetricRequest& request : metrics) {
+    if (request.info == nullptr) continue;
+    if (request.info->family != MetricFamily::kConversation) {
+      single_turn.push_back(request);
+    } else if (request.info->judged != nullptr && (request.info->calls & judge_calls::kCritic) &&
+               (!needs_field(*request.info, "reference") || sample.reference())) {
+      critic_calls += std::max(critic_votes, 1);  // not when skipped for a missing reference
+    }
+  }
+  PlannedCalls plan;
+  if (!single_turn.empty()) {
+    for (const ConversationTurn& turn : conversation_turns(sample)) {
+      plan += plan_llm_calls(turn.sample, single_turn, with_embedder, context_tokens, max_tokens,
+                             critic_votes);
+    }
+  }
+  if (critic_calls > 0) {
+    plan.calls["critic"] += critic_calls;
+    plan.prompt_tokens += critic_calls * tokens(prompts::k_system.size() + prompts::k_critic.size() +
+                                                judge_sample_sections(sample).size());
+    plan.completion_tokens += critic_calls * kCriticTokens;
+  }
+  return plan;
+}
+
+}  // namespace
+
 PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
                             bool with_embedder, int context_tokens, int max_tokens,
                             int critic_votes) {
+  if (sample.conversation) {
+    return plan_conversation_calls(sample, metrics, with_embedder, context_tokens, max_tokens,
+                                   critic_votes);
+  }
   // What the requested metrics ask, from the metric table (MetricInfo::calls).
   unsigned calls = judge_calls::kNone;
   int critic_calls = 0;
   for (const MetricRequest& request : metrics) {
     if (request.info == nullptr || request.info->judged == nullptr) continue;
+    // A conversation metric on a single-turn row is skipped: no call.
+    if (request.info->family == MetricFamily::kConversation) continue;
     calls |= request.info->calls;
     if (request.info->calls & judge_calls::kCritic) critic_calls += std::max(critic_votes, 1);
   }

@@ -73,7 +73,42 @@ GeneratedQuestions read_llm_questions(const Json& reply) {
   return out;
 }
 
+namespace {
+
+// "1. user: text" per message; an assistant's tool calls as "-> name({args})".
+std::string conversation_text(const Conversation& conversation) {
+  std::string out;
+  int number = 0;
+  for (const Message& m : conversation.messages) {
+    out += std::to_string(++number) + ". " + role_name(m.role) + ":";
+    if (!m.content.empty()) out += " " + m.content;
+    for (const ToolCall& call : m.tool_calls) {
+      out += "\n   -> " + call.name + "(" +
+             call.args.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + ")";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string conversation_sections(const Sample& sample) {
+  const Conversation& conversation = *sample.conversation;
+  std::string last;  // the conversation's last assistant text: where it ended
+  for (const Message& m : conversation.messages) {
+    if (m.role == Role::kAssistant && !m.content.empty()) last = m.content;
+  }
+  std::string out = judge_section("CONVERSATION", conversation_text(conversation));
+  out += judge_section("RESPONSE", last);
+  if (sample.reference() && !sample.reference()->empty()) {
+    out += judge_section("DESIRED OUTCOME", *sample.reference());
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string judge_sample_sections(const Sample& sample) {
+  if (sample.conversation) return conversation_sections(sample);
   std::string out;
   if (sample.user_input && !sample.user_input->empty()) {
     out += judge_section("QUESTION", *sample.user_input);

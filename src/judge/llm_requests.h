@@ -41,7 +41,9 @@ llm::ChatRequest make_judge_request(std::string sample_part, std::string_view ta
 std::string judge_section(std::string_view name, std::string_view text);
 
 // The sample's texts for critics and rubrics: the question, the contexts (numbered),
-// the response and the reference, each only when present.
+// the response and the reference, each only when present. A conversation (multi-turn
+// sample): its messages numbered with their roles and tool calls (CONVERSATION), its last
+// assistant text as the RESPONSE, and its reference as the DESIRED OUTCOME.
 std::string judge_sample_sections(const Sample& sample);
 
 // answer_relevancy's call: three questions the response answers, then whether it is

@@ -74,6 +74,9 @@ RAGMETER_DECLARE_JUDGED(factual_correctness_recall);
 RAGMETER_DECLARE_JUDGED(semantic_similarity);
 RAGMETER_DECLARE_JUDGED(answer_correctness);
 RAGMETER_DECLARE_JUDGED(aspect_critic);
+// Conversations (judged_adapters.cc): ragas's agent goal accuracy as one critic call.
+RAGMETER_DECLARE_JUDGED(ragas_agent_goal_accuracy);
+RAGMETER_DECLARE_JUDGED(ragas_agent_goal_accuracy_without_reference);
 RAGMETER_DECLARE_JUDGED(rubric_score);
 RAGMETER_DECLARE_JUDGED(context_relevance);
 RAGMETER_DECLARE_JUDGED(summary_score);

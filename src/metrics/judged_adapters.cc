@@ -337,18 +337,15 @@ const std::map<std::string, std::string>& default_rubrics(bool with_reference) {
   return with_reference ? kWith : kWithout;
 }
 
-}  // namespace
-
-MetricResult aspect_critic(Judgement& j, const MetricRequest& r, const ScoringOptions& o) {
-  if (auto skip = require(j.sample(), false, true, false, false)) return *skip;
-  std::string_view definition =
-      r.definition.empty() ? builtin_critic_definition(r.info->name) : std::string_view(r.definition);
-  if (definition.empty()) return MetricResult::failed("aspect critic '" + r.name + "' has no definition");
+// A critic's verdict on `sample` as a 0/1 score, with the definition, the votes and the
+// judge's reason in the evidence.
+MetricResult critic_result(Judgement& j, const Sample& sample, const MetricRequest& r,
+                           const ScoringOptions& o, std::string_view definition) {
   if (o.critic_votes < 1 || o.critic_votes % 2 == 0) {
     return MetricResult::failed("critic votes must be odd and at least 1");
   }
   CallLog calls;
-  auto verdict = j.judge().critique(j.sample(), r.name, definition, o.critic_votes, &calls);
+  auto verdict = j.judge().critique(sample, r.name, definition, o.critic_votes, &calls);
   if (!verdict.ok()) return judge_refused_or_failed(verdict.status(), calls);
   MetricResult result = MetricResult::ok(verdict->verdict ? 1.0 : 0.0);
   result.evidence["definition"] = std::string(definition);
@@ -357,6 +354,64 @@ MetricResult aspect_critic(Judgement& j, const MetricRequest& r, const ScoringOp
   if (!verdict->reason.empty()) result.evidence["reason"] = verdict->reason;
   if (!verdict->warning.empty()) result = with_warnings(std::move(result), {verdict->warning});
   return with_calls(std::move(result), calls);
+}
+
+}  // namespace
+
+MetricResult aspect_critic(Judgement& j, const MetricRequest& r, const ScoringOptions& o) {
+  if (auto skip = require(j.sample(), false, true, false, false)) return *skip;
+  std::string_view definition =
+      r.definition.empty() ? builtin_critic_definition(r.info->name) : std::string_view(r.definition);
+  if (definition.empty()) return MetricResult::failed("aspect critic '" + r.name + "' has no definition");
+  return critic_result(j, j.sample(), r, o, definition);
+}
+
+namespace {
+
+// ragas's agent goal accuracy in one critic call over the whole conversation
+// (docs/agents.md): the judge reads the messages, the tool calls and, with a reference, the
+// desired outcome, and says whether the conversation's end achieves it (ragas: two calls,
+// one inferring the user's goal and the end state, one comparing them).
+constexpr std::string_view kGoalWithReference =
+    "Does the conversation end in the DESIRED OUTCOME? Judge the state the conversation ends "
+    "in, from everything the assistant did in it (its answers and its tool calls and their "
+    "results): 1 only when that state achieves the desired outcome.";
+constexpr std::string_view kGoalWithoutReference =
+    "Did the assistant achieve the user's goal by the end of the CONVERSATION? Infer what the "
+    "user wanted from their messages and judge the state the conversation ends in, from "
+    "everything the assistant did in it (its answers and its tool calls and their results): 1 "
+    "only when that state fulfils the goal.";
+
+MetricResult goal_accuracy(Judgement& j, const MetricRequest& r, const ScoringOptions& o,
+                           bool with_reference) {
+  const Sample& s = j.sample();
+  if (!s.conversation) {
+    return MetricResult::skipped(
+        "a conversation metric: the row is single-turn (it needs `user_input` as a list of "
+        "messages, `messages` or `turns`, docs/agents.md)");
+  }
+  if (with_reference && (!s.reference() || s.reference()->empty())) {
+    return MetricResult::skipped(
+        "field 'reference' is missing (the desired outcome; "
+        "ragas_agent_goal_accuracy_without_reference needs none)");
+  }
+  // Without a reference the judge is not shown one, even when the row has it (ragas's
+  // metric reads the messages alone).
+  Sample asked = s;
+  if (!with_reference) asked.clear_reference();
+  return critic_result(j, asked, r, o, with_reference ? kGoalWithReference : kGoalWithoutReference);
+}
+
+}  // namespace
+
+MetricResult ragas_agent_goal_accuracy(Judgement& j, const MetricRequest& r,
+                                       const ScoringOptions& o) {
+  return goal_accuracy(j, r, o, true);
+}
+
+MetricResult ragas_agent_goal_accuracy_without_reference(Judgement& j, const MetricRequest& r,
+                                                         const ScoringOptions& o) {
+  return goal_accuracy(j, r, o, false);
 }
 
 MetricResult rubric_score(Judgement& j, const MetricRequest&, const ScoringOptions&) {

@@ -1,6 +1,6 @@
 // Single-turn metrics on conversations, turn by turn: how a conversation is cut into turns,
 // and how the turns' results make the conversation's (hand-checked cases).
-#include "eval/conversation_turns.h"
+#include "eval/turn_results.h"
 
 #include <gtest/gtest.h>
 

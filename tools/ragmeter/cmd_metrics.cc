@@ -16,7 +16,7 @@ struct MetricsArgs {
 
 // What the metric table says of a judged metric's calls, range and needs.
 std::string judge_facts(const MetricInfo& info) {
-  if (info.family != MetricFamily::kJudged) return "";
+  if (info.judged == nullptr) return "";
   std::string out = "judge calls: " + judge_call_names(info.calls);
   if (metric_needs_llm(info)) out += " (needs an LLM judge)";
   return out;
