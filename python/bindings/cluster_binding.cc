@@ -211,8 +211,8 @@ nb::dict settings_dict(const llm::JudgeSettings& s) {
 
 // A worker's results as columns: {"status": {metric: [int8 code]}, "scores": {metric:
 // [float or None]}, "reasons": {metric: [str or None]}, "corpus": {metric: [list or
-// None]} (metrics with corpus statistics only), "row_error": [str or None], "evidence":
-// [JSON text or None] (with `evidence`)}. Statuses are "ok", "skipped", "failed".
+// None]} (metrics with corpus statistics only), "row_error": [str or None], "language":
+// [str or None], "evidence": [JSON text or None] (with `evidence`)}. Statuses are "ok", "skipped", "failed".
 nb::dict shard_columns(const RunResult& r, bool evidence) {
   const ResultTable& table = r.run.table;
   nb::dict status, scores, reasons, corpus;
@@ -234,9 +234,15 @@ nb::dict shard_columns(const RunResult& r, bool evidence) {
     reasons[name] = reason_column;
     if (has_corpus) corpus[name] = corpus_column;
   }
-  nb::list row_error, evidence_column;
+  nb::list row_error, evidence_column, language_column;
   for (const RowResult& row : table.rows) {
     row_error.append(row.error ? nb::object(nb::str(row.error->to_string().c_str())) : nb::none());
+    // The language each row was scored in (its column, --language, or detected), as --out
+    // writes it; None for a rejected row.
+    const auto language = row.fields.is_object() ? row.fields.find("language") : row.fields.end();
+    language_column.append(language != row.fields.end() && language->is_string()
+                               ? nb::object(nb::str(language->get<std::string>().c_str()))
+                               : nb::none());
     if (!evidence) continue;
     nlohmann::ordered_json detail = nlohmann::ordered_json::object();
     for (std::size_t m = 0; m < table.metrics.size(); ++m) {
@@ -252,6 +258,7 @@ nb::dict shard_columns(const RunResult& r, bool evidence) {
   columns["reasons"] = reasons;
   columns["corpus"] = corpus;
   columns["row_error"] = row_error;
+  columns["language"] = language_column;
   if (evidence) columns["evidence"] = evidence_column;
   return columns;
 }

@@ -154,7 +154,7 @@ class _Scorer:
         before_by_call = json.loads(self._judge.usage_by_call())
         if len(batch) == 0:  # an empty block (after a filter): no rows to score, same columns
             columns = {kind: {m: [] for m in metrics} for kind in ("scores", "status", "reasons")}
-            columns.update(corpus={}, row_error=[], evidence=[])
+            columns.update(corpus={}, row_error=[], evidence=[], language=[])
         else:
             run, stop = _core.evaluate(
                 to_source(batch, name=config["source"]), made_judge=self._judge, progress=None,
@@ -170,6 +170,13 @@ class _Scorer:
             out = out.append_column(f"{metric}_status", pa.array(columns["status"][metric], pa.string()))
             out = out.append_column(f"{metric}_reason", pa.array(columns["reasons"][metric], pa.string()))
         out = out.append_column("row_error", pa.array(columns["row_error"], pa.string()))
+        # The language each row was scored in, as --out writes it (the driver counts them for
+        # the summary's "languages"); it replaces a `language` column the rows brought.
+        language = pa.array(columns["language"], pa.string())
+        if "language" in out.column_names:
+            out = out.set_column(out.column_names.index("language"), "language", language)
+        else:
+            out = out.append_column("language", language)
         if config["keep_evidence"]:
             out = out.append_column("evidence", pa.array(columns["evidence"], pa.string()))
         for metric in metrics:  # every batch the same columns, even with no corpus stats
