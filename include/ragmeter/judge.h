@@ -99,6 +99,17 @@ struct KeyFactCoverage {
   std::vector<bool> covered;  // one per fact
 };
 
+// ragas's topic adherence: the topics of a conversation's user messages, and for each
+// whether the assistant answered it (did not refuse) and whether it falls into one of the
+// reference topics. The three lists have one entry per topic.
+struct TopicVerdicts {
+  std::vector<std::string> topics;
+  std::vector<bool> answered;
+  std::vector<bool> in_reference;
+  std::string reason;
+  std::string warning;  // as CriticVerdict::warning
+};
+
 class Judge {
  public:
   virtual ~Judge() = default;
@@ -162,6 +173,12 @@ class Judge {
   virtual StatusOr<RubricScore> rubric_score(const Sample& sample,
                                              const std::map<std::string, std::string>& rubrics,
                                              CallLog* calls);
+  // The topics of a conversation (sample.conversation set) with, for each, whether the
+  // assistant answered it and whether it is one of `reference_topics` (ragas's
+  // topic_adherence). The default, and the offline judge, answer FailedPrecondition.
+  virtual StatusOr<TopicVerdicts> topic_verdicts(const Sample& sample,
+                                                 const std::vector<std::string>& reference_topics,
+                                                 CallLog* calls);
   // The sentences of the sample's retrieved contexts needed to answer its question.
   virtual StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) = 0;
   // The key facts (claims) of `text` and whether `summary` states each of them.
@@ -239,6 +256,10 @@ class SampleJudgement {
   const StatusOr<ClaimLedger>& ledger_for(std::string_view ragas_scope, const CallLog** calls);
   // The generated questions (asked for on the first call).
   const StatusOr<GeneratedQuestions>& questions();
+  // Judge::topic_verdicts over the conversation's reference topics, asked for once (the
+  // three topic adherence metrics read one call). Precondition: both set.
+  const StatusOr<TopicVerdicts>& topic_verdicts();
+  const CallLog& topic_calls() const { return topic_calls_; }
   // similarity(response, reference), asked for on the first call. Precondition: both set.
   const StatusOr<double>& response_reference_similarity();
   // The sample's images (Sample::retrieved_images), read on the first call: every one,
@@ -265,6 +286,8 @@ class SampleJudgement {
   CallLog multimodal_calls_;
   std::optional<StatusOr<ClaimLedger>> ledger_;
   std::optional<StatusOr<GeneratedQuestions>> questions_;
+  std::optional<StatusOr<TopicVerdicts>> topics_;
+  CallLog topic_calls_;
   std::optional<StatusOr<double>> similarity_;
   CallLog ledger_calls_;
   struct Scoped {

@@ -140,6 +140,8 @@ inline constexpr unsigned kVision = 1u << 8;     // "vision": one call with the 
                                                  // model only
 inline constexpr unsigned kImageVerdicts = 1u << 9;  // "image_verdicts": the claims against each
                                                      // image (a vision model; none offline: OCR)
+inline constexpr unsigned kTopics = 1u << 10;  // "topics": a conversation's topics, answered
+                                               // and on the reference topics; LLM only
 }  // namespace judge_calls
 
 // Named groups of metrics (bits of MetricInfo::groups), each a --metrics shorthand.

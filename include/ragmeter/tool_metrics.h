@@ -43,4 +43,13 @@ double deepeval_tool_correctness(const std::vector<ToolCall>& called,
                                  const std::vector<ToolCall>& expected,
                                  const DeepEvalToolOptions& options);
 
+// ragas 0.4.3's topic adherence from its verdicts: per topic whether the assistant answered
+// it and whether it is a reference topic (equal lengths, not empty). TP = answered and
+// reference, FP = answered and not reference, FN = refused and reference; precision =
+// TP / (TP + FP + 1e-10), recall = TP / (TP + FN + 1e-10), F1 = 2PR / (P + R + 1e-10), the
+// 1e-10 as ragas adds it (so a perfect score is 1 - 1e-10, and nothing to count is 0).
+enum class TopicAdherenceMode { kF1, kPrecision, kRecall };
+double ragas_topic_adherence(const std::vector<bool>& answered, const std::vector<bool>& in_reference,
+                             TopicAdherenceMode mode);
+
 }  // namespace ragmeter

@@ -131,6 +131,12 @@ StatusOr<EntityLists> Judge::reference_and_context_entities(std::string_view ref
   return out;
 }
 
+StatusOr<TopicVerdicts> Judge::topic_verdicts(const Sample&, const std::vector<std::string>&,
+                                              CallLog*) {
+  return failed_precondition("topic adherence needs an LLM judge (--judge-url, --judge-model); "
+                             "the " + description() + " judge cannot judge it");
+}
+
 StatusOr<CriticVerdict> Judge::critique(const Sample&, std::string_view name, std::string_view,
                                         int, CallLog*) {
   return failed_precondition("the aspect critic '" + std::string(name) +
@@ -171,6 +177,14 @@ const StatusOr<ClaimLedger>& SampleJudgement::ledger_for(std::string_view ragas_
 const StatusOr<GeneratedQuestions>& SampleJudgement::questions() {
   if (!questions_) questions_.emplace(judge_.questions_for(sample_, &questions_calls_));
   return *questions_;
+}
+
+const StatusOr<TopicVerdicts>& SampleJudgement::topic_verdicts() {
+  if (!topics_) {
+    topics_.emplace(judge_.topic_verdicts(sample_, *sample_.conversation->reference_topics,
+                                          &topic_calls_));
+  }
+  return *topics_;
 }
 
 const StatusOr<double>& SampleJudgement::response_reference_similarity() {

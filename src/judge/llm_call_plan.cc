@@ -19,6 +19,7 @@ constexpr std::int64_t kTokensPerVerdict = 30;
 constexpr std::int64_t kQuestionTokens = 80;
 constexpr std::int64_t kEntityTokens = 40;
 constexpr std::int64_t kCriticTokens = 60;
+constexpr std::int64_t kTopicsTokens = 120;  // a few topics with two flags each, and a reason
 
 std::int64_t tokens(std::size_t bytes) {
   return static_cast<std::int64_t>(bytes) / kBytesPerToken + 1;
@@ -62,8 +63,14 @@ PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<Met
                                      int critic_votes) {
   std::vector<MetricRequest> single_turn;
   int critic_calls = 0;
+  bool topics = false;  // one topics call serves the three topic adherence metrics
   for (const MetricRequest& request : metrics) {
     if (request.info == nullptr) continue;
+    if (request.info->calls & judge_calls::kTopics) {
+      topics = topics || (sample.conversation->reference_topics &&
+                          !sample.conversation->reference_topics->empty());
+      continue;
+    }
     if (request.info->family != MetricFamily::kConversation) {
       single_turn.push_back(request);
     } else if (request.info->judged != nullptr && (request.info->calls & judge_calls::kCritic) &&
@@ -77,6 +84,14 @@ PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<Met
       plan += plan_llm_calls(turn.sample, single_turn, with_embedder, context_tokens, max_tokens,
                              critic_votes);
     }
+  }
+  if (topics) {
+    std::size_t listed = 0;
+    for (const std::string& topic : *sample.conversation->reference_topics) listed += topic.size() + 3;
+    plan.calls["topics"] += 1;
+    plan.prompt_tokens += tokens(prompts::k_system.size() + prompts::k_topics.size() +
+                                 judge_sample_sections(sample).size() + listed);
+    plan.completion_tokens += kTopicsTokens;
   }
   if (critic_calls > 0) {
     plan.calls["critic"] += critic_calls;

@@ -53,6 +53,10 @@ class LlmJudge : public Judge {
   StatusOr<RubricScore> rubric_score(const Sample& sample,
                                      const std::map<std::string, std::string>& rubrics,
                                      CallLog* calls) override;
+  // llm_topics.cc: one "topics" call over the whole conversation.
+  StatusOr<TopicVerdicts> topic_verdicts(const Sample& sample,
+                                         const std::vector<std::string>& reference_topics,
+                                         CallLog* calls) override;
   StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override;
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog* calls) override;

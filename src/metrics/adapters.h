@@ -77,6 +77,10 @@ RAGMETER_DECLARE_JUDGED(aspect_critic);
 // Conversations (judged_adapters.cc): ragas's agent goal accuracy as one critic call.
 RAGMETER_DECLARE_JUDGED(ragas_agent_goal_accuracy);
 RAGMETER_DECLARE_JUDGED(ragas_agent_goal_accuracy_without_reference);
+// ... and ragas's topic adherence (F1, precision, recall) from one "topics" call.
+RAGMETER_DECLARE_JUDGED(ragas_topic_adherence);
+RAGMETER_DECLARE_JUDGED(ragas_topic_adherence_precision);
+RAGMETER_DECLARE_JUDGED(ragas_topic_adherence_recall);
 RAGMETER_DECLARE_JUDGED(rubric_score);
 RAGMETER_DECLARE_JUDGED(context_relevance);
 RAGMETER_DECLARE_JUDGED(summary_score);

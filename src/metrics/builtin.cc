@@ -31,6 +31,7 @@ constexpr unsigned kS = judge_calls::kSimilarity;
 constexpr unsigned kRS = judge_calls::kRelevantSentences;
 constexpr unsigned kKF = judge_calls::kKeyFacts;
 constexpr unsigned kC = judge_calls::kCritic;
+constexpr unsigned kTopics = judge_calls::kTopics;
 constexpr unsigned kRu = judge_calls::kRubric;
 constexpr unsigned kV = judge_calls::kVision;
 constexpr unsigned kLI = judge_calls::kLedger | judge_calls::kImageVerdicts;
@@ -93,6 +94,9 @@ constexpr MetricInfo kMetrics[] = {
   {"deepeval_tool_correctness_exact", kConv, "conversation, expected_tools", "DeepEval 4.3.1 ToolCorrectnessMetric, should_exact_match: 1 when called and expected tools match position by position, else 0.", kNoCutoff, kHigher, 0,1, a::deepeval_tool_correctness_exact, nullptr},
   {"ragas_agent_goal_accuracy",    kConv, "conversation, reference", "ragas 0.4.3 agent_goal_accuracy with a reference (the desired outcome): 1 when the state the conversation ends in achieves it, else 0. One critic call over the whole conversation (ragas: two). Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragas_agent_goal_accuracy, kC, kG0, ""},
   {"ragas_agent_goal_accuracy_without_reference", kConv, "conversation", "ragas 0.4.3 agent_goal_accuracy without a reference: 1 when the state the conversation ends in fulfils the goal the user's messages show, else 0. One critic call. Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragas_agent_goal_accuracy_without_reference, kC, kG0, ""},
+  {"ragas_topic_adherence",        kConv, "conversation, reference_topics", "ragas 0.4.3 topic_adherence (F1): per topic of the user's, answered (not refused) vs in the reference topics; F1 with ragas's 1e-10 in each denominator. One topics call (ragas: 2 + one per topic). Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragas_topic_adherence, kTopics, kG0, ""},
+  {"ragas_topic_adherence_precision", kConv, "conversation, reference_topics", "ragas 0.4.3 topic_adherence, mode precision: answered reference topics / answered topics.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragas_topic_adherence_precision, kTopics, kG0, ""},
+  {"ragas_topic_adherence_recall", kConv, "conversation, reference_topics", "ragas 0.4.3 topic_adherence, mode recall: answered reference topics / reference topics raised.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragas_topic_adherence_recall, kTopics, kG0, ""},
   // Judged: read off the sample's claim ledger / judge (offline unless an LLM judge is set).
   {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::faithfulness, kL, kRagas, "faithfulness"},
   {"answer_relevancy",             kJ, "user_input, response", "Mean similarity (cosine, 0 when negative) of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::answer_relevancy, kQ, kRagas, "", kBelowChance},
@@ -143,7 +147,7 @@ constexpr MetricGroup kGroupList[] = {
     {"text", metric_groups::kNone, "the text family"},
     {"retrieval", metric_groups::kNone, "the retrieval family"},
     {"judged", metric_groups::kNone, "the judged family"},
-    {"conversation", metric_groups::kNone, "the tool-call metrics of multi-turn samples"},
+    {"conversation", metric_groups::kNone, "the metrics of multi-turn samples: tool calls, agent goal accuracy, topic adherence"},
     {"ragas", kRagas, "ragas's default four"},
     {"ragchecker", kRagchecker, "RAGChecker's diagnostics"},
 };
@@ -257,7 +261,8 @@ const MetricInfo* find_metric(std::string_view name) {
 }
 
 bool metric_needs_llm(const MetricInfo& info) {
-  return (info.calls & (judge_calls::kCritic | judge_calls::kRubric | judge_calls::kVision)) != 0;
+  return (info.calls & (judge_calls::kCritic | judge_calls::kRubric | judge_calls::kVision |
+                        judge_calls::kTopics)) != 0;
 }
 
 std::string judge_call_names(unsigned calls) {
@@ -272,6 +277,7 @@ std::string judge_call_names(unsigned calls) {
       {judge_calls::kRubric, "rubric"},
       {judge_calls::kVision, "vision"},
       {judge_calls::kImageVerdicts, "image_verdicts (one per image; offline: OCR)"},
+      {judge_calls::kTopics, "topics"},
   };
   std::string out;
   for (const auto& [bit, name] : kNames) {

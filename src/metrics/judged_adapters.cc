@@ -12,6 +12,7 @@
 #include "metrics/judged_evidence.h"
 #include "metrics/required_fields.h"
 #include "ragmeter/judge.h"
+#include "ragmeter/tool_metrics.h"
 #include "ragmeter/ledger_metrics.h"
 #include "ragmeter/language.h"
 #include "ragmeter/offline_judge.h"
@@ -412,6 +413,53 @@ MetricResult ragas_agent_goal_accuracy(Judgement& j, const MetricRequest& r,
 MetricResult ragas_agent_goal_accuracy_without_reference(Judgement& j, const MetricRequest& r,
                                                          const ScoringOptions& o) {
   return goal_accuracy(j, r, o, false);
+}
+
+namespace {
+
+MetricResult topic_adherence(Judgement& j, TopicAdherenceMode mode) {
+  const Sample& s = j.sample();
+  if (!s.conversation) {
+    return MetricResult::skipped(
+        "a conversation metric: the row is single-turn (it needs `user_input` as a list of "
+        "messages, `messages` or `turns`, docs/agents.md)");
+  }
+  if (!s.conversation->reference_topics || s.conversation->reference_topics->empty()) {
+    return MetricResult::skipped("field 'reference_topics' is missing or empty");
+  }
+  const StatusOr<TopicVerdicts>& verdicts = j.topic_verdicts();
+  if (!verdicts.ok()) return judge_refused_or_failed(verdicts.status(), j.topic_calls());
+  if (verdicts->topics.empty()) {  // ragas: NaN
+    return with_calls(MetricResult::skipped("the judge found no topic in the conversation"),
+                      j.topic_calls());
+  }
+  MetricResult result =
+      MetricResult::ok(ragmeter::ragas_topic_adherence(verdicts->answered, verdicts->in_reference, mode));
+  nlohmann::ordered_json topics = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < verdicts->topics.size(); ++i) {
+    topics.push_back({{"topic", verdicts->topics[i]},
+                      {"answered", static_cast<bool>(verdicts->answered[i])},
+                      {"in_reference", static_cast<bool>(verdicts->in_reference[i])}});
+  }
+  result.evidence["topics"] = std::move(topics);
+  if (!verdicts->reason.empty()) result.evidence["reason"] = verdicts->reason;
+  if (!verdicts->warning.empty()) result = with_warnings(std::move(result), {verdicts->warning});
+  return with_calls(std::move(result), j.topic_calls());
+}
+
+}  // namespace
+
+MetricResult ragas_topic_adherence(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  return topic_adherence(j, TopicAdherenceMode::kF1);
+}
+
+MetricResult ragas_topic_adherence_precision(Judgement& j, const MetricRequest&,
+                                             const ScoringOptions&) {
+  return topic_adherence(j, TopicAdherenceMode::kPrecision);
+}
+
+MetricResult ragas_topic_adherence_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
+  return topic_adherence(j, TopicAdherenceMode::kRecall);
 }
 
 MetricResult rubric_score(Judgement& j, const MetricRequest&, const ScoringOptions&) {

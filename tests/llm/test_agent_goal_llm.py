@@ -1,4 +1,4 @@
-"""ragas's agent goal accuracy end to end against the real local llama.cpp server
+"""ragas's agent goal accuracy and topic adherence end to end against the real local llama.cpp server
 (docs/agents.md): two short agent conversations, one whose booking succeeded and one whose
 booking the tool refused, each judged with and without the desired outcome. Every (sample,
 metric) must be scored 0 or 1 with the judge's reason, by exactly one chat request each (the
@@ -75,3 +75,36 @@ def test_each_conversation_is_judged_in_one_call_per_metric_and_reruns_from_the_
     again = run_eval(server, tmp_path, "second")
     assert chat_requests(server["LOG_FILE"]) == before
     assert [r["scores"] for r in again] == [r["scores"] for r in results]
+
+
+def test_topic_adherence_is_one_call_listing_the_topics(server, tmp_path):
+    """ragas's topic adherence with the real model: one "topics" call for the three modes,
+    each topic with its two flags in the evidence, every score in [0, 1]."""
+    row = {"id": "topics", "user_input": [
+        {"type": "human", "content": "What will the weather be in Paris tomorrow?"},
+        {"type": "ai", "content": "Tomorrow Paris will be sunny, 24 degrees."},
+        {"type": "human", "content": "And who won the football match last night?"},
+        {"type": "ai", "content": "Sorry, I can only help with the weather."}],
+        "reference_topics": ["weather"]}
+    data = tmp_path / "topics.jsonl"
+    data.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    out = tmp_path / "topics_out.jsonl"
+    before = chat_requests(server["LOG_FILE"])
+    proc = subprocess.run(
+        [str(BUILD_DIR / "ragmeter"), "eval", str(data), "--metrics",
+         "ragas_topic_adherence,ragas_topic_adherence_precision,ragas_topic_adherence_recall",
+         "--judge-url", server["RAGMETER_JUDGE_URL"], "--judge-model", server["RAGMETER_JUDGE_MODEL"],
+         "--cache-mode", "off", "--out", str(out), "-q"],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    assert 1 <= chat_requests(server["LOG_FILE"]) - before <= 2  # one call (and a retry at most)
+    result = json.loads(out.read_text(encoding="utf-8"))
+    for metric in ("ragas_topic_adherence", "ragas_topic_adherence_precision", "ragas_topic_adherence_recall"):
+        assert result["status"][metric] in ("ok", "skipped"), result["reasons"]
+        if result["status"][metric] == "ok":
+            assert 0.0 <= result["scores"][metric] <= 1.0
+            topics = result["evidence"][metric]["topics"]
+            assert topics and all({"topic", "answered", "in_reference"} <= set(t) for t in topics)
+        else:
+            assert result["reasons"][metric] == "the judge found no topic in the conversation"
+    print("topic adherence seen:", result["scores"], result["evidence"].get("ragas_topic_adherence"))

@@ -6,7 +6,7 @@ nested objects with their keys in another order, strings that print like lists o
 floats whose repr switches notation, duplicated calls, empty lists on either side, order
 swaps, dropped and renamed calls, outputs. Each case is written as a row in one of the three
 input shapes ragmeter reads (ragas's user_input messages, OpenAI messages with JSON-string
-arguments, DeepEval turns), scored by `ragmeter eval --metrics conversation`, and compared
+arguments, DeepEval turns), scored by `ragmeter eval` with the six tool-call metrics, and compared
 with the values ragas's and DeepEval's metric classes compute for the same calls
 (tests/oracle/tool_call_oracle.py, run under $RAGMETER_CACHE/ragas-venv and
 $RAGMETER_CACHE/deepeval-venv, which scripts/setup.sh makes). Every value must be equal to 1e-12
@@ -30,6 +30,10 @@ CACHE = Path(os.environ.get("RAGMETER_CACHE", Path.home() / ".cache" / "ragmeter
 ORACLE = Path(__file__).with_name("tool_call_oracle.py")
 SEED = 36
 CASES = 400
+# The deterministic conversation metrics (`--metrics conversation` also names the judged ones).
+TOOL_METRICS = ("ragas_tool_call_accuracy,ragas_tool_call_accuracy_flexible,ragas_tool_call_f1,"
+                "deepeval_tool_correctness,deepeval_tool_correctness_ordered,"
+                "deepeval_tool_correctness_exact")
 
 NAMES = ["search", "get_weather", "book_flight", "Search", "météo"]
 KEYS = ["city", "date", "n", "options", "q"]
@@ -182,7 +186,7 @@ def ragmeter_scores(tmp_path, rows, params):
     data = tmp_path / "cases.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / f"out{params.replace(',', '_')}.jsonl"
-    args = [str(BUILD_DIR / "ragmeter"), "eval", str(data), "--metrics", "conversation",
+    args = [str(BUILD_DIR / "ragmeter"), "eval", str(data), "--metrics", TOOL_METRICS,
             "--out", str(out), "-q"]
     if params:
         args += ["--deepeval-tool-params", params]

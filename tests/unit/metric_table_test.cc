@@ -39,7 +39,7 @@ TEST(MetricTableTest, ParsesCutoffsAndShorthands) {
   ASSERT_TRUE(all.ok());
   auto conversation = parse_metric_list("conversation");
   ASSERT_TRUE(conversation.ok());
-  EXPECT_EQ(conversation->size(), 8u);  // six tool-call metrics, two agent goal accuracies
+  EXPECT_EQ(conversation->size(), 11u);  // six tool-call metrics, two goal accuracies, three topic adherences
   EXPECT_EQ(all->size() + conversation->size(), builtin_metrics().size());
   for (const MetricRequest& r : *all) EXPECT_NE(r.info->family, MetricFamily::kConversation);
   auto ragas = parse_metric_list("ragas");
