@@ -17,9 +17,7 @@ struct ToolCallLists {
 // list of expected calls is given (it expects no call); only an absent one skips.
 std::optional<MetricResult> tool_call_lists(const Sample& sample, ToolCallLists* out) {
   if (!sample.conversation) {
-    return MetricResult::skipped(
-        "a conversation metric: the row is single-turn (it needs `user_input` as a list of "
-        "messages, `messages` or `turns`, docs/agents.md)");
+    return single_turn_row_skip();
   }
   const Conversation& conversation = *sample.conversation;
   if (!conversation.reference_tool_calls) {
@@ -55,6 +53,12 @@ MetricResult deepeval(const Sample& s, const ScoringOptions& o,
 }
 
 }  // namespace
+
+MetricResult single_turn_row_skip() {
+  return MetricResult::skipped(
+      "a conversation metric: the row is single-turn (it needs `user_input` as a list of "
+      "messages, `messages` or `turns`, docs/agents.md)");
+}
 
 MetricResult ragas_tool_call_accuracy(const Sample& s, const MetricRequest&, const ScoringOptions&) {
   return ragas_accuracy(s, true);

@@ -387,9 +387,7 @@ MetricResult goal_accuracy(Judgement& j, const MetricRequest& r, const ScoringOp
                            bool with_reference) {
   const Sample& s = j.sample();
   if (!s.conversation) {
-    return MetricResult::skipped(
-        "a conversation metric: the row is single-turn (it needs `user_input` as a list of "
-        "messages, `messages` or `turns`, docs/agents.md)");
+    return single_turn_row_skip();
   }
   if (with_reference && (!s.reference() || s.reference()->empty())) {
     return MetricResult::skipped(
@@ -420,9 +418,7 @@ namespace {
 MetricResult topic_adherence(Judgement& j, TopicAdherenceMode mode) {
   const Sample& s = j.sample();
   if (!s.conversation) {
-    return MetricResult::skipped(
-        "a conversation metric: the row is single-turn (it needs `user_input` as a list of "
-        "messages, `messages` or `turns`, docs/agents.md)");
+    return single_turn_row_skip();
   }
   if (!s.conversation->reference_topics || s.conversation->reference_topics->empty()) {
     return MetricResult::skipped("field 'reference_topics' is missing or empty");
