@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "ragmeter/claim_ledger.h"
+#include "ragmeter/conversation_task.h"
 #include "ragmeter/image.h"
 #include "ragmeter/sample.h"
 #include "ragmeter/status.h"
@@ -179,6 +180,12 @@ class Judge {
   virtual StatusOr<TopicVerdicts> topic_verdicts(const Sample& sample,
                                                  const std::vector<std::string>& reference_topics,
                                                  CallLog* calls);
+  // A conversation task (conversation_task.h) over the sample's conversation (set): one
+  // call whose verdicts cover the task's items. The default, and the offline judge,
+  // answer FailedPrecondition: these tasks need an LLM judge.
+  virtual StatusOr<ItemVerdicts> conversation_verdicts(const Sample& sample,
+                                                       const ConversationTask& task,
+                                                       CallLog* calls);
   // The sentences of the sample's retrieved contexts needed to answer its question.
   virtual StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) = 0;
   // The key facts (claims) of `text` and whether `summary` states each of them.

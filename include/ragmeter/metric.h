@@ -142,6 +142,9 @@ inline constexpr unsigned kImageVerdicts = 1u << 9;  // "image_verdicts": the cl
                                                      // image (a vision model; none offline: OCR)
 inline constexpr unsigned kTopics = 1u << 10;  // "topics": a conversation's topics, answered
                                                // and on the reference topics; LLM only
+inline constexpr unsigned kConversationTask = 1u << 11;  // one call named by the metric: a
+                                                         // conversation task's verdicts
+                                                         // (conversation_task.h); LLM only
 }  // namespace judge_calls
 
 // Named groups of metrics (bits of MetricInfo::groups), each a --metrics shorthand.

@@ -137,6 +137,12 @@ StatusOr<TopicVerdicts> Judge::topic_verdicts(const Sample&, const std::vector<s
                              "the " + description() + " judge cannot judge it");
 }
 
+StatusOr<ItemVerdicts> Judge::conversation_verdicts(const Sample&, const ConversationTask& task,
+                                                    CallLog*) {
+  return failed_precondition(task.name + " needs an LLM judge (--judge-url, --judge-model); the " +
+                             description() + " judge cannot judge it");
+}
+
 StatusOr<CriticVerdict> Judge::critique(const Sample&, std::string_view name, std::string_view,
                                         int, CallLog*) {
   return failed_precondition("the aspect critic '" + std::string(name) +

@@ -55,6 +55,28 @@ bool needs_field(const MetricInfo& info, std::string_view field) {
   return false;
 }
 
+// A conversation task's one call (llm_conversation_tasks.cc), when the metric would make it:
+// not when the row lacks the task's field or the conversation has none of its items.
+void plan_conversation_task(const Sample& sample, const ConversationTask& task, PlannedCalls* plan) {
+  const Conversation& conversation = *sample.conversation;
+  std::size_t field = 0;
+  if (!task.field.empty()) {
+    const auto text = conversation.texts.find(task.field);
+    if (text == conversation.texts.end()) return;
+    field = text->second.size() + task.field.size() + 3;
+  }
+  const std::size_t items = conversation_task_items(conversation, task.items).size();
+  if (task.items != TaskItems::kFound && items == 0) return;
+  plan->calls[task.name] += 1;
+  plan->prompt_tokens += tokens(prompts::k_system.size() + task.instructions.size() +
+                                prompts::k_conversation_task.size() +
+                                judge_conversation_section(conversation).size() + field +
+                                conversation_task_item_section(conversation, task.items).size());
+  // The found items (intentions) are a few; one verdict per listed item otherwise.
+  plan->completion_tokens += kTokensPerVerdict * static_cast<std::int64_t>(std::max<std::size_t>(items, 3)) +
+                             kCriticTokens;
+}
+
 // A conversation's calls: the single-turn metrics' for each turn (as evaluate scores them,
 // conversation_turns.h), and a critic call per vote for each judged conversation metric
 // over the whole conversation.
@@ -64,11 +86,18 @@ PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<Met
   std::vector<MetricRequest> single_turn;
   int critic_calls = 0;
   bool topics = false;  // one topics call serves the three topic adherence metrics
+  PlannedCalls plan_tasks;
   for (const MetricRequest& request : metrics) {
     if (request.info == nullptr) continue;
     if (request.info->calls & judge_calls::kTopics) {
       topics = topics || (sample.conversation->reference_topics &&
                           !sample.conversation->reference_topics->empty());
+      continue;
+    }
+    if (request.info->calls & judge_calls::kConversationTask) {
+      if (const ConversationTask* task = find_conversation_task(request.info->name)) {
+        plan_conversation_task(sample, *task, &plan_tasks);
+      }
       continue;
     }
     if (request.info->family != MetricFamily::kConversation) {
@@ -78,7 +107,7 @@ PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<Met
       critic_calls += std::max(critic_votes, 1);  // not when skipped for a missing reference
     }
   }
-  PlannedCalls plan;
+  PlannedCalls plan = std::move(plan_tasks);
   if (!single_turn.empty()) {
     for (const ConversationTurn& turn : conversation_turns(sample)) {
       plan += plan_llm_calls(turn.sample, single_turn, with_embedder, context_tokens, max_tokens,

@@ -57,6 +57,9 @@ class LlmJudge : public Judge {
   StatusOr<TopicVerdicts> topic_verdicts(const Sample& sample,
                                          const std::vector<std::string>& reference_topics,
                                          CallLog* calls) override;
+  // llm_conversation_tasks.cc: one call per (conversation, task).
+  StatusOr<ItemVerdicts> conversation_verdicts(const Sample& sample, const ConversationTask& task,
+                                               CallLog* calls) override;
   StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override;
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog* calls) override;

@@ -97,7 +97,7 @@ std::string conversation_sections(const Sample& sample) {
   for (const Message& m : conversation.messages) {
     if (m.role == Role::kAssistant && !m.content.empty()) last = m.content;
   }
-  std::string out = judge_section("CONVERSATION", conversation_text(conversation));
+  std::string out = judge_conversation_section(conversation);
   out += judge_section("RESPONSE", last);
   if (sample.reference() && !sample.reference()->empty()) {
     out += judge_section("DESIRED OUTCOME", *sample.reference());
@@ -106,6 +106,10 @@ std::string conversation_sections(const Sample& sample) {
 }
 
 }  // namespace
+
+std::string judge_conversation_section(const Conversation& conversation) {
+  return judge_section("CONVERSATION", conversation_text(conversation));
+}
 
 std::string judge_sample_sections(const Sample& sample) {
   if (sample.conversation) return conversation_sections(sample);

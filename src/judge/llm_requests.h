@@ -45,6 +45,8 @@ std::string judge_section(std::string_view name, std::string_view text);
 // sample): its messages numbered with their roles and tool calls (CONVERSATION), its last
 // assistant text as the RESPONSE, and its reference as the DESIRED OUTCOME.
 std::string judge_sample_sections(const Sample& sample);
+// The CONVERSATION section alone: its messages numbered with their roles and tool calls.
+std::string judge_conversation_section(const Conversation& conversation);
 
 // answer_relevancy's call: three questions the response answers, then whether it is
 // noncommittal. The flag's key sorts after "questions" (a grammar-constrained server writes

@@ -84,6 +84,9 @@ RAGMETER_DECLARE_JUDGED(ragas_agent_goal_accuracy_without_reference);
 RAGMETER_DECLARE_JUDGED(ragas_topic_adherence);
 RAGMETER_DECLARE_JUDGED(ragas_topic_adherence_precision);
 RAGMETER_DECLARE_JUDGED(ragas_topic_adherence_recall);
+// ... and DeepEval's conversational metrics, each a conversation task named by the metric
+// (conversation_task.h; conversation_task_adapter.cc).
+RAGMETER_DECLARE_JUDGED(conversation_task);
 RAGMETER_DECLARE_JUDGED(rubric_score);
 RAGMETER_DECLARE_JUDGED(context_relevance);
 RAGMETER_DECLARE_JUDGED(summary_score);

@@ -32,6 +32,7 @@ constexpr unsigned kRS = judge_calls::kRelevantSentences;
 constexpr unsigned kKF = judge_calls::kKeyFacts;
 constexpr unsigned kC = judge_calls::kCritic;
 constexpr unsigned kTopics = judge_calls::kTopics;
+constexpr unsigned kTask = judge_calls::kConversationTask;
 constexpr unsigned kRu = judge_calls::kRubric;
 constexpr unsigned kV = judge_calls::kVision;
 constexpr unsigned kLI = judge_calls::kLedger | judge_calls::kImageVerdicts;
@@ -97,6 +98,11 @@ constexpr MetricInfo kMetrics[] = {
   {"ragas_topic_adherence",        kConv, "conversation, reference_topics", "ragas 0.4.3 topic_adherence (F1): per topic of the user's, answered (not refused) vs in the reference topics; F1 with ragas's 1e-10 in each denominator. One topics call (ragas: 2 + one per topic). Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragas_topic_adherence, kTopics, kG0, ""},
   {"ragas_topic_adherence_precision", kConv, "conversation, reference_topics", "ragas 0.4.3 topic_adherence, mode precision: answered reference topics / answered topics.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragas_topic_adherence_precision, kTopics, kG0, ""},
   {"ragas_topic_adherence_recall", kConv, "conversation, reference_topics", "ragas 0.4.3 topic_adherence, mode recall: answered reference topics / reference topics raised.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::ragas_topic_adherence_recall, kTopics, kG0, ""},
+  {"deepeval_conversation_completeness", kConv, "conversation", "DeepEval 4.3.1 ConversationCompletenessMetric: the user's intentions the judge finds, share the assistant satisfied. One call over the conversation (DeepEval: 1 + one per intention). Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::conversation_task, kTask, kG0, ""},
+  {"deepeval_knowledge_retention", kConv, "conversation", "DeepEval 4.3.1 KnowledgeRetentionMetric: of the assistant messages after facts the user stated, share that neither forget nor contradict them. One call (DeepEval: one per user message + one per such assistant message). Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::conversation_task, kTask, kG0, ""},
+  {"deepeval_role_adherence",      kConv, "conversation, chatbot_role", "DeepEval 4.3.1 RoleAdherenceMetric: share of the assistant messages that stay in the chatbot_role. One call. Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::conversation_task, kTask, kG0, ""},
+  {"deepeval_turn_relevancy",      kConv, "conversation", "DeepEval 4.3.1 TurnRelevancyMetric: share of the turns (DeepEval's user-assistant units) whose last assistant message is relevant to the conversation so far. One call (DeepEval: one per turn). Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::conversation_task, kTask, kG0, ""},
+  {"deepeval_argument_correctness", kConv, "conversation", "DeepEval 4.3.1 ArgumentCorrectnessMetric: share of the tool calls whose arguments are right for what the user asked. One call over all calls. Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::conversation_task, kTask, kG0, ""},
   // Judged: read off the sample's claim ledger / judge (offline unless an LLM judge is set).
   {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::faithfulness, kL, kRagas, "faithfulness"},
   {"answer_relevancy",             kJ, "user_input, response", "Mean similarity (cosine, 0 when negative) of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::answer_relevancy, kQ, kRagas, "", kBelowChance},
@@ -147,7 +153,7 @@ constexpr MetricGroup kGroupList[] = {
     {"text", metric_groups::kNone, "the text family"},
     {"retrieval", metric_groups::kNone, "the retrieval family"},
     {"judged", metric_groups::kNone, "the judged family"},
-    {"conversation", metric_groups::kNone, "the metrics of multi-turn samples: tool calls, agent goal accuracy, topic adherence"},
+    {"conversation", metric_groups::kNone, "the metrics of multi-turn samples: tool calls, agent goal accuracy, topic adherence, DeepEval's conversational metrics"},
     {"ragas", kRagas, "ragas's default four"},
     {"ragchecker", kRagchecker, "RAGChecker's diagnostics"},
 };
@@ -262,7 +268,7 @@ const MetricInfo* find_metric(std::string_view name) {
 
 bool metric_needs_llm(const MetricInfo& info) {
   return (info.calls & (judge_calls::kCritic | judge_calls::kRubric | judge_calls::kVision |
-                        judge_calls::kTopics)) != 0;
+                        judge_calls::kTopics | judge_calls::kConversationTask)) != 0;
 }
 
 std::string judge_call_names(unsigned calls) {
@@ -278,6 +284,7 @@ std::string judge_call_names(unsigned calls) {
       {judge_calls::kVision, "vision"},
       {judge_calls::kImageVerdicts, "image_verdicts (one per image; offline: OCR)"},
       {judge_calls::kTopics, "topics"},
+      {judge_calls::kConversationTask, "one named by the metric"},
   };
   std::string out;
   for (const auto& [bit, name] : kNames) {

@@ -52,10 +52,6 @@ std::optional<MetricResult> require(const Sample& s, bool user_input, bool respo
   return std::nullopt;
 }
 
-MetricResult judge_failed(const Status& status) {
-  return MetricResult::failed("judge: " + status.message());
-}
-
 // Reads a ledger metric after checking the fields.
 template <typename Read>
 MetricResult from_ledger(Judgement& j, std::string_view ragas_scope, bool response,
@@ -314,12 +310,6 @@ std::string_view builtin_critic_definition(std::string_view name) {
   return {};
 }
 
-// A judge that cannot judge this at all (the offline judge for critics and rubrics)
-// makes the metric skipped, with the judge's reason; any other error makes it failed.
-MetricResult judge_refused_or_failed(const Status& status, const CallLog& calls) {
-  if (status.code() == StatusCode::kFailedPrecondition) return MetricResult::skipped(status.message());
-  return with_calls(judge_failed(status), calls);
-}
 
 // ragas's default rubrics, reworded: without and with a reference answer.
 const std::map<std::string, std::string>& default_rubrics(bool with_reference) {

@@ -28,4 +28,17 @@ inline MetricResult with_warnings(MetricResult result, const std::vector<std::st
   return result;
 }
 
+// A judge's error as the metric's failure: "judge: MESSAGE".
+inline MetricResult judge_failed(const Status& status) {
+  return MetricResult::failed("judge: " + status.message());
+}
+
+// A judge that cannot judge this at all (the offline judge for critics, rubrics and the
+// conversation tasks) makes the metric skipped, with the judge's reason; any other error
+// makes it failed.
+inline MetricResult judge_refused_or_failed(const Status& status, const CallLog& calls) {
+  if (status.code() == StatusCode::kFailedPrecondition) return MetricResult::skipped(status.message());
+  return with_calls(judge_failed(status), calls);
+}
+
 }  // namespace ragmeter::adapters

@@ -1,0 +1,62 @@
+// The conversation-task metrics (DeepEval's conversational metrics, conversation_task.h):
+// one adapter reads any task's verdicts, found by the metric's name.
+#include "metrics/adapters.h"
+#include "metrics/judged_evidence.h"
+#include "ragmeter/conversation_task.h"
+#include "ragmeter/judge.h"
+
+namespace ragmeter::adapters {
+
+namespace {
+
+nlohmann::ordered_json verdict_list(const ItemVerdicts& verdicts) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const ItemVerdict& v : verdicts.verdicts) {
+    out.push_back({{"item", v.item}, {"verdict", v.verdict}, {"reason", v.reason}});
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+}  // namespace
+
+MetricResult conversation_task(SampleJudgement& j, const MetricRequest& r, const ScoringOptions&) {
+  const ConversationTask* task = find_conversation_task(r.info->name);
+  if (task == nullptr) return MetricResult::failed("no conversation task is named " + std::string(r.info->name));
+  const Sample& s = j.sample();
+  if (!s.conversation) return single_turn_row_skip();
+  if (!task->field.empty() && s.conversation->texts.count(task->field) == 0) {
+    return MetricResult::skipped("field '" + task->field + "' is missing");
+  }
+  const std::vector<std::string> asked = conversation_task_items(*s.conversation, task->items);
+  if (task->items != TaskItems::kFound && asked.empty()) {
+    return MetricResult::skipped(task->nothing_to_judge);
+  }
+  CallLog calls;
+  const StatusOr<ItemVerdicts> verdicts = j.judge().conversation_verdicts(s, *task, &calls);
+  if (!verdicts.ok()) return judge_refused_or_failed(verdicts.status(), calls);
+  const ItemScore score = score_item_verdicts(*task, asked, *verdicts);
+  MetricResult result = score.score ? MetricResult::ok(*score.score)
+                                    : MetricResult::skipped(task->nothing_to_judge);
+  result.evidence["verdicts"] = verdict_list(*verdicts);
+  result.evidence["passed"] = score.passed;
+  result.evidence["failed"] = score.failed;
+  if (!asked.empty()) result.evidence["asked"] = asked;
+  if (score.dropped > 0) result.evidence["dropped"] = score.dropped;
+  if (!verdicts->reason.empty()) result.evidence["reason"] = verdicts->reason;
+  std::vector<std::string> warnings;
+  if (!score.not_judged.empty()) {
+    result.evidence["not_judged"] = score.not_judged;
+    warnings.push_back("the judge gave no verdict for " + joined(score.not_judged) +
+                       "; the score counts the others");
+  }
+  if (!verdicts->warning.empty()) warnings.push_back(verdicts->warning);
+  return with_calls(with_warnings(std::move(result), warnings), calls);
+}
+
+}  // namespace ragmeter::adapters
