@@ -78,8 +78,9 @@ std::string conversation_task_item_section(const Conversation& conversation, Tas
 std::string normalise_verdict(std::string_view raw);
 
 // The score of a task's verdicts, DeepEval's fraction of passing verdicts: for kFound every
-// verdict with a yes/no counts; otherwise the first verdict per asked item counts, verdicts
-// on items not asked are dropped, and asked items without one follow task.missing.
+// verdict with a yes/no counts; otherwise an asked item's first verdict is its verdict
+// (later ones are dropped, as are verdicts on items not asked), and an asked item whose
+// first verdict is unreadable or that has none follows task.missing.
 // nullopt when nothing counts (DeepEval scores 1 then; ragmeter skips).
 struct ItemScore {
   std::optional<double> score;

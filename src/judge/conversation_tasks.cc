@@ -105,18 +105,19 @@ ItemScore score_item_verdicts(const ConversationTask& task, const std::vector<st
       (verdict == passing ? out.passed : out.failed).push_back(v.item);
     }
   } else {
-    std::map<std::string, std::string> first;  // asked item -> its first yes/no verdict
+    std::map<std::string, std::string> first;  // asked item -> its first verdict
     for (const ItemVerdict& v : verdicts.verdicts) {
       std::string item = v.item;
       item.erase(0, item.find_first_not_of(" #"));
       item.erase(item.find_last_not_of(" .") + 1);
       const std::string verdict = normalise_verdict(v.verdict);
       const bool known = std::find(asked.begin(), asked.end(), item) != asked.end();
-      if (verdict.empty() || !known || !first.emplace(item, verdict).second) ++out.dropped;
+      // The first verdict on an item is its verdict, even an unreadable one.
+      if (!known || !first.emplace(item, verdict).second || verdict.empty()) ++out.dropped;
     }
     for (const std::string& item : asked) {
       const auto found = first.find(item);
-      if (found != first.end()) {
+      if (found != first.end() && !found->second.empty()) {
         (found->second == passing ? out.passed : out.failed).push_back(item);
       } else if (task.missing == MissingItem::kPasses) {
         out.passed.push_back(item);

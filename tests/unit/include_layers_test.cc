@@ -68,6 +68,7 @@ const std::map<std::string, std::string>& public_header_components() {
       {"offline_judge.h", "judge"},
       {"llm_judge.h", "judge"},
       {"claim_ledger.h", "judge"},
+      {"conversation_task.h", "judge"},
       {"text_vectors.h", "judge"},
       {"agree.h", "eval"},
       {"agreement.h", "eval"},
