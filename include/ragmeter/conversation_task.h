@@ -71,7 +71,7 @@ struct ItemVerdicts {
 std::vector<std::string> conversation_task_items(const Conversation& conversation, TaskItems items);
 
 // The section of the prompt that lists the items: "MESSAGES TO JUDGE: 2, 4" or the tool
-// calls one per line with the message that made them; empty for kFound.
+// calls one per line ("call 1: name({args})"); empty for kFound.
 std::string conversation_task_item_section(const Conversation& conversation, TaskItems items);
 
 // DeepEval's reading of a verdict: "yes", "no" or "" (dropped).
@@ -79,7 +79,8 @@ std::string normalise_verdict(std::string_view raw);
 
 // The score of a task's verdicts, DeepEval's fraction of passing verdicts: for kFound every
 // verdict with a yes/no counts; otherwise an asked item's first verdict is its verdict
-// (later ones are dropped, as are verdicts on items not asked), and an asked item whose
+// (later ones are dropped, as are verdicts on items not asked; "#3.", "message 3" and, for
+// tool calls, "call 3" are item "3"), and an asked item whose
 // first verdict is unreadable or that has none follows task.missing.
 // nullopt when nothing counts (DeepEval scores 1 then; ragmeter skips).
 struct ItemScore {

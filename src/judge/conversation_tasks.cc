@@ -40,6 +40,20 @@ std::vector<std::string> turn_ends(const Conversation& conversation) {
   return out;
 }
 
+// An item as the judge wrote it ("3", "#3.", "message 3"; "call 2" for a tool call) as the
+// label it was asked by ("3"). The other kind's word is kept, so "message 2" is no call.
+std::string asked_label(std::string item, TaskItems items) {
+  item.erase(0, item.find_first_not_of(" #"));
+  item.erase(item.find_last_not_of(" .") + 1);
+  const std::string word = items == TaskItems::kToolCalls ? "call" : "message";
+  if (item.size() > word.size() && std::equal(word.begin(), word.end(), item.begin(), [](char a, char b) {
+        return a == std::tolower(static_cast<unsigned char>(b));
+      })) {
+    item.erase(0, item.find_first_not_of(" #", word.size()));
+  }
+  return item;
+}
+
 }  // namespace
 
 std::vector<std::string> conversation_task_items(const Conversation& conversation, TaskItems items) {
@@ -65,13 +79,11 @@ std::vector<std::string> conversation_task_items(const Conversation& conversatio
 std::string conversation_task_item_section(const Conversation& conversation, TaskItems items) {
   if (items == TaskItems::kFound) return "";
   if (items == TaskItems::kToolCalls) {
+    // No message numbers here: a small model answered with those instead of the calls'.
     std::string out = "TOOL CALLS TO JUDGE:\n";
     int number = 0;
-    for (std::size_t i = 0; i < conversation.messages.size(); ++i) {
-      for (const ToolCall& call : conversation.messages[i].tool_calls) {
-        out += std::to_string(++number) + ". (message " + std::to_string(i + 1) + ") " +
-               tool_call_text(call) + "\n";
-      }
+    for (const ToolCall& call : conversation.tool_calls()) {
+      out += "call " + std::to_string(++number) + ": " + tool_call_text(call) + "\n";
     }
     return out + "\n";
   }
@@ -107,9 +119,7 @@ ItemScore score_item_verdicts(const ConversationTask& task, const std::vector<st
   } else {
     std::map<std::string, std::string> first;  // asked item -> its first verdict
     for (const ItemVerdict& v : verdicts.verdicts) {
-      std::string item = v.item;
-      item.erase(0, item.find_first_not_of(" #"));
-      item.erase(item.find_last_not_of(" .") + 1);
+      const std::string item = asked_label(v.item, task.items);
       const std::string verdict = normalise_verdict(v.verdict);
       const bool known = std::find(asked.begin(), asked.end(), item) != asked.end();
       // The first verdict on an item is its verdict, even an unreadable one.

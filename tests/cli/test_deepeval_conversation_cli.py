@@ -59,7 +59,8 @@ def test_each_metric_is_one_call_and_counts_as_deepeval(run, tmp_path, start_fak
         # Turns end at 5 and 9; "Yes." reads as yes; 7 was not asked and is dropped: 2 / 2.
         "deepeval_turn_relevancy": (verdicts(("5", "yes"), ("9", "Yes."), ("7", "no")), 1.0),
         # Call 1 right, call 2 books 2 seats for "one seat": 1 / 2.
-        "deepeval_argument_correctness": (verdicts(("1", "yes"), ("2", "no")), 0.5),
+        # ("call 2" is read as call 2; "message 3" names no call and is dropped.)
+        "deepeval_argument_correctness": (verdicts(("1", "yes"), ("call 2", "no"), ("message 3", "no")), 0.5),
     }
     for metric, (reply, expected) in cases.items():
         (row,), calls = score_one(run, tmp_path, start_fake_llm_server(reply), metric)
@@ -79,8 +80,8 @@ def test_each_metric_is_one_call_and_counts_as_deepeval(run, tmp_path, start_fak
             assert "CHATBOT ROLE:\\na polite travel agent who only helps with train travel" in body
             assert evidence["passed"] == ["9"] and evidence["failed"] == ["5"]
         if metric == "deepeval_argument_correctness":
-            assert "TOOL CALLS TO JUDGE:\\n1. (message 3) search_trains(" in body
-            assert "2. (message 7) book({\\\"train\\\":\\\"TGV 6601\\\",\\\"seats\\\":2})" in body
+            assert "TOOL CALLS TO JUDGE:\\ncall 1: search_trains(" in body
+            assert "call 2: book({\\\"train\\\":\\\"TGV 6601\\\",\\\"seats\\\":2})" in body
         if metric == "deepeval_conversation_completeness":
             assert "TO JUDGE" not in body and evidence["dropped"] == 1
 

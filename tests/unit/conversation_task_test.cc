@@ -43,7 +43,7 @@ TEST(ConversationTaskTest, ItemsFollowDeepEvalsUnitsAndNumberEveryMessage) {
   EXPECT_TRUE(conversation_task_items(c, TaskItems::kFound).empty());
   EXPECT_EQ(conversation_task_item_section(c, TaskItems::kTurnEnds), "MESSAGES TO JUDGE: 6, 9\n\n");
   EXPECT_EQ(conversation_task_item_section(c, TaskItems::kToolCalls),
-            "TOOL CALLS TO JUDGE:\n1. (message 4) weather({\"city\":\"Paris\"})\n\n");
+            "TOOL CALLS TO JUDGE:\ncall 1: weather({\"city\":\"Paris\"})\n\n");
 }
 
 TEST(ConversationTaskTest, VerdictsAreReadAsDeepEvalReadsThem) {
@@ -84,6 +84,20 @@ TEST(ConversationTaskTest, FoundItemsCountEveryReadableVerdict) {
   EXPECT_DOUBLE_EQ(*s.score, 0.5);
   EXPECT_EQ(s.dropped, 1);
   EXPECT_EQ(find_conversation_task("faithfulness"), nullptr);
+}
+
+TEST(ConversationTaskTest, AnItemMayBeWrittenWithItsKindsWord) {
+  ConversationTask calls{"t", "", TaskItems::kToolCalls, MissingItem::kNotJudged, true, "", ""};
+  // "call 2" is call 2; "message 1" names a message, not a call, and is dropped.
+  ItemVerdicts v{{{"Call 2", "no", ""}, {"message 1", "yes", ""}}, "", ""};
+  ItemScore s = score_item_verdicts(calls, {"1", "2"}, v);
+  EXPECT_EQ(s.failed, (std::vector<std::string>{"2"}));
+  EXPECT_EQ(s.not_judged, (std::vector<std::string>{"1"}));
+  EXPECT_EQ(s.dropped, 1);
+  ConversationTask messages = calls;
+  messages.items = TaskItems::kAssistantMessages;
+  s = score_item_verdicts(messages, {"1", "2"}, v);
+  EXPECT_EQ(s.passed, (std::vector<std::string>{"1"}));
 }
 
 }  // namespace
