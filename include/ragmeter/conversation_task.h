@@ -2,7 +2,7 @@
 // conversation it asks about and how the judge's yes/no verdicts become a score. One call
 // per (conversation, task) answers every item at once; DeepEval's conversational metrics
 // (conversation completeness, knowledge retention, role adherence, turn relevancy,
-// argument correctness) are rows of conversation_tasks() (docs/agents.md), and a library
+// argument correctness, topic adherence) are rows of conversation_tasks() (docs/agents.md), and a library
 // user can define a task of their own and ask any Judge for it (Judge::conversation_verdicts).
 //
 // The judge's reply is one shape for every task:
@@ -40,8 +40,9 @@ struct ConversationTask {
   TaskItems items = TaskItems::kFound;
   MissingItem missing = MissingItem::kNotJudged;
   bool yes_passes = true;  // false: "yes" is the failing verdict (e.g. "forgets a fact")
-  // A text field of the conversation shown to the judge as its own section
-  // ("chatbot_role"); empty for none. The metric is skipped when the row lacks it.
+  // A field of the conversation shown to the judge as its own section (conversation_field_text:
+  // "chatbot_role", "reference_topics"); empty for none. The metric is skipped when the row
+  // lacks it.
   std::string field;
   // Why a conversation with nothing to judge is skipped, and what the source scores then.
   std::string nothing_to_judge;
@@ -73,6 +74,12 @@ std::vector<std::string> conversation_task_items(const Conversation& conversatio
 // The section of the prompt that lists the items: "MESSAGES TO JUDGE: 2, 4" or the tool
 // calls one per line ("call 1: name({args})"); empty for kFound.
 std::string conversation_task_item_section(const Conversation& conversation, TaskItems items);
+
+// A conversation field as the judge is shown it: one of Conversation::texts, or the
+// reference topics one per line ("- weather\n"); nullopt when the row lacks it (or the list
+// is empty).
+std::optional<std::string> conversation_field_text(const Conversation& conversation,
+                                                   std::string_view field);
 
 // DeepEval's reading of a verdict: "yes", "no" or "" (dropped).
 std::string normalise_verdict(std::string_view raw);

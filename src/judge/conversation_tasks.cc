@@ -155,11 +155,27 @@ const std::vector<ConversationTask>& conversation_tasks() {
       {"deepeval_turn_relevancy", std::string(prompts::k_task_turn_relevancy), TaskItems::kTurnEnds,
        MissingItem::kNotJudged, true, "",
        "the conversation has no turn that ends with an assistant message (DeepEval scores 1)"},
+      {"deepeval_topic_adherence", std::string(prompts::k_task_topic_adherence), TaskItems::kFound,
+       MissingItem::kNotJudged, true, "reference_topics",
+       "the judge found no question of the user's (DeepEval scores 0)"},
       {"deepeval_argument_correctness", std::string(prompts::k_task_argument_correctness),
        TaskItems::kToolCalls, MissingItem::kNotJudged, true, "",
        "the conversation has no tool call (DeepEval scores 1: 'No tool calls provided')"},
   };
   return kTasks;
+}
+
+std::optional<std::string> conversation_field_text(const Conversation& conversation,
+                                                   std::string_view field) {
+  if (field == "reference_topics") {
+    if (!conversation.reference_topics || conversation.reference_topics->empty()) return std::nullopt;
+    std::string out;
+    for (const std::string& topic : *conversation.reference_topics) out += "- " + topic + "\n";
+    return out;
+  }
+  const auto text = conversation.texts.find(field);
+  if (text == conversation.texts.end()) return std::nullopt;
+  return text->second;
 }
 
 const ConversationTask* find_conversation_task(std::string_view name) {

@@ -61,9 +61,9 @@ void plan_conversation_task(const Sample& sample, const ConversationTask& task, 
   const Conversation& conversation = *sample.conversation;
   std::size_t field = 0;
   if (!task.field.empty()) {
-    const auto text = conversation.texts.find(task.field);
-    if (text == conversation.texts.end()) return;
-    field = text->second.size() + task.field.size() + 3;
+    const std::optional<std::string> text = conversation_field_text(conversation, task.field);
+    if (!text) return;
+    field = text->size() + task.field.size() + 3;
   }
   const std::size_t items = conversation_task_items(conversation, task.items).size();
   if (task.items != TaskItems::kFound && items == 0) return;

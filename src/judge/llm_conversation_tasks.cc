@@ -75,10 +75,10 @@ StatusOr<ItemVerdicts> LlmJudge::conversation_verdicts(const Sample& sample,
   const Conversation& conversation = *sample.conversation;
   std::string sections = judge_conversation_section(conversation);
   if (!task.field.empty()) {
-    const auto text = conversation.texts.find(task.field);
-    std::string name = task.field;
+    // DeepEval's names: the chatbot role, the relevant topics.
+    std::string name = task.field == "reference_topics" ? "relevant_topics" : task.field;
     for (char& c : name) c = (c == '_') ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    sections += judge_section(name, text == conversation.texts.end() ? "" : text->second);
+    sections += judge_section(name, conversation_field_text(conversation, task.field).value_or(""));
   }
   sections += conversation_task_item_section(conversation, task.items);
   const std::string prompt = "Task: " + task.instructions + "\n" + std::string(prompts::k_conversation_task);

@@ -30,8 +30,8 @@ MetricResult conversation_task(SampleJudgement& j, const MetricRequest& r, const
   if (task == nullptr) return MetricResult::failed("no conversation task is named " + std::string(r.info->name));
   const Sample& s = j.sample();
   if (!s.conversation) return single_turn_row_skip();
-  if (!task->field.empty() && s.conversation->texts.count(task->field) == 0) {
-    return MetricResult::skipped("field '" + task->field + "' is missing");
+  if (!task->field.empty() && !conversation_field_text(*s.conversation, task->field)) {
+    return MetricResult::skipped("field '" + task->field + "' is missing or empty");
   }
   const std::vector<std::string> asked = conversation_task_items(*s.conversation, task->items);
   if (task->items != TaskItems::kFound && asked.empty()) {

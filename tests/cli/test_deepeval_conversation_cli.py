@@ -23,7 +23,8 @@ ROW = {"messages": [
         "name": "book", "arguments": "{\"train\": \"TGV 6601\", \"seats\": 2}"}}]},
     {"role": "tool", "tool_call_id": "c2", "content": "booked"},
     {"role": "assistant", "content": "Done: 2 seats on the TGV 6601."}],
-    "chatbot_role": "a polite travel agent who only helps with train travel"}
+    "chatbot_role": "a polite travel agent who only helps with train travel",
+    "reference_topics": ["train travel", "bookings"]}
 
 
 def verdicts(*items, reason="fake"):
@@ -58,6 +59,8 @@ def test_each_metric_is_one_call_and_counts_as_deepeval(run, tmp_path, start_fak
         "deepeval_role_adherence": (verdicts(("5", "no")), 0.5),
         # Turns end at 5 and 9; "Yes." reads as yes; 7 was not asked and is dropped: 2 / 2.
         "deepeval_turn_relevancy": (verdicts(("5", "yes"), ("9", "Yes."), ("7", "no")), 1.0),
+        # DeepEval's accuracy: one question handled right of two, (TP + TN) / all.
+        "deepeval_topic_adherence": (verdicts(("train to Lyon", "yes"), ("book a seat", "no")), 0.5),
         # Call 1 right, call 2 books 2 seats for "one seat": 1 / 2.
         # ("call 2" is read as call 2; "message 3" names no call and is dropped.)
         "deepeval_argument_correctness": (verdicts(("1", "yes"), ("call 2", "no"), ("message 3", "no")), 0.5),
@@ -82,6 +85,8 @@ def test_each_metric_is_one_call_and_counts_as_deepeval(run, tmp_path, start_fak
         if metric == "deepeval_argument_correctness":
             assert "TOOL CALLS TO JUDGE:\\ncall 1: search_trains(" in body
             assert "call 2: book({\\\"train\\\":\\\"TGV 6601\\\",\\\"seats\\\":2})" in body
+        if metric == "deepeval_topic_adherence":
+            assert "RELEVANT TOPICS:\\n- train travel\\n- bookings" in body
         if metric == "deepeval_conversation_completeness":
             assert "TO JUDGE" not in body and evidence["dropped"] == 1
 
@@ -108,7 +113,7 @@ def test_skips_say_why_and_the_dry_run_plans_one_call_each(run, tmp_path, start_
     p = run("eval", data, "-m", metrics, "--out", out, "-q", *judge_flags(server))
     assert p.returncode == 0, p.stderr
     full, without_role, without_calls, single_row = read_jsonl(out)
-    assert without_role["reasons"]["deepeval_role_adherence"] == "field 'chatbot_role' is missing"
+    assert without_role["reasons"]["deepeval_role_adherence"] == "field 'chatbot_role' is missing or empty"
     assert without_calls["reasons"]["deepeval_argument_correctness"].startswith(
         "the conversation has no tool call (DeepEval scores 1")
     assert "the row is single-turn" in single_row["reasons"]["deepeval_turn_relevancy"]

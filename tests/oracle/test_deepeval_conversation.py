@@ -1,5 +1,6 @@
 """Oracle test: ragmeter's DeepEval conversational metrics (conversation completeness,
-knowledge retention, role adherence, turn relevancy, argument correctness) against DeepEval
+knowledge retention, role adherence, turn relevancy, argument correctness, topic adherence)
+against DeepEval
 4.3.1's own code, run under $RAGMETER_CACHE/deepeval-venv (scripts/setup.sh makes it):
 which turns it judges (get_unit_interactions), how it reads a verdict (verdict_from_json:
 "Yes." is yes, "idk" and "maybe" are dropped) and each metric's _calculate_score.
@@ -37,7 +38,7 @@ from deepeval.metrics.utils.qag import verdict_from_json
 from deepeval.metrics.utils.turns import get_unit_interactions
 from deepeval.test_case import Turn
 from deepeval.metrics import (ConversationCompletenessMetric, KnowledgeRetentionMetric,
-    RoleAdherenceMetric, TurnRelevancyMetric, ArgumentCorrectnessMetric)
+    RoleAdherenceMetric, TurnRelevancyMetric, ArgumentCorrectnessMetric, TopicAdherenceMetric)
 from deepeval.metrics.conversation_completeness.schema import ConversationCompletenessVerdict
 from deepeval.metrics.knowledge_retention.schema import KnowledgeRetentionVerdict
 from deepeval.metrics.turn_relevancy.schema import TurnRelevancyVerdict
@@ -60,6 +61,14 @@ for case in json.load(sys.stdin):
                                    out_of_character_verdicts=types.SimpleNamespace(verdicts=ooc))
         score = RoleAdherenceMetric._calculate_score(ns, turns)
         empty = False
+    elif metric == "deepeval_topic_adherence":
+        # DeepEval's four classes: a yes is TP or TN, a no FP or FN (the case says which).
+        counts = {c: [0, []] for c in ("TP", "TN", "FP", "FN")}
+        for label in case["deepeval_verdicts"]:
+            counts[label][0] += 1
+        ns = types.SimpleNamespace(strict_mode=False, threshold=0.5)
+        score = TopicAdherenceMetric._get_score(ns, counts["TP"], counts["TN"], counts["FP"], counts["FN"])
+        empty = not case["deepeval_verdicts"]
     else:
         cls, verdict_cls = CLASSES[metric]
         verdicts = [verdict_from_json({"verdict": raw, "reason": "r"}, verdict_cls, YES_NO)
@@ -105,6 +114,11 @@ def case_for(metric, rng):
             raw = rng.choice(VERDICTS)
             reply.append({"item": f"intention {k}", "verdict": raw})
             deepeval.append(raw)
+    elif metric == "deepeval_topic_adherence":
+        for k in range(rng.randint(0, 5)):
+            good = rng.random() < 0.5
+            reply.append({"item": f"question {k}", "verdict": rng.choice(["yes", "Yes."] if good else ["no", "No"])})
+            deepeval.append(rng.choice(["TP", "TN"] if good else ["FP", "FN"]))
     elif metric == "deepeval_role_adherence":
         for item in assistants:
             if rng.random() < 0.4:
@@ -161,7 +175,8 @@ def ragmeter_score(tmp_path, case, name):
     try:
         port = int(proc.stdout.readline().split()[-1])
         data, out = tmp_path / f"{name}.in.jsonl", tmp_path / f"{name}.out.jsonl"
-        data.write_text(json.dumps({"messages": case["messages"], "chatbot_role": "a helper"}) + "\n")
+        data.write_text(json.dumps({"messages": case["messages"], "chatbot_role": "a helper",
+                                    "reference_topics": ["weather"]}) + "\n")
         p = subprocess.run([str(BUILD_DIR / "ragmeter"), "eval", str(data), "-m", case["metric"],
                             "--judge-url", f"http://127.0.0.1:{port}/v1", "--judge-model", "fake",
                             "--cache-mode", "off", "--language", "en", "--out", str(out), "-q"],
@@ -176,7 +191,7 @@ def ragmeter_score(tmp_path, case, name):
 @pytest.mark.skipif(not DEEPEVAL_PYTHON.exists(), reason="no DeepEval environment (scripts/setup.sh)")
 @pytest.mark.parametrize("metric", ["deepeval_conversation_completeness", "deepeval_knowledge_retention",
                                     "deepeval_role_adherence", "deepeval_turn_relevancy",
-                                    "deepeval_argument_correctness"])
+                                    "deepeval_argument_correctness", "deepeval_topic_adherence"])
 def test_scores_equal_deepevals_own_arithmetic(tmp_path, metric):
     rng = random.Random(f"36-{metric}")
     cases = [case_for(metric, rng) for _ in range(CASES)]
@@ -192,9 +207,10 @@ def test_scores_equal_deepevals_own_arithmetic(tmp_path, metric):
         row = ragmeter_score(tmp_path, case, f"case{i}")
         status, reason = row["status"][metric], row["reasons"].get(metric, "")
         if want["empty"] or (metric == "deepeval_role_adherence" and not any(r == "assistant" for _, r in case["turns"])):
-            # DeepEval: 1 from nothing judged; ragmeter says so instead.
-            assert want["score"] == 1
-            assert status == "skipped" and "DeepEval scores 1" in reason, (case, row)
+            # DeepEval: 1 from nothing judged (0 for topic adherence); ragmeter says so instead.
+            nothing = 0 if metric == "deepeval_topic_adherence" else 1
+            assert want["score"] == nothing
+            assert status == "skipped" and f"DeepEval scores {nothing}" in reason, (case, row)
             skipped += 1
             continue
         assert status == "ok", (case, reason)
