@@ -111,12 +111,27 @@ def run_deepeval(proxy, model, metrics, outdir):
     return rows, time.time() - start
 
 
+def trace_tokens(traces, outdir):
+    """ragmeter streams its replies and llama-cpp-python's server sends no usage in a stream,
+    so the proxy counts no tokens for it: they are counted from its --traces with the model's
+    own tokenizer (bench/trace_tokens.py), exactly."""
+    models = sorted((CACHE / "llm-models").glob("*.gguf"))
+    python = CACHE / "llm-venv" / "bin" / "python"
+    if not models or not python.exists() or not traces.exists():
+        return None
+    p = subprocess.run([str(python), str(HERE / "trace_tokens.py"), "--model", str(models[0]), str(traces)],
+                       capture_output=True, text=True)
+    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+    return json.loads(lines[-1]) if lines else None
+
+
 def run_ragmeter(proxy, model, metrics, build, outdir):
-    out = outdir / "ragmeter.jsonl"
+    out, traces = outdir / "ragmeter.jsonl", outdir / "ragmeter.traces.jsonl"
     start = time.time()
     p = subprocess.run([str(build / "ragmeter"), "eval", str(DATA), "--metrics", ",".join(metrics),
                         "--judge-url", f"{proxy}/v1", "--judge-model", model, "--cache-mode", "off",
-                        "--out", str(out), "--allow-failures", "-q"], capture_output=True, text=True)
+                        "--traces", str(traces), "--out", str(out), "--allow-failures", "-q"],
+                       capture_output=True, text=True)
     (outdir / "ragmeter.stderr").write_text(p.stderr)
     rows = []
     for line in out.read_text().splitlines() if out.exists() else []:
@@ -149,7 +164,14 @@ def main():
             else:
                 rows, wall = run_ragmeter(proxy, args.model, metrics, Path(args.build), outdir)
             phase(proxy, "idle")
-            report["tools"][tool] = {"counters": stats(proxy, tool), "wall_s": round(wall, 1), "rows": rows}
+            counters = stats(proxy, tool)
+            if tool == "ragmeter":
+                exact = trace_tokens(outdir / "ragmeter.traces.jsonl", outdir)
+                if exact:
+                    counters["prompt_tokens"] = exact["prompt_tokens"]
+                    counters["completion_tokens"] = exact["completion_tokens"]
+                    counters["tokens_from"] = "traces (bench/trace_tokens.py)"
+            report["tools"][tool] = {"counters": counters, "wall_s": round(wall, 1), "rows": rows}
             (outdir / "report.json").write_text(json.dumps(report, indent=1))
     finally:
         try:
@@ -157,10 +179,11 @@ def main():
         except Exception:
             pass
         proxy_proc.wait(timeout=30)
-    print(f"{'tool':10} {'requests':>8} {'prompt':>8} {'completion':>10} {'wall s':>7}")
+    print(f"{'tool':10} {'requests':>8} {'prompt':>8} {'completion':>10} {'wall s':>7}  (requests: 2xx replies)")
     for tool, t in report["tools"].items():
         c = t["counters"]
-        print(f"{tool:10} {c.get('requests', 0):>8} {c.get('prompt_tokens', 0):>8} "
+        ok = sum(n for code, n in c.get("by_status", {}).items() if code.startswith("2"))
+        print(f"{tool:10} {ok:>8} {c.get('prompt_tokens', 0):>8} "
               f"{c.get('completion_tokens', 0):>10} {t['wall_s']:>7}")
     for tool, t in report["tools"].items():
         for r in t["rows"]:
