@@ -44,8 +44,12 @@ struct ConversationTask {
   // "chatbot_role", "reference_topics"); empty for none. The metric is skipped when the row
   // lacks it.
   std::string field;
-  // Why a conversation with nothing to judge is skipped, and what the source scores then.
+  // Why a conversation with nothing to judge is skipped ("the conversation has no tool
+  // call"), and what the metric's source scores then ("DeepEval scores 1"): the reason reads
+  // "NOTHING_TO_JUDGE (SOURCE_SCORE)". Without a readable verdict on any item asked, the
+  // reason says that instead, with the same source score.
   std::string nothing_to_judge;
+  std::string source_score;
 };
 
 // One verdict of the judge's reply. `verdict` is "yes" or "no" after DeepEval's reading of

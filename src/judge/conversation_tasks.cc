@@ -145,22 +145,22 @@ const std::vector<ConversationTask>& conversation_tasks() {
   static const std::vector<ConversationTask> kTasks = {
       {"deepeval_conversation_completeness", std::string(prompts::k_task_conversation_completeness),
        TaskItems::kFound, MissingItem::kNotJudged, true, "",
-       "the judge found no intention of the user's (DeepEval scores 1)"},
+       "the judge found no intention of the user's", "DeepEval scores 1"},
       {"deepeval_knowledge_retention", std::string(prompts::k_task_knowledge_retention),
        TaskItems::kAssistantMessages, MissingItem::kLeftOut, false, "",
-       "no assistant message follows a fact the user stated: nothing to retain (DeepEval scores 1)"},
+       "no assistant message follows a fact the user stated: nothing to retain", "DeepEval scores 1"},
       {"deepeval_role_adherence", std::string(prompts::k_task_role_adherence),
        TaskItems::kAssistantMessages, MissingItem::kPasses, true, "chatbot_role",
-       "the conversation has no assistant message with text (DeepEval scores 1)"},
+       "the conversation has no assistant message with text", "DeepEval scores 1"},
       {"deepeval_turn_relevancy", std::string(prompts::k_task_turn_relevancy), TaskItems::kTurnEnds,
        MissingItem::kNotJudged, true, "",
-       "the conversation has no turn that ends with an assistant message (DeepEval scores 1)"},
+       "the conversation has no turn that ends with an assistant message", "DeepEval scores 1"},
       {"deepeval_topic_adherence", std::string(prompts::k_task_topic_adherence), TaskItems::kFound,
        MissingItem::kNotJudged, true, "reference_topics",
-       "the judge found no question of the user's (DeepEval scores 0)"},
+       "the judge found no question of the user's", "DeepEval scores 0"},
       {"deepeval_argument_correctness", std::string(prompts::k_task_argument_correctness),
        TaskItems::kToolCalls, MissingItem::kNotJudged, true, "",
-       "the conversation has no tool call (DeepEval scores 1: 'No tool calls provided')"},
+       "the conversation has no tool call", "DeepEval scores 1: 'No tool calls provided'"},
   };
   return kTasks;
 }

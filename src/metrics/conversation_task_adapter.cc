@@ -34,15 +34,21 @@ MetricResult conversation_task(SampleJudgement& j, const MetricRequest& r, const
     return MetricResult::skipped("field '" + task->field + "' is missing or empty");
   }
   const std::vector<std::string> asked = conversation_task_items(*s.conversation, task->items);
-  if (task->items != TaskItems::kFound && asked.empty()) {
-    return MetricResult::skipped(task->nothing_to_judge);
-  }
+  const std::string nothing = task->nothing_to_judge + " (" + task->source_score + ")";
+  if (task->items != TaskItems::kFound && asked.empty()) return MetricResult::skipped(nothing);
   CallLog calls;
   const StatusOr<ItemVerdicts> verdicts = j.judge().conversation_verdicts(s, *task, &calls);
   if (!verdicts.ok()) return judge_refused_or_failed(verdicts.status(), calls);
   const ItemScore score = score_item_verdicts(*task, asked, *verdicts);
-  MetricResult result = score.score ? MetricResult::ok(*score.score)
-                                    : MetricResult::skipped(task->nothing_to_judge);
+  // Items asked, none with a readable verdict: the judge's failure, not an empty conversation
+  // (unless the judge may leave items out, as for knowledge retention).
+  const bool unread = !asked.empty() && task->missing != MissingItem::kLeftOut;
+  MetricResult result =
+      score.score ? MetricResult::ok(*score.score)
+                  : MetricResult::skipped(unread ? "the judge gave no readable verdict on the " +
+                                                       std::to_string(asked.size()) + " items asked (" +
+                                                       task->source_score + ")"
+                                                 : nothing);
   result.evidence["verdicts"] = verdict_list(*verdicts);
   result.evidence["passed"] = score.passed;
   result.evidence["failed"] = score.failed;

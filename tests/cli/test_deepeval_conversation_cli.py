@@ -98,6 +98,12 @@ def test_an_unjudged_turn_is_named_and_left_out(run, tmp_path, start_fake_llm_se
     assert row["scores"]["deepeval_turn_relevancy"] == 0.0
     assert evidence["not_judged"] == ["9"]
     assert any("no verdict for 9" in w for w in evidence["warnings"]), evidence
+    # No readable verdict at all: skipped as the judge's failure, not as an empty conversation.
+    (row,), _ = score_one(run, tmp_path, start_fake_llm_server(verdicts(("5", "idk"), ("9", "maybe"))),
+                          "deepeval_turn_relevancy")
+    assert row["status"]["deepeval_turn_relevancy"] == "skipped"
+    assert row["reasons"]["deepeval_turn_relevancy"] == (
+        "the judge gave no readable verdict on the 2 items asked (DeepEval scores 1)")
 
 
 def test_skips_say_why_and_the_dry_run_plans_one_call_each(run, tmp_path, start_fake_llm_server):
