@@ -86,4 +86,16 @@ struct Conversation {
 // that are not JSON or not a JSON object, a text that is not a string. Thread-safe.
 StatusOr<std::optional<Conversation>> conversation_from_json(const nlohmann::ordered_json& fields);
 
+// Reads a list of tool calls in any of the three shapes above (a target's reply carries
+// them so). InvalidArgument "field 'FIELD': tool call N ..." as conversation_from_json
+// words a call that is not an object, has no name, or has arguments that are not a JSON
+// object. Thread-safe.
+StatusOr<std::vector<ToolCall>> tool_calls_from_json(const nlohmann::ordered_json& list,
+                                                     std::string_view field);
+
+// `call` as OpenAI writes it: {"id", "type": "function", "function": {"name", "arguments":
+// "<the args as JSON text>"}}; `fallback_id` when the call has no id. conversation_from_json
+// reads it back as the same call.
+nlohmann::ordered_json openai_tool_call_json(const ToolCall& call, const std::string& fallback_id);
+
 }  // namespace ragmeter

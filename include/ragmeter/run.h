@@ -24,10 +24,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ragmeter/conversation.h"
 #include "ragmeter/dataset.h"
 #include "ragmeter/evaluate.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/status.h"
+#include "ragmeter/user_simulator.h"
 
 namespace ragmeter {
 
@@ -42,6 +44,12 @@ struct TargetRequest {
   std::string id;          // the row's id field, else its index in decimal
   std::string question;    // the question text (RunOptions::question_field)
   std::shared_ptr<const nlohmann::ordered_json> row;  // every field of the row; never null
+  // A conversation's turn: the messages so far as OpenAI chat messages ({"role",
+  // "content"}, the assistant's earlier replies with their "tool_calls" and
+  // "retrieved_contexts"), ending with the user's message, which is also `question`.
+  // Null for a single-turn row. (Conversation rows reach a target turn by turn; see
+  // run_target.)
+  std::shared_ptr<const nlohmann::ordered_json> messages;
 };
 
 struct TargetAnswer {
@@ -54,6 +62,14 @@ struct TargetAnswer {
   std::vector<std::size_t> image_contexts;
   std::optional<std::int64_t> prompt_tokens;            // when the target reported them
   std::optional<std::int64_t> completion_tokens;
+  // The tools the target reports having called for this answer (ReplySelectors::tool_calls).
+  std::vector<ToolCall> tool_calls;
+  // A conversation row's result (run_target): every message of the conversation as OpenAI
+  // chat messages, the assistant's with their tool calls and retrieved contexts. Then
+  // `response` and `contexts` are the last reply's, and the token counts the sums.
+  std::optional<nlohmann::ordered_json> conversation;
+  // A simulated conversation's account: {"user_turns", "ended", "reason"}; null otherwise.
+  nlohmann::ordered_json simulation;
 };
 
 // The answer's contexts as the output writes them: strings, and image items as objects.
@@ -141,7 +157,9 @@ std::unique_ptr<Target> make_deadline_target(std::unique_ptr<Target> target, dou
 // Where the answer and the contexts are in a target's JSON reply. A selector is a JSON
 // Pointer ("/data/answer", "/items/0") or a dotted path ("data.answer", "items.0").
 struct ReplySelectors {
-  // Empty: "answer", else "response". A string; a number or boolean is taken as its text.
+  // Empty: "answer", else "response", else "choices.0.message.content" (an OpenAI chat
+  // completion). A string; a number or boolean is taken as its text; null (an OpenAI
+  // message holding only tool calls) is "" when tool calls were read.
   std::string answer;
   // Empty: "contexts", else "retrieved_contexts", and a reply with neither has no
   // contexts. A given selector that matches nothing is a failure ("bad_contexts").
@@ -151,6 +169,12 @@ struct ReplySelectors {
   std::string context_id = "id";      // in a context object: its id (selector; optional)
   // Token counts, taken when present (a number): usage.prompt_tokens and
   // usage.completion_tokens, as OpenAI-style servers report them.
+  // The tools the target called, when it reports them: a list of calls in OpenAI's shape
+  // ({"id", "type": "function", "function": {"name", "arguments": "<JSON>"}}), ragas's
+  // ({"name", "args"}) or DeepEval's ({"name", "input_parameters"}). Empty: "tool_calls",
+  // else "choices.0.message.tool_calls"; absent or null: none. Calls that do not read
+  // fail the attempt ("bad_tool_calls").
+  std::string tool_calls;
   std::string prompt_tokens = "usage.prompt_tokens";
   std::string completion_tokens = "usage.completion_tokens";
 };
@@ -169,7 +193,9 @@ struct HttpTargetOptions {
   // any field of the row (for example {{reference}}). A string that is exactly one
   // placeholder becomes the field's JSON value (a list stays a list); inside a longer
   // string a placeholder becomes the field's text. A row without a named field fails
-  // with "template", naming the field and the row.
+  // with "template", naming the field and the row. A conversation's turn: {{question}}
+  // is the user's message, {{messages}} the history as a list, and a body object without
+  // a "messages" field gets it added; {{id}} (the row's) names the conversation.
   std::string body_template = R"({"question": "{{question}}"})";
   // Query parameters, NAME and a template as above (text only), URL-encoded; added to
   // any method. GET with none sends question={{question}}.
@@ -196,6 +222,7 @@ StatusOr<std::unique_ptr<Target>> make_http_target(const HttpTargetOptions& opti
 struct CommandTargetOptions {
   // Run with /bin/sh -c. The process reads one JSON object per line on stdin:
   //   {"id": ID, "index": N, "question": TEXT, "row": {every field of the row}}
+  // and, for a conversation's turn, "messages": the history (TargetRequest::messages),
   // and writes one JSON line per request on stdout, read with `selectors` (for example
   // {"answer": "...", "contexts": ["...", ...]}); {"error": "..."} reports a failure.
   // Anything else it prints must go to stderr.
@@ -266,6 +293,17 @@ struct RunOptions {
   // each wait: a heartbeat in which the caller can look for a signal. Null: no cancel,
   // no heartbeat.
   const std::atomic<bool>* cancel = nullptr;
+  // Conversations. A row holding a conversation (`messages`, `turns`, or a list in
+  // `user_input`: conversation.h) is asked turn by turn: its user messages, in order, each
+  // with the history of the run so far (its system messages first; the row's own assistant
+  // and tool messages are not sent: the target's replies take their place). A row with a
+  // `scenario` and no conversation is played by `user_simulator` (user_simulator.h): its
+  // opening message, then after each reply the next one, until the expected outcome is
+  // reached or `max_user_turns` user messages were sent. Each turn is one attempt with its
+  // own retries; a turn that fails ends the row with that failure, the message naming the
+  // turn. Concurrency counts rows (conversations), `requests` in the summary attempts.
+  std::shared_ptr<const UserSimulator> user_simulator;  // null: scenario rows fail ("simulated_user")
+  int max_user_turns = 10;  // DeepEval's max_user_simulations default
 };
 
 // One finished row, handed to the sink in input order.
@@ -284,6 +322,10 @@ struct RunRow {
 // "retrieved_context_ids" (when given), "latency_ms", "prompt_tokens" and
 // "completion_tokens" (when reported); or, for a failure, "run_error": {"kind",
 // "message", "attempts"} (and no response or contexts, even if the input had them).
+// A conversation row's answer is written as "messages" (OpenAI chat messages, the
+// assistant's with "tool_calls" and "retrieved_contexts"), in place of the row's own
+// `messages`, `turns` or list `user_input`, with "simulation" for a simulated one; no
+// top-level "response" or "retrieved_contexts".
 // `ragmeter eval` reads such lines as they are.
 nlohmann::ordered_json run_row_json(const RunRow& row);
 
@@ -306,6 +348,10 @@ struct RunSummary {
   std::int64_t latency_n = 0;
   double latency_p50_ms = 0, latency_p95_ms = 0, latency_max_ms = 0, latency_mean_ms = 0;
   std::int64_t prompt_tokens = 0, completion_tokens = 0;  // as reported, this run
+  // Conversation rows read, the turns the target answered for them in this run, and the
+  // simulated user's calls and tokens (as its server counted them).
+  std::int64_t conversations = 0, conversation_turns = 0;
+  std::int64_t simulated_user_calls = 0, simulated_user_prompt_tokens = 0, simulated_user_completion_tokens = 0;
   double wall_seconds = 0;
   bool stopped_early = false;  // give_up_after triggered
   bool cancelled = false;      // RunOptions::cancel was set: the rows end at the interruption
@@ -315,7 +361,9 @@ struct RunSummary {
 
 // {"rows", "answered", "from_record", "failed", "requests", "retries", "errors":
 // {kind: n}, "latency_ms": {"p50", "p95", "max", "mean", "n"}, "tokens": {"prompt",
-// "completion"}, "wall_seconds", "stopped_early", "cancelled", "target": ...}.
+// "completion"}, "wall_seconds", "stopped_early", "cancelled", "target": ...}, and
+// "conversations": {"rows", "turns", "simulated_user": {"calls", "prompt_tokens",
+// "completion_tokens"}} when conversation rows were read. Latency is per request (a turn).
 nlohmann::ordered_json run_summary_json(const RunSummary& summary);
 
 // Rows finished so far and how many of them failed; called from the run's thread.

@@ -46,6 +46,7 @@ nb::dict request_dict(const TargetRequest& request) {
   d["index"] = request.index;
   d["question"] = request.question;
   d["row"] = from_json(*request.row);
+  if (request.messages != nullptr) d["messages"] = from_json(*request.messages);
   return d;
 }
 

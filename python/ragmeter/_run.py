@@ -119,6 +119,9 @@ def _identity(fn: Any, name: Optional[str], pass_row: bool) -> str:
 
 
 def _argument(request: Dict[str, Any], pass_row: bool) -> Any:
+    # A conversation's turn: the history (OpenAI chat messages ending with the user's).
+    if "messages" in request:
+        return request["messages"]
     return request["row"] if pass_row else request["question"]
 
 
@@ -217,6 +220,11 @@ def run(
         ``{"text", "id"}`` dicts or ids in ``"retrieved_context_ids"``, and
         ``"prompt_tokens"``/``"completion_tokens"``. ragmeter.adapters wraps a LlamaIndex
         query engine or a LangChain runnable.
+        A conversation row (``messages``, ``turns`` or a list ``user_input``) is asked turn
+        by turn: `target` gets the history, a list of ``{"role", "content"}`` dicts
+        (OpenAI chat messages) ending with the user's message, and may add
+        ``"tool_calls"`` to its reply; the row comes back with the whole conversation in
+        ``messages`` (docs/run.md, "Conversations").
     An exception from `target` ends that row with ``run_error`` (kind "exception", its type
     and message); an exception of a `retry_on` type is retried first. A call longer than
     `timeout` seconds (None: no limit) ends as "timeout" and is retried; a sync function

@@ -335,4 +335,15 @@ StatusOr<std::optional<Conversation>> conversation_from_json(const nlohmann::ord
   return std::optional<Conversation>(std::move(conversation));
 }
 
+StatusOr<std::vector<ToolCall>> tool_calls_from_json(const nlohmann::ordered_json& list,
+                                                     std::string_view field) {
+  return read_tool_call_list(list, field);
+}
+
+nlohmann::ordered_json openai_tool_call_json(const ToolCall& call, const std::string& fallback_id) {
+  return Json{{"id", call.id.empty() ? fallback_id : call.id},
+              {"type", "function"},
+              {"function", {{"name", call.name}, {"arguments", call.args.dump()}}}};
+}
+
 }  // namespace ragmeter

@@ -65,6 +65,7 @@ class CommandTarget final : public BlockingTarget {
                                    {"index", request.index},
                                    {"question", request.question},
                                    {"row", *request.row}};
+    if (request.messages != nullptr) line["messages"] = *request.messages;
     std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     if (!write_all(process.in, text)) return died(process, "before reading the question");
     auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(

@@ -58,6 +58,7 @@ const ordered_json* placeholder_value(const TargetRequest& request, const std::s
   if (name == "question") return &(*scratch = request.question);
   if (name == "id") return &(*scratch = request.id);
   if (name == "index") return &(*scratch = request.index);
+  if (name == "messages" && request.messages != nullptr) return request.messages.get();
   auto it = request.row->find(name);
   return it == request.row->end() ? nullptr : &*it;
 }
@@ -96,6 +97,11 @@ StatusOr<JsonTemplate> JsonTemplate::parse(const std::string& text) {
 StatusOr<ordered_json> JsonTemplate::render(const TargetRequest& request) const {
   ordered_json body = template_;
   RAGMETER_RETURN_IF_ERROR(render_in_place(body, request));
+  // A conversation's turn carries its history, unless the template places it (or another
+  // field named "messages") itself.
+  if (request.messages != nullptr && body.is_object() && !body.contains("messages")) {
+    body["messages"] = *request.messages;
+  }
   return body;
 }
 

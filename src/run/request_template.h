@@ -11,8 +11,8 @@
 
 namespace ragmeter::run {
 
-// The value of placeholder `name` for `request`: "question", "id" and "index" first,
-// then the row's field of that name. Null when the row has no such field.
+// The value of placeholder `name` for `request`: "question", "id", "index" and, for a
+// conversation's turn, "messages" (the history) first, then the row's field of that name. Null when the row has no such field.
 const nlohmann::ordered_json* placeholder_value(const TargetRequest& request,
                                                 const std::string& name,
                                                 nlohmann::ordered_json* scratch);
@@ -28,7 +28,9 @@ class JsonTemplate {
   // InvalidArgument when `text` is not JSON.
   static StatusOr<JsonTemplate> parse(const std::string& text);
   // The body for `request`: a string that is one placeholder becomes the value itself,
-  // others are rendered by render_text. Errors as render_text.
+  // others are rendered by render_text. A conversation's turn (request.messages set)
+  // whose body is an object without a "messages" field gets one: the history. Errors as
+  // render_text.
   StatusOr<nlohmann::ordered_json> render(const TargetRequest& request) const;
 
  private:

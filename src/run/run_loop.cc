@@ -14,6 +14,7 @@
 #include <mutex>
 #include <queue>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "llm/rate_limiter.h"
@@ -21,6 +22,7 @@
 #include "llm/retry_policy.h"
 #include "ragmeter/run.h"
 #include "run/answer_record.h"
+#include "run/conversation_run.h"
 
 namespace ragmeter {
 namespace {
@@ -33,14 +35,19 @@ struct Slot {
   TargetRequest request;
   std::string key;  // the record key; empty when there is no record
   bool done = false;
+  bool opened = false;   // counted in open_rows_ (asked, or its simulated user called)
+  int turn_attempts = 0; // attempts at the current request (a conversation: its turn)
   std::uint64_t ticket = 0;
   Clock::time_point started;
+  std::optional<run::ConversationRun> conversation;  // a conversation row
 };
 
 struct Completion {
   Slot* slot;
   TargetOutcome outcome;
   Clock::time_point ended;
+  // The simulated user's step instead of a target's attempt.
+  std::optional<StatusOr<SimulatedUserTurn>> user_turn;
 };
 
 // Where targets' threads leave finished attempts. Shared with their callbacks, so an
@@ -64,6 +71,8 @@ ordered_json record_value(const RunRow& row) {
   if (answer.context_ids) value["retrieved_context_ids"] = *answer.context_ids;
   if (answer.prompt_tokens) value["prompt_tokens"] = *answer.prompt_tokens;
   if (answer.completion_tokens) value["completion_tokens"] = *answer.completion_tokens;
+  if (answer.conversation) value["conversation"] = *answer.conversation;
+  if (!answer.simulation.is_null()) value["simulation"] = answer.simulation;
   return value;
 }
 
@@ -90,6 +99,8 @@ std::optional<TargetAnswer> answer_from_record(const std::string& text, double* 
     if (value.contains("completion_tokens")) {
       answer.completion_tokens = value["completion_tokens"].get<std::int64_t>();
     }
+    if (value.contains("conversation")) answer.conversation = value["conversation"];
+    if (value.contains("simulation")) answer.simulation = value["simulation"];
     *latency_ms = value.value("latency_ms", 0.0);
     return answer;
   } catch (const std::exception&) {
@@ -155,7 +166,11 @@ class RunLoop {
   Status pump(std::optional<double>* wake_at);
   Status read_row(Slot** started);
   void start(Slot* slot, std::uint64_t ticket);
+  void ask_simulated_user(Slot* slot);
   Status on_completion(Completion completion);
+  Status on_user_turn(Slot* slot, StatusOr<SimulatedUserTurn> turn);
+  Status on_turn_answered(Slot* slot, TargetOutcome outcome);
+  Status finish_answered(Slot* slot, TargetOutcome outcome);
   void finish(Slot* slot, TargetOutcome outcome);
   Status flush();
   void give_up_if_hopeless(const TargetFailure& failure);
@@ -179,6 +194,7 @@ class RunLoop {
   bool input_end_ = false;
   std::int64_t rows_read_ = 0;
   std::int64_t in_flight_ = 0;
+  std::int64_t simulating_ = 0;  // simulated-user calls running
   // Rows asked at least once and not finished (in flight or waiting for a retry). New
   // rows start only below `concurrency`, so rows waiting for retries hold their place
   // and a failing target is not handed the whole question set in the meantime.
@@ -216,8 +232,15 @@ Status RunLoop::read_row(Slot** started) {
   s->request.index = s->row.index;
   s->request.id = row_id(row.fields, options_.id_field, s->row.index);
   std::optional<std::string> question = row_question(row.fields, options_.question_field);
+  StatusOr<std::optional<run::ConversationRun>> conversation = run::ConversationRun::from_row(row.fields);
   s->row.fields = std::move(row.fields);
-  if (!question) {
+  if (!conversation.ok()) {
+    finish(s, target_failure("bad_row", conversation.status().message()));
+    return ok_status();
+  }
+  // A scenario beside a question is a single-turn row's extra field, not a simulation.
+  if (*conversation && (*conversation)->simulated() && question) conversation->reset();
+  if (!*conversation && !question) {
     finish(s, target_failure("bad_row", "no question: no text field '" +
                                             (options_.question_field.empty() ? std::string("user_input' or 'question")
                                                                              : options_.question_field) + "'"));
@@ -227,10 +250,24 @@ Status RunLoop::read_row(Slot** started) {
     finish(s, target_failure("not_asked", "not asked: the run stopped early"));
     return ok_status();
   }
-  s->request.question = std::move(*question);
   s->request.row = std::make_shared<const ordered_json>(s->row.fields);
+  if (*conversation) {
+    s->conversation = std::move(**conversation);
+    ++summary_.conversations;
+    if (s->conversation->simulated() && options_.user_simulator == nullptr) {
+      finish(s, target_failure("simulated_user",
+                               "the row has a scenario and no conversation: a simulated user plays it, which "
+                               "needs a chat model (`ragmeter run --judge-url URL --judge-model NAME`)"));
+      return ok_status();
+    }
+  } else {
+    s->request.question = std::move(*question);
+  }
   if (record_ != nullptr) {
-    s->key = llm::content_address(identity_ + "\n" + s->row.fields.dump());
+    std::string simulated_by = s->conversation && s->conversation->simulated()
+                                   ? options_.user_simulator->identity() + "\n"
+                                   : std::string();
+    s->key = llm::content_address(identity_ + "\n" + simulated_by + s->row.fields.dump());
     if (!options_.fresh) {
       RAGMETER_ASSIGN_OR_RETURN(std::optional<std::string> stored, record_->get(s->key));
       double latency_ms = 0;
@@ -246,6 +283,14 @@ Status RunLoop::read_row(Slot** started) {
       }
     }
   }
+  if (s->conversation && s->conversation->simulated()) {
+    ask_simulated_user(s);  // the opening message first
+    return ok_status();
+  }
+  if (s->conversation) {
+    s->conversation->add_next_scripted_user();
+    s->request = s->conversation->request(s->request);
+  }
   *started = s;
   return ok_status();
 }
@@ -253,8 +298,12 @@ Status RunLoop::read_row(Slot** started) {
 void RunLoop::start(Slot* slot, std::uint64_t ticket) {
   slot->ticket = ticket;
   slot->started = Clock::now();
-  if (slot->row.attempts == 0) ++open_rows_;
+  if (!slot->opened) {
+    slot->opened = true;
+    ++open_rows_;
+  }
   ++slot->row.attempts;
+  ++slot->turn_attempts;
   ++summary_.requests;
   ++in_flight_;
   std::shared_ptr<Inbox> inbox = inbox_;
@@ -310,8 +359,31 @@ Status RunLoop::pump(std::optional<double>* wake_at) {
   return ok_status();
 }
 
+// Calls the simulated user on a thread of its own (the call blocks on the model); its
+// step comes back through the inbox as a Completion with user_turn set.
+void RunLoop::ask_simulated_user(Slot* slot) {
+  if (!slot->opened) {
+    slot->opened = true;
+    ++open_rows_;
+  }
+  ++simulating_;
+  ++summary_.simulated_user_calls;
+  std::shared_ptr<Inbox> inbox = inbox_;
+  std::shared_ptr<const UserSimulator> simulator = options_.user_simulator;
+  std::thread([inbox, simulator, slot, scenario = slot->conversation->scenario(),
+               messages = slot->conversation->messages()] {
+    Completion completion{slot, TargetOutcome(), Clock::now(), simulator->next(scenario, messages)};
+    completion.ended = Clock::now();
+    {
+      std::lock_guard<std::mutex> lock(inbox->mutex);
+      inbox->completions.push_back(std::move(completion));
+    }
+    inbox->ready.notify_one();
+  }).detach();
+}
+
 void RunLoop::finish(Slot* slot, TargetOutcome outcome) {
-  if (slot->row.attempts > 0) --open_rows_;
+  if (slot->opened) --open_rows_;
   slot->done = true;
   slot->row.outcome = std::move(outcome);
 }
@@ -334,40 +406,117 @@ void RunLoop::give_up_if_hopeless(const TargetFailure& failure) {
   for (Slot* slot : waiting) finish(slot, std::move(slot->row.outcome));
 }
 
+Status RunLoop::finish_answered(Slot* slot, TargetOutcome outcome) {
+  ++asked_answered_;
+  finish(slot, std::move(outcome));
+  if (record_ != nullptr) {
+    RAGMETER_RETURN_IF_ERROR(record_->put(slot->key, record_value(slot->row).dump()));
+  }
+  return ok_status();
+}
+
+// The conversation's row as answered: the whole conversation is its answer.
+Status finish_conversation_outcome(Slot* slot, TargetOutcome* outcome) {
+  outcome->answer = slot->conversation->result();
+  slot->row.latency_ms = slot->conversation->latency_ms();
+  return ok_status();
+}
+
+// A conversation's turn answered: the next user message (scripted, or the simulated
+// user's), or the end of the row.
+Status RunLoop::on_turn_answered(Slot* slot, TargetOutcome outcome) {
+  run::ConversationRun& conversation = *slot->conversation;
+  conversation.add_reply(*outcome.answer,
+                         std::chrono::duration<double, std::milli>(Clock::now() - slot->started).count());
+  slot->turn_attempts = 0;
+  ++summary_.conversation_turns;
+  bool more = false;
+  if (!conversation.simulated()) {
+    more = conversation.add_next_scripted_user();
+  } else if (conversation.user_turns() < options_.max_user_turns) {
+    ask_simulated_user(slot);
+    return ok_status();
+  } else {
+    conversation.end_simulation("turn_limit", "the conversation reached the limit of " +
+                                                  std::to_string(options_.max_user_turns) + " user turns");
+  }
+  if (more) {
+    slot->request = conversation.request(slot->request);
+    slot->row.outcome = target_failure("not_asked", "turn " + std::to_string(conversation.user_turns()) +
+                                                        " not asked: the run stopped early");
+    ready_.push_front(slot);
+    return ok_status();
+  }
+  TargetOutcome whole;
+  RAGMETER_RETURN_IF_ERROR(finish_conversation_outcome(slot, &whole));
+  return finish_answered(slot, std::move(whole));
+}
+
+Status RunLoop::on_user_turn(Slot* slot, StatusOr<SimulatedUserTurn> turn) {
+  if (slot->done) return ok_status();
+  run::ConversationRun& conversation = *slot->conversation;
+  const std::string which = "user turn " + std::to_string(conversation.user_turns() + 1);
+  if (!turn.ok()) {
+    finish(slot, target_failure("simulated_user",
+                                which + ": the simulated user's model failed: " + turn.status().message()));
+    return ok_status();
+  }
+  summary_.simulated_user_prompt_tokens += turn->prompt_tokens;
+  summary_.simulated_user_completion_tokens += turn->completion_tokens;
+  if (turn->complete) {
+    conversation.end_simulation("expected_outcome", turn->reason);
+    TargetOutcome whole;
+    RAGMETER_RETURN_IF_ERROR(finish_conversation_outcome(slot, &whole));
+    return finish_answered(slot, std::move(whole));
+  }
+  if (stopping_) {
+    finish(slot, target_failure("not_asked", which + " not asked: the run stopped early"));
+    return ok_status();
+  }
+  conversation.add_user(std::move(turn->message));
+  slot->request = conversation.request(slot->request);
+  ready_.push_front(slot);
+  return ok_status();
+}
+
 Status RunLoop::on_completion(Completion completion) {
   Slot* slot = completion.slot;
+  if (completion.user_turn) {
+    --simulating_;
+    return on_user_turn(slot, std::move(*completion.user_turn));
+  }
   --in_flight_;
   limiter_.release();
   double t = seconds(completion.ended);
   if (completion.outcome.ok()) {
     limiter_.on_success();
-    slot->row.latency_ms = std::chrono::duration<double, std::milli>(completion.ended - slot->started).count();
-    latencies_.push_back(slot->row.latency_ms);
-    ++asked_answered_;
+    double latency_ms = std::chrono::duration<double, std::milli>(completion.ended - slot->started).count();
+    latencies_.push_back(latency_ms);
     const TargetAnswer& answer = *completion.outcome.answer;
     summary_.prompt_tokens += answer.prompt_tokens.value_or(0);
     summary_.completion_tokens += answer.completion_tokens.value_or(0);
-    finish(slot, std::move(completion.outcome));
-    if (record_ != nullptr) {
-      RAGMETER_RETURN_IF_ERROR(record_->put(slot->key, record_value(slot->row).dump()));
-    }
-    return ok_status();
+    if (slot->conversation) return on_turn_answered(slot, std::move(completion.outcome));
+    slot->row.latency_ms = latency_ms;
+    return finish_answered(slot, std::move(completion.outcome));
   }
   TargetFailure& failure = completion.outcome.failure;
   if (failure.kind == "http_429") {
     limiter_.on_throttled(slot->ticket);
     if (failure.retry_after_seconds) limiter_.pause_until(t + *failure.retry_after_seconds);
   }
-  if (failure.retryable && !stopping_ && slot->row.attempts < options_.retry.max_attempts) {
+  if (failure.retryable && !stopping_ && slot->turn_attempts < options_.retry.max_attempts) {
     double delay = failure.retry_after_seconds
                        ? std::min(*failure.retry_after_seconds, 4 * options_.retry.max_backoff_seconds)
-                       : llm::backoff_seconds(slot->row.attempts - 1, options_.retry, random_);
+                       : llm::backoff_seconds(slot->turn_attempts - 1, options_.retry, random_);
     slot->row.outcome = std::move(completion.outcome);
     retries_.push({t + delay, slot});
     ++summary_.retries;
     return ok_status();
   }
   ++asked_failed_;
+  if (slot->conversation) {  // name the turn that failed
+    failure.message = "turn " + std::to_string(slot->conversation->user_turns()) + ": " + failure.message;
+  }
   TargetFailure last = failure;
   finish(slot, std::move(completion.outcome));
   give_up_if_hopeless(last);
@@ -426,7 +575,7 @@ StatusOr<RunSummary> RunLoop::run() {
         inbox_->ready.wait_until(lock, start_ + std::chrono::duration_cast<Clock::duration>(
                                                     std::chrono::duration<double>(*wake_at)),
                                  has_work);
-      } else if (in_flight_ > 0) {
+      } else if (in_flight_ > 0 || simulating_ > 0) {
         inbox_->ready.wait(lock, has_work);
       }
       completions.swap(inbox_->completions);

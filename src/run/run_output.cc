@@ -23,7 +23,18 @@ nlohmann::ordered_json run_row_json(const RunRow& row) {
                             "prompt_tokens", "completion_tokens", "run_error"}) {
     line.erase(stale);
   }
-  if (row.outcome.ok()) {
+  if (row.outcome.ok() && row.outcome.answer->conversation) {
+    const TargetAnswer& answer = *row.outcome.answer;
+    // The run's conversation replaces the row's own, whichever shape that had.
+    line.erase("turns");
+    line.erase("simulation");
+    if (line.contains("user_input") && line["user_input"].is_array()) line.erase("user_input");
+    line["messages"] = *answer.conversation;
+    if (!answer.simulation.is_null()) line["simulation"] = answer.simulation;
+    line["latency_ms"] = std::round(row.latency_ms * 1000.0) / 1000.0;
+    if (answer.prompt_tokens) line["prompt_tokens"] = *answer.prompt_tokens;
+    if (answer.completion_tokens) line["completion_tokens"] = *answer.completion_tokens;
+  } else if (row.outcome.ok()) {
     const TargetAnswer& answer = *row.outcome.answer;
     line["response"] = answer.response;
     if (answer.contexts) line["retrieved_contexts"] = retrieved_contexts_json(answer);
@@ -57,6 +68,14 @@ nlohmann::ordered_json run_summary_json(const RunSummary& s) {
       {"wall_seconds", s.wall_seconds},
       {"stopped_early", s.stopped_early},
       {"cancelled", s.cancelled}};
+  if (s.conversations > 0) {
+    out["conversations"] = {{"rows", s.conversations},
+                            {"turns", s.conversation_turns},
+                            {"simulated_user",
+                             {{"calls", s.simulated_user_calls},
+                              {"prompt_tokens", s.simulated_user_prompt_tokens},
+                              {"completion_tokens", s.simulated_user_completion_tokens}}}};
+  }
   if (s.stopped_early) out["stop_reason"] = s.stop_reason;
   if (!s.target.is_null()) out["target"] = s.target;
   return out;

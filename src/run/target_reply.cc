@@ -3,6 +3,7 @@
 // shows what was received.
 #include <string>
 
+#include "ragmeter/conversation.h"
 #include "ragmeter/image.h"
 #include "ragmeter/run.h"
 #include "run/json_select.h"
@@ -98,6 +99,17 @@ std::optional<std::int64_t> token_count(const json& reply, const std::string& se
   return value->get<std::int64_t>();
 }
 
+// The tools the target reports having called; a failure message when they do not read.
+std::optional<std::string> read_tool_calls(const json& reply, const ReplySelectors& selectors,
+                                           TargetAnswer* answer) {
+  const json* calls = select_first(reply, selectors.tool_calls, {"tool_calls", "choices.0.message.tool_calls"});
+  if (calls == nullptr || calls->is_null()) return std::nullopt;
+  auto read = tool_calls_from_json(nlohmann::ordered_json(*calls), "tool_calls");
+  if (!read.ok()) return read.status().message() + ": got " + run::truncate_for_message(calls->dump());
+  answer->tool_calls = std::move(*read);
+  return std::nullopt;
+}
+
 }  // namespace
 
 TargetOutcome target_failure(std::string kind, std::string message, bool retryable) {
@@ -114,15 +126,24 @@ TargetOutcome answer_from_reply(std::string_view body, const ReplySelectors& sel
     return target_failure("bad_reply", "the reply is not JSON: got " +
                                            run::truncate_for_message(body));
   }
-  const json* answer_value = select_first(reply, selectors.answer, {"answer", "response"});
+  const json* answer_value =
+      select_first(reply, selectors.answer, {"answer", "response", "choices.0.message.content"});
+  TargetAnswer read_calls;
+  if (auto problem = read_tool_calls(reply, selectors, &read_calls)) {
+    return target_failure("bad_tool_calls", *problem);
+  }
   std::optional<std::string> text = answer_value ? scalar_text(*answer_value) : std::nullopt;
+  if (!text && !read_calls.tool_calls.empty() && (answer_value == nullptr || answer_value->is_null())) {
+    text = "";  // a reply holding only tool calls (OpenAI's content: null)
+  }
   if (!text) {
     if (const json* error = run::select_json(reply, "error");
         selectors.answer.empty() && error != nullptr && !error->is_null() && answer_value == nullptr) {
       return target_failure("target_error", "the target reported an error: " +
                                                 run::truncate_for_message(error->dump()));
     }
-    std::string wanted = selectors.answer.empty() ? "'answer' or 'response'" : "'" + selectors.answer + "'";
+    std::string wanted = selectors.answer.empty() ? "'answer', 'response' or 'choices.0.message.content'"
+                                                  : "'" + selectors.answer + "'";
     std::string what = answer_value == nullptr ? "matched nothing"
                                                : "is not text (" + run::truncate_for_message(answer_value->dump()) + ")";
     return target_failure("no_answer", "the answer selector " + wanted + " " + what +
@@ -131,6 +152,7 @@ TargetOutcome answer_from_reply(std::string_view body, const ReplySelectors& sel
   TargetOutcome outcome;
   TargetAnswer& answer = outcome.answer.emplace();
   answer.response = std::move(*text);
+  answer.tool_calls = std::move(read_calls.tool_calls);
   const json* contexts = select_first(reply, selectors.contexts, {"contexts", "retrieved_contexts"});
   if (contexts == nullptr && !selectors.contexts.empty()) {
     return target_failure("bad_contexts", "the contexts selector '" + selectors.contexts +

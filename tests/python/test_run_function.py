@@ -300,3 +300,31 @@ def test_eval_scores_the_rows_in_the_same_call_and_a_failed_row_is_failed():
     summaries = [dict(r.summary, run={k: v for k, v in r.summary["run"].items() if k != "date"})
                  for r in (again, scores)]
     assert summaries[0] == summaries[1]
+
+
+def test_a_conversation_row_calls_the_function_with_the_history_turn_by_turn():
+    histories = []
+
+    def chat(messages):
+        histories.append([dict(m) for m in messages])
+        turn = sum(1 for m in messages if m["role"] == "user")
+        out = {"response": f"reply {turn}: {messages[-1]['content']}", "retrieved_contexts": [f"passage {turn}"]}
+        if turn == 2:
+            out["tool_calls"] = [{"name": "book_table", "args": {"people": 2}}]
+        return out
+
+    rows = [{"id": "c", "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "old"},
+                                     {"role": "user", "content": "book for two"}],
+             "reference_tool_calls": [{"name": "book_table", "args": {"people": 2}}]},
+            {"id": "s", "user_input": "single"}]
+    result = ragmeter.run(rows, lambda x: chat(x) if isinstance(x, list) else f"single answer to {x}",
+                          progress=False)
+    messages = result[0]["messages"]
+    assert [m["content"] for m in messages] == ["hi", "reply 1: hi", "book for two", "reply 2: book for two"]
+    assert messages[3]["tool_calls"][0]["function"] == {"name": "book_table", "arguments": '{"people":2}'}
+    # The second call saw the first reply, not the row's recorded "old" one.
+    assert [m["content"] for m in histories[1]] == ["hi", "reply 1: hi", "book for two"]
+    assert result[1]["response"] == "single answer to single"
+    # The run's rows score as conversations: the call made equals the reference call.
+    scores = ragmeter.evaluate(result, "ragas_tool_call_f1")
+    assert scores.scores("ragas_tool_call_f1")[0] == 1.0

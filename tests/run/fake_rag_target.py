@@ -16,6 +16,11 @@ a question depends on the words in it (its n-th attempt counted per question):
   "no answer"     JSON without an answer field
   "contexts text" JSON whose contexts are a string, not a list
   "huge"          an answer of 20 MB
+A body with "messages" (a conversation's turn, TURN = its user messages) is answered
+{"answer": "reply TURN to <question>", "contexts": ["passage for turn TURN"]}, with
+"tool_calls" [{"name": "book_table", "args": {"people": TURN}}] when the question says
+"book", an OpenAI chat completion holding only a tool call for "openai shape", and a call
+whose arguments are not JSON for "bad arguments" (the faults above apply first).
 otherwise: {"answer": "answer to <question>", "contexts": [{"text": ..., "id": ...}, ...],
 "usage": {"prompt_tokens": 11, "completion_tokens": 7}} after --delay seconds.
 """
@@ -31,6 +36,24 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOCK = threading.Lock()
 ATTEMPTS: dict[str, int] = {}
+
+
+def conversation_reply(question: str, messages: list) -> dict:
+    """A conversation's turn (the body has "messages", the history): the reply names the
+    turn (the user messages in the history), so tests see the history arrived."""
+    turn = sum(1 for m in messages if m.get("role") == "user")
+    if "openai shape" in question:
+        return {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_x", "type": "function",
+                     "function": {"name": "lookup", "arguments": json.dumps({"turn": turn})}}]}}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 3}}
+    if "bad arguments" in question:
+        return {"answer": "a", "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": "{not json"}}]}
+    body = {"answer": f"reply {turn} to {question}", "contexts": [f"passage for turn {turn}"],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 7}}
+    if "book" in question:
+        body["tool_calls"] = [{"name": "book_table", "args": {"people": turn}}]
+    return body
 
 
 def make_handler(log_path: str, delay: float):
@@ -73,6 +96,8 @@ def make_handler(log_path: str, delay: float):
             if "huge" in question:
                 return self.reply(200, json.dumps({"answer": "x" * 20_000_000}).encode())
             time.sleep(delay)
+            if isinstance(payload, dict) and isinstance(payload.get("messages"), list):
+                return self.reply(200, json.dumps(conversation_reply(question, payload["messages"])).encode())
             body = {"answer": f"answer to {question}",
                     "contexts": [{"text": f"context one for {question}", "id": "c1"},
                                  {"text": "context two", "id": "c2"}],

@@ -69,6 +69,7 @@ const std::map<std::string, std::string>& public_header_components() {
       {"llm_judge.h", "judge"},
       {"claim_ledger.h", "judge"},
       {"conversation_task.h", "judge"},
+      {"user_simulator.h", "judge"},
       {"text_vectors.h", "judge"},
       {"agree.h", "eval"},
       {"agreement.h", "eval"},

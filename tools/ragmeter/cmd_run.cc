@@ -43,6 +43,7 @@ struct RunArgs {
   std::string question_field, id_field = "id";
   std::int64_t limit = 0;
   int give_up_after = 10;
+  int max_user_turns = 10;  // a simulated user's messages per conversation
   bool allow_failures = false;
   bool quiet = false;
   // --target baseline
@@ -194,6 +195,32 @@ class PeriodicFlush {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
+struct SimulatedUser {
+  std::shared_ptr<llm::Client> chat;             // null with the offline judge
+  std::shared_ptr<const UserSimulator> simulator;
+};
+
+// The simulated user for rows with a scenario: the judge's model (--judge-url and
+// --judge-model, or --config), with the judge's cache; none with the offline judge.
+StatusOr<SimulatedUser> make_user_simulator(const RunArgs& args) {
+  SimulatedUser out;
+  auto settings = judge_settings(args.eval.judge);
+  if (!settings.ok()) return settings.status();
+  if (settings->judge == "offline") return out;
+  auto chat_options = llm::to_client_options(*settings);
+  if (!chat_options.ok()) return chat_options.status();
+  chat_options->keep_traces = false;
+  auto chat = llm::make_client(*chat_options);
+  if (!chat.ok()) return chat.status();
+  out.chat = std::move(chat).value();
+  auto simulator = UserSimulator::make({.chat = out.chat,
+                                        .model = chat_options->endpoint.model,
+                                        .endpoint = chat_options->endpoint.base_url});
+  if (!simulator.ok()) return simulator.status();
+  out.simulator = std::move(simulator).value();
+  return out;
+}
+
 CommandOutcome run_run(const RunArgs& args) {
   install_stop_handlers(StopMode::kGraceful);
   if (args.target.empty() == args.target_cmd.empty()) {
@@ -224,6 +251,14 @@ CommandOutcome run_run(const RunArgs& args) {
   options.id_field = args.id_field;
   options.limit = args.limit;
   options.give_up_after = args.give_up_after;
+  options.max_user_turns = args.max_user_turns;
+  // Rows with a scenario are played by the judge's model as the user (--judge-url).
+  auto simulator = make_user_simulator(args);
+  if (!simulator.ok()) {
+    return prefixed("simulated user: ", simulator.status());
+  }
+  options.user_simulator = simulator->simulator;
+  ClientCanceller user_canceller({simulator->chat.get()});
   // Ctrl-C, SIGTERM: no question is asked after it, the attempts in flight are abandoned,
   // and the rows read so far are written (the unanswered ones as "interrupted").
   options.cancel = &stop_flag();
@@ -277,6 +312,7 @@ CommandOutcome run_run(const RunArgs& args) {
                               progress.update(done, failed);
                               out_flush.poll();
                               if (judge_canceller) judge_canceller->poll();
+                              user_canceller.poll();
                             });
   progress.finish();
   out.close();
@@ -385,6 +421,8 @@ CommandRun add_run_command(CLI::App& parent) {
   cmd->add_option("--contexts", args->selectors.contexts,
                   "Selector of the retrieved contexts (a list of strings or of objects); default "
                   "contexts, else retrieved_contexts, else none");
+  cmd->add_option("--tool-calls", args->selectors.tool_calls,
+                  "Selector of the tools the target called (default tool_calls, else choices.0.message.tool_calls)");
   cmd->add_option("--context-text", args->selectors.context_text, "In a context object: the text")
       ->capture_default_str();
   cmd->add_option("--context-id", args->selectors.context_id, "In a context object: the id")
@@ -414,6 +452,10 @@ CommandRun add_run_command(CLI::App& parent) {
                   "Stop when the first N questions asked all failed (0: never)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-user-turns", args->max_user_turns,
+                  "Conversations with a scenario: the simulated user's messages at most")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--docs", args->docs, "--target baseline: the folder of documents it retrieves from");
   cmd->add_option("--llm-url", args->llm_url, "--target baseline: OpenAI-compatible base URL (ending in /v1)");
   cmd->add_option("--llm-model", args->llm_model, "--target baseline: the chat model answering");
