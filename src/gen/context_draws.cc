@@ -14,7 +14,8 @@ std::size_t Draws::below(std::size_t n) {
   // Rejection sampling: no modulo bias.
   const std::uint64_t limit = UINT64_MAX - UINT64_MAX % n;
   std::uint64_t x;
-  do x = engine_(); while (x >= limit);
+  do x = engine_();
+  while (x >= limit);
   return static_cast<std::size_t>(x % n);
 }
 
@@ -99,9 +100,19 @@ const nlohmann::json& reply_member(const nlohmann::json& object, const char* key
 }
 
 bool points_at_source(const std::string& text) {
-  static const char* kPhrases[] = {"the passage", "the passages", "the text", "the context",
-                                   "this passage", "this text", "this document", "the document",
-                                   "the above", "according to the", "mentioned above", "p1", "p2"};
+  static const char* kPhrases[] = {"the passage",
+                                   "the passages",
+                                   "the text",
+                                   "the context",
+                                   "this passage",
+                                   "this text",
+                                   "this document",
+                                   "the document",
+                                   "the above",
+                                   "according to the",
+                                   "mentioned above",
+                                   "p1",
+                                   "p2"};
   const std::string folded = offline_fold_case(text);
   for (const char* phrase : kPhrases) {
     const std::string p = phrase;
@@ -109,7 +120,8 @@ bool points_at_source(const std::string& text) {
     while (at != std::string::npos) {
       const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(folded[at - 1]));
       const std::size_t end = at + p.size();
-      const bool ends = end == folded.size() || !std::isalnum(static_cast<unsigned char>(folded[end]));
+      const bool ends =
+          end == folded.size() || !std::isalnum(static_cast<unsigned char>(folded[end]));
       if (starts && ends) return true;
       at = folded.find(p, at + 1);
     }

@@ -9,11 +9,10 @@
 #include <chrono>
 #include <cstdint>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "ragmeter/chunker.h"
 #include "ragmeter/llm.h"

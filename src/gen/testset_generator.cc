@@ -10,6 +10,7 @@
 #include <random>
 
 #include "gen/context_draws.h"
+#include "gen/generation_waves.h"
 #include "judge/call_book.h"
 #include "judge/judge_language.h"
 #include "judge/llm_requests.h"
@@ -53,11 +54,7 @@ struct Proposal {
   std::vector<std::size_t> chunks;
 };
 
-// What a generation call yields: proposals, or the reason it failed.
-struct Generated {
-  std::vector<Proposal> proposals;
-  std::string failure;
-};
+using GeneratedPairs = Generated<Proposal>;
 
 // What the generation and closed-book calls write in the passages' language.
 constexpr std::string_view kPairsWhat = "every question and reference";
@@ -95,24 +92,14 @@ class Generator {
   }
 
   StatusOr<TestsetReport> run(const std::function<void(std::size_t)>& progress) {
-    const std::size_t max_contexts =
-        options_.max_contexts ? options_.max_contexts : 4 * options_.size + 10;
-    const std::size_t wave = static_cast<std::size_t>(std::max(1, options_.concurrency));
-    while (report_.rows.size() < options_.size && report_.contexts_tried < max_contexts) {
-      if (stopped()) {
-        report_.cancelled = true;
-        break;
-      }
-      std::vector<Context> contexts;
-      while (contexts.size() < wave && report_.contexts_tried < max_contexts) {
-        ++report_.contexts_tried;
-        if (auto context = draw_context()) contexts.push_back(std::move(*context));
-      }
-      RAGMETER_RETURN_IF_ERROR(run_wave(contexts));
-      if (progress) progress(report_.rows.size());
-    }
-    // A stop during the last wave cut it short, unless the set was full anyway.
-    if (stopped() && report_.rows.size() < options_.size) report_.cancelled = true;
+    RAGMETER_ASSIGN_OR_RETURN(
+        report_.cancelled,
+        run_waves<Context>(
+            {options_.size, options_.max_contexts, options_.concurrency},
+            [this] { return report_.rows.size(); }, &report_.contexts_tried,
+            [this] { return draw_context(); },
+            [this](const std::vector<Context>& contexts) { return run_wave(contexts); }, progress,
+            watch_));
     report_.usage_by_call = book_.report();
     return std::move(report_);
   }
@@ -146,39 +133,18 @@ class Generator {
     return context;
   }
 
-  Generated generate(const Context& context) {
-    std::vector<std::string> passages;
-    std::string text;
-    for (std::size_t c : context.chunks) {
-      passages.push_back(chunks_[c].text);
-      text += chunks_[c].text + "\n";
-    }
-    const JudgeLanguage language = judge_language_of_text(text);
-    LanguageReply answer = chat_in_language(
-        book_, chat_, language, kPairsWhat,
-        [&](const std::string& line) {
-          return testset_generation_request(context.type, passages, options_.pairs_per_context,
-                                            options_.max_tokens, line);
-        },
-        pair_texts, "generate", nullptr);
-    StatusOr<Json> reply = std::move(answer.reply);
-    Generated out;
-    if (!reply.ok()) {
-      out.failure = "generation failed: " + reply.status().message();
-      return out;
-    }
-    // Pairs in another language than their passages would be a test set in the wrong
-    // language: the context is rejected with the reason.
-    if (answer.wrong) {
-      out.failure = "generation failed: " + wrong_script_message(language, "the pairs", *answer.wrong);
-      return out;
-    }
-    const Json& pairs = reply_member(*reply, "pairs");
-    if (!pairs.is_array()) {
-      out.failure = "generation failed: the reply has no pairs";
-      return out;
-    }
-    for (const Json& pair : pairs) {
+  GeneratedPairs generate(const Context& context) {
+    const ShownPassages shown = shown_passages(chunks_, context.chunks);
+    const GenerationAsk ask{[&](const std::string& line) {
+                              return testset_generation_request(context.type, shown.texts,
+                                                                options_.pairs_per_context,
+                                                                options_.max_tokens, line);
+                            },
+                            pair_texts, kPairsWhat, "pairs", "generate"};
+    GenerationReply reply = ask_for_generation(book_, chat_, shown.language, ask);
+    GeneratedPairs out;
+    out.failure = std::move(reply.failure);
+    for (const Json& pair : reply.items) {
       if (!pair.is_object()) continue;
       Proposal proposal;
       proposal.type = context.type;
@@ -249,37 +215,17 @@ class Generator {
 
   Status run_wave(const std::vector<Context>& contexts) {
     // Generation calls at once; their pairs in draw order.
-    std::vector<std::future<Generated>> calls;
-    for (const Context& context : contexts) {
-      calls.push_back(std::async(std::launch::async, [this, &context] { return generate(context); }));
-    }
-    std::vector<Generated> generations;
-    for (auto& call : calls) generations.push_back(watch_.await(call));
-    if (stopped()) return ok_status();  // no pair of this wave was checked: dropped, uncounted
-    std::vector<Proposal> candidates;
-    for (Generated& generated : generations) {
-      if (!generated.failure.empty()) {
-        reject(generated.failure);
-        continue;
-      }
-      for (Proposal& proposal : generated.proposals) {
-        ++report_.pairs_proposed;
-        const std::string reason = cheap_rejection(proposal);
-        if (!reason.empty()) {
-          reject(reason);
-        } else {
-          candidates.push_back(std::move(proposal));
-        }
-      }
-    }
+    std::optional<std::vector<GeneratedPairs>> generations = generate_wave<GeneratedPairs, Context>(
+        contexts, [this](const Context& context) { return generate(context); }, watch_);
+    if (!generations) return ok_status();  // no pair of this wave was checked: dropped, uncounted
+    std::vector<Proposal> candidates = screen_proposals<Proposal>(
+        *generations, [this](const Proposal& p) { return cheap_rejection(p); },
+        &report_.pairs_proposed, &report_.rejected);
     if (candidates.empty()) return ok_status();
     std::vector<std::string> questions;
     for (const Proposal& p : candidates) questions.push_back(p.question);
-    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, embed_(questions));
-    if (vectors.size() != candidates.size()) {
-      return internal_error("the embedder returned " + std::to_string(vectors.size()) +
-                            " vectors for " + std::to_string(candidates.size()) + " questions");
-    }
+    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors,
+                              embed_each(embed_, questions, "questions"));
     // Duplicates of rows already accepted need no critic call.
     std::vector<std::size_t> to_check;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -448,15 +394,19 @@ nlohmann::ordered_json testset_source_json(const TestsetSource& source) {
   return out;
 }
 
+nlohmann::ordered_json testset_sources_json(const std::vector<TestsetSource>& sources) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const TestsetSource& source : sources) out.push_back(testset_source_json(source));
+  return out;
+}
+
 nlohmann::ordered_json testset_row_json(const TestsetRow& row) {
   nlohmann::ordered_json out;
   out["user_input"] = row.user_input;
   out["reference"] = row.reference;
   out["reference_contexts"] = row.reference_contexts;
   out["question_type"] = question_type_name(row.type);
-  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
-  for (const TestsetSource& source : row.sources) sources.push_back(testset_source_json(source));
-  out["sources"] = std::move(sources);
+  out["sources"] = testset_sources_json(row.sources);
   return out;
 }
 
@@ -464,13 +414,8 @@ StatusOr<TestsetReport> generate_testset(const std::vector<DocumentChunk>& chunk
                                          const VectorIndex& index, llm::Client& chat,
                                          const EmbedTexts& embed, const TestsetOptions& options,
                                          const std::function<void(std::size_t)>& progress) {
-  if (chunks.empty()) return invalid_argument("no chunks to generate questions from");
-  if (index.size() != chunks.size()) {
-    return invalid_argument("the index holds " + std::to_string(index.size()) + " vectors for " +
-                            std::to_string(chunks.size()) + " chunks");
-  }
-  if (options.size == 0) return invalid_argument("--size must be at least 1");
-  if (options.pairs_per_context == 0) return invalid_argument("pairs per context must be at least 1");
+  RAGMETER_RETURN_IF_ERROR(check_generation_inputs(chunks, index, options.size,
+                                                   options.pairs_per_context, "questions", "pairs"));
   double total = 0;
   for (const auto& [type, weight] : options.mix) total += std::max(0.0, weight);
   if (total <= 0) return invalid_argument("the question mix has no positive weight");
