@@ -179,6 +179,8 @@ TestsetSource testset_source_of(const DocumentChunk& chunk);
 // {"chunk_id", "path", "title", "page" (when > 0), "headings"}: one entry of a row's
 // "sources", and the start of each line of `ragmeter gen --chunks-out`.
 nlohmann::ordered_json testset_source_json(const TestsetSource& source);
+// A row's "sources": testset_source_json of each, in order.
+nlohmann::ordered_json testset_sources_json(const std::vector<TestsetSource>& sources);
 
 // The row as a dataset line for `ragmeter eval`: {"user_input", "reference",
 // "reference_contexts", "question_type", "sources": [{"chunk_id", "path", "title",

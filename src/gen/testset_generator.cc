@@ -9,6 +9,8 @@
 #include <future>
 #include <random>
 
+#include "gen/context_draws.h"
+#include "gen/generation_waves.h"
 #include "judge/call_book.h"
 #include "judge/judge_language.h"
 #include "judge/llm_requests.h"
@@ -33,43 +35,10 @@ std::string_view type_instruction(QuestionType type) {
   return prompts::k_gen_type_simple;
 }
 
-std::string passage_label(std::size_t i) { return "P" + std::to_string(i + 1); }
-
-std::string passages_section(const std::vector<std::string>& passages) {
-  std::string out = "PASSAGES:\n";
-  for (std::size_t i = 0; i < passages.size(); ++i) {
-    out += "[" + passage_label(i) + "]\n" + passages[i] + "\n\n";
-  }
-  return out;
-}
-
 llm::ChatRequest json_request(std::string user, Json schema, std::string name, int max_tokens) {
   return json_schema_request(std::string(prompts::k_gen_system), std::move(user), std::move(schema),
                              std::move(name), max_tokens);
 }
-
-// Seeded draws that are the same on every platform: std::mt19937_64 is specified
-// exactly, the distributions of <random> are not, so these map its output by hand.
-class Draws {
- public:
-  explicit Draws(std::uint64_t seed) : engine_(seed) {}
-  // Uniform in [0, n).
-  std::size_t below(std::size_t n) {
-    // Rejection sampling: no modulo bias.
-    const std::uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    std::uint64_t x;
-    do x = engine_(); while (x >= limit);
-    return static_cast<std::size_t>(x % n);
-  }
-  // Uniform in [0, 1).
-  double unit() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-  void shuffle(std::vector<std::size_t>* items) {
-    for (std::size_t i = items->size(); i > 1; --i) std::swap((*items)[i - 1], (*items)[below(i)]);
-  }
-
- private:
-  std::mt19937_64 engine_;
-};
 
 // One drawn context: the root chunk and its neighbours (chunk positions), the type.
 struct Context {
@@ -85,48 +54,7 @@ struct Proposal {
   std::vector<std::size_t> chunks;
 };
 
-// What a generation call yields: proposals, or the reason it failed.
-struct Generated {
-  std::vector<Proposal> proposals;
-  std::string failure;
-};
-
-double cosine(const std::vector<float>& a, const std::vector<float>& b) {
-  double dot = 0, na = 0, nb = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) {
-    dot += static_cast<double>(a[i]) * b[i];
-    na += static_cast<double>(a[i]) * a[i];
-    nb += static_cast<double>(b[i]) * b[i];
-  }
-  return na == 0 || nb == 0 ? 0.0 : dot / (std::sqrt(na) * std::sqrt(nb));
-}
-
-// True when the question points at its source instead of naming its subject.
-bool points_at_source(const std::string& question) {
-  static const char* kPhrases[] = {"the passage", "the passages", "the text", "the context",
-                                   "this passage", "this text", "this document", "the document",
-                                   "the above", "according to the", "mentioned above", "p1", "p2"};
-  const std::string folded = offline_fold_case(question);
-  for (const char* phrase : kPhrases) {
-    const std::string p = phrase;
-    std::size_t at = folded.find(p);
-    while (at != std::string::npos) {
-      const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(folded[at - 1]));
-      const std::size_t end = at + p.size();
-      const bool ends = end == folded.size() || !std::isalnum(static_cast<unsigned char>(folded[end]));
-      if (starts && ends) return true;
-      at = folded.find(p, at + 1);
-    }
-  }
-  return false;
-}
-
-std::string trimmed(std::string text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return "";
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
+using GeneratedPairs = Generated<Proposal>;
 
 // What the generation and closed-book calls write in the passages' language.
 constexpr std::string_view kPairsWhat = "every question and reference";
@@ -157,32 +85,21 @@ class Generator {
  public:
   Generator(const std::vector<DocumentChunk>& chunks, const VectorIndex& index, llm::Client& chat,
             const EmbedTexts& embed, const TestsetOptions& options)
-      : chunks_(chunks), index_(index), chat_(chat), embed_(embed), options_(options),
-        book_(llm::EndpointOptions{}), draws_(options.seed) {
-    for (std::size_t i = 0; i < chunks.size(); ++i) order_.push_back(i);
-    draws_.shuffle(&order_);
+      : chunks_(chunks), chat_(chat), embed_(embed), options_(options),
+        book_(llm::EndpointOptions{}), contexts_(chunks, index, options.seed),
+        duplicates_(options.duplicate_similarity), watch_(chat, options.cancel) {
     for (const auto& [type, weight] : options.mix) total_weight_ += std::max(0.0, weight);
   }
 
   StatusOr<TestsetReport> run(const std::function<void(std::size_t)>& progress) {
-    const std::size_t max_contexts =
-        options_.max_contexts ? options_.max_contexts : 4 * options_.size + 10;
-    const std::size_t wave = static_cast<std::size_t>(std::max(1, options_.concurrency));
-    while (report_.rows.size() < options_.size && report_.contexts_tried < max_contexts) {
-      if (stopped()) {
-        report_.cancelled = true;
-        break;
-      }
-      std::vector<Context> contexts;
-      while (contexts.size() < wave && report_.contexts_tried < max_contexts) {
-        ++report_.contexts_tried;
-        if (auto context = draw_context()) contexts.push_back(std::move(*context));
-      }
-      RAGMETER_RETURN_IF_ERROR(run_wave(contexts));
-      if (progress) progress(report_.rows.size());
-    }
-    // A stop during the last wave cut it short, unless the set was full anyway.
-    if (stopped() && report_.rows.size() < options_.size) report_.cancelled = true;
+    RAGMETER_ASSIGN_OR_RETURN(
+        report_.cancelled,
+        run_waves<Context>(
+            {options_.size, options_.max_contexts, options_.concurrency},
+            [this] { return report_.rows.size(); }, &report_.contexts_tried,
+            [this] { return draw_context(); },
+            [this](const std::vector<Context>& contexts) { return run_wave(contexts); }, progress,
+            watch_));
     report_.usage_by_call = book_.report();
     return std::move(report_);
   }
@@ -190,20 +107,10 @@ class Generator {
  private:
   void reject(const std::string& reason) { ++report_.rejected[reason]; }
 
-  bool stopped() const { return options_.cancel != nullptr && options_.cancel->load(); }
-
-  // The future's value. While it waits, a stop cancels the chat calls in flight, so it
-  // comes soon.
-  template <typename T>
-  T await(std::future<T>& future) {
-    while (future.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
-      if (stopped() && !chat_cancelled_.exchange(true)) chat_.cancel();
-    }
-    return future.get();
-  }
+  bool stopped() const { return watch_.stopped(); }
 
   QuestionType draw_type() {
-    double x = draws_.unit() * total_weight_;
+    double x = contexts_.draws().unit() * total_weight_;
     QuestionType last = QuestionType::kSimple;
     for (QuestionType type : kTypes) {
       auto it = options_.mix.find(type);
@@ -215,24 +122,10 @@ class Generator {
     return last;
   }
 
-  std::size_t next_root() {
-    if (cursor_ == order_.size()) {  // every chunk was a root: a new pass, a new order
-      draws_.shuffle(&order_);
-      cursor_ = 0;
-    }
-    return order_[cursor_++];
-  }
-
   std::optional<Context> draw_context() {
     Context context;
     context.type = draw_type();
-    const std::size_t root = next_root();
-    context.chunks.push_back(root);
-    if (options_.neighbours > 0 && chunks_.size() > 1) {
-      for (const VectorHit& hit : index_.search(index_.vector(root), options_.neighbours, {root})) {
-        if (hit.similarity >= options_.min_neighbour_similarity) context.chunks.push_back(hit.id);
-      }
-    }
+    context.chunks = contexts_.next(options_.neighbours, options_.min_neighbour_similarity);
     if (context.type == QuestionType::kMultiContext && context.chunks.size() < 2) {
       reject("multi_context: no chunk alike enough to the root");
       return std::nullopt;
@@ -240,61 +133,25 @@ class Generator {
     return context;
   }
 
-  Generated generate(const Context& context) {
-    std::vector<std::string> passages;
-    std::string text;
-    for (std::size_t c : context.chunks) {
-      passages.push_back(chunks_[c].text);
-      text += chunks_[c].text + "\n";
-    }
-    const JudgeLanguage language = judge_language_of_text(text);
-    LanguageReply answer = chat_in_language(
-        book_, chat_, language, kPairsWhat,
-        [&](const std::string& line) {
-          return testset_generation_request(context.type, passages, options_.pairs_per_context,
-                                            options_.max_tokens, line);
-        },
-        pair_texts, "generate", nullptr);
-    StatusOr<Json> reply = std::move(answer.reply);
-    Generated out;
-    if (!reply.ok()) {
-      out.failure = "generation failed: " + reply.status().message();
-      return out;
-    }
-    // Pairs in another language than their passages would be a test set in the wrong
-    // language: the context is rejected with the reason.
-    if (answer.wrong) {
-      out.failure = "generation failed: " + wrong_script_message(language, "the pairs", *answer.wrong);
-      return out;
-    }
-    const Json& pairs = (*reply)["pairs"];
-    if (!pairs.is_array()) {
-      out.failure = "generation failed: the reply has no pairs";
-      return out;
-    }
-    for (const Json& pair : pairs) {
+  GeneratedPairs generate(const Context& context) {
+    const ShownPassages shown = shown_passages(chunks_, context.chunks);
+    const GenerationAsk ask{[&](const std::string& line) {
+                              return testset_generation_request(context.type, shown.texts,
+                                                                options_.pairs_per_context,
+                                                                options_.max_tokens, line);
+                            },
+                            pair_texts, kPairsWhat, "pairs", "generate"};
+    GenerationReply reply = ask_for_generation(book_, chat_, shown.language, ask);
+    GeneratedPairs out;
+    out.failure = std::move(reply.failure);
+    for (const Json& pair : reply.items) {
       if (!pair.is_object()) continue;
       Proposal proposal;
       proposal.type = context.type;
-      if (pair["question"].is_string()) proposal.question = trimmed(pair["question"]);
-      if (pair["reference"].is_string()) proposal.answer = trimmed(pair["reference"]);
-      bool unknown = false;
-      if (pair["passages"].is_array()) {
-        for (const Json& label : pair["passages"]) {
-          std::size_t n = 0;
-          const std::string text = label.is_string() ? label.get<std::string>() : "";
-          if (text.size() >= 2 && text[0] == 'P') n = std::strtoul(text.c_str() + 1, nullptr, 10);
-          if (n < 1 || n > context.chunks.size()) {
-            unknown = true;
-            continue;
-          }
-          const std::size_t chunk = context.chunks[n - 1];
-          if (std::find(proposal.chunks.begin(), proposal.chunks.end(), chunk) == proposal.chunks.end()) {
-            proposal.chunks.push_back(chunk);
-          }
-        }
-      }
-      if (unknown) proposal.chunks.clear();  // rejected below as naming unknown passages
+      proposal.question = reply_text(pair, "question");
+      proposal.answer = reply_text(pair, "reference");
+      // Naming a passage not shown clears the list: rejected below for it.
+      proposal.chunks = named_chunks(reply_member(pair, "passages"), context.chunks);
       out.proposals.push_back(std::move(proposal));
     }
     return out;
@@ -324,7 +181,10 @@ class Generator {
                                                           options_.max_tokens),
                             "critic", nullptr);
     if (!reply.ok()) return "critic failed: " + reply.status().message();
-    auto flag = [&](const char* key) { return (*reply)[key].is_boolean() && (*reply)[key].get<bool>(); };
+    auto flag = [&](const char* key) {
+      const Json& value = reply_member(*reply, key);
+      return value.is_boolean() && value.get<bool>();
+    };
     if (!flag("standalone")) return "critic: not standalone";
     if (!flag("answerable")) return "critic: not answerable from its passages";
     if (!flag("grounded")) return "critic: answer not grounded in its passages";
@@ -347,55 +207,29 @@ class Generator {
     if (answer.wrong) {
       return "closed-book check failed: " + wrong_script_message(language, kAnswerWhat, *answer.wrong);
     }
-    const bool answered = (*reply)["answer"].is_string() &&
-                          closed_book_match((*reply)["answer"].get<std::string>(), p.question, p.answer);
+    const Json& said = reply_member(*reply, "answer");
+    const bool answered =
+        said.is_string() && closed_book_match(said.get<std::string>(), p.question, p.answer);
     return answered ? "answerable without its passages" : "";
-  }
-
-  bool near_duplicate(const std::vector<float>& vector) const {
-    for (const auto& accepted : accepted_vectors_) {
-      if (cosine(vector, accepted) >= options_.duplicate_similarity) return true;
-    }
-    return false;
   }
 
   Status run_wave(const std::vector<Context>& contexts) {
     // Generation calls at once; their pairs in draw order.
-    std::vector<std::future<Generated>> calls;
-    for (const Context& context : contexts) {
-      calls.push_back(std::async(std::launch::async, [this, &context] { return generate(context); }));
-    }
-    std::vector<Generated> generations;
-    for (auto& call : calls) generations.push_back(await(call));
-    if (stopped()) return ok_status();  // no pair of this wave was checked: dropped, uncounted
-    std::vector<Proposal> candidates;
-    for (Generated& generated : generations) {
-      if (!generated.failure.empty()) {
-        reject(generated.failure);
-        continue;
-      }
-      for (Proposal& proposal : generated.proposals) {
-        ++report_.pairs_proposed;
-        const std::string reason = cheap_rejection(proposal);
-        if (!reason.empty()) {
-          reject(reason);
-        } else {
-          candidates.push_back(std::move(proposal));
-        }
-      }
-    }
+    std::optional<std::vector<GeneratedPairs>> generations = generate_wave<GeneratedPairs, Context>(
+        contexts, [this](const Context& context) { return generate(context); }, watch_);
+    if (!generations) return ok_status();  // no pair of this wave was checked: dropped, uncounted
+    std::vector<Proposal> candidates = screen_proposals<Proposal>(
+        *generations, [this](const Proposal& p) { return cheap_rejection(p); },
+        &report_.pairs_proposed, &report_.rejected);
     if (candidates.empty()) return ok_status();
     std::vector<std::string> questions;
     for (const Proposal& p : candidates) questions.push_back(p.question);
-    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors, embed_(questions));
-    if (vectors.size() != candidates.size()) {
-      return internal_error("the embedder returned " + std::to_string(vectors.size()) +
-                            " vectors for " + std::to_string(candidates.size()) + " questions");
-    }
+    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<float>> vectors,
+                              embed_each(embed_, questions, "questions"));
     // Duplicates of rows already accepted need no critic call.
     std::vector<std::size_t> to_check;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
-      if (near_duplicate(vectors[i])) {
+      if (duplicates_.near_duplicate(vectors[i])) {
         reject("near-duplicate question");
       } else {
         to_check.push_back(i);
@@ -408,20 +242,20 @@ class Generator {
       }));
     }
     std::vector<std::string> answered;
-    for (auto& verdict : verdicts) answered.push_back(await(verdict));
+    for (auto& verdict : verdicts) answered.push_back(watch_.await(verdict));
     const bool cut_short = stopped();  // failures may be calls cancelled by the stop
     for (std::size_t n = 0; n < to_check.size(); ++n) {
       const std::string& verdict = answered[n];
       const std::size_t i = to_check[n];
       if (!verdict.empty()) {
         if (!cut_short) reject(verdict);
-      } else if (near_duplicate(vectors[i])) {  // of one accepted earlier in this wave
+      } else if (duplicates_.near_duplicate(vectors[i])) {  // of one accepted earlier in this wave
         reject("near-duplicate question");
       } else if (report_.rows.size() >= options_.size) {
         reject("not needed: the set was full");
       } else {
         accept(candidates[i]);
-        accepted_vectors_.push_back(vectors[i]);
+        duplicates_.keep(vectors[i]);
       }
     }
     return ok_status();
@@ -441,18 +275,15 @@ class Generator {
   }
 
   const std::vector<DocumentChunk>& chunks_;
-  const VectorIndex& index_;
   llm::Client& chat_;
   const EmbedTexts& embed_;
   const TestsetOptions& options_;
   CallBook book_;
-  Draws draws_;
-  std::vector<std::size_t> order_;
-  std::size_t cursor_ = 0;
+  ContextDraws contexts_;
   double total_weight_ = 0.0;
-  std::vector<std::vector<float>> accepted_vectors_;
+  DuplicateFilter duplicates_;
   TestsetReport report_;
-  std::atomic<bool> chat_cancelled_{false};
+  StopWatch watch_;
 };
 
 }  // namespace
@@ -513,8 +344,7 @@ llm::ChatRequest testset_generation_request(QuestionType type,
                                             const std::vector<std::string>& passages,
                                             std::size_t pairs, int max_tokens,
                                             std::string_view instruction) {
-  Json labels = Json::array();
-  for (std::size_t i = 0; i < passages.size(); ++i) labels.push_back(passage_label(i));
+  const Json labels = passage_labels(passages.size());
   const Json pair = {
       {"type", "object"},
       {"properties",
@@ -564,15 +394,19 @@ nlohmann::ordered_json testset_source_json(const TestsetSource& source) {
   return out;
 }
 
+nlohmann::ordered_json testset_sources_json(const std::vector<TestsetSource>& sources) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const TestsetSource& source : sources) out.push_back(testset_source_json(source));
+  return out;
+}
+
 nlohmann::ordered_json testset_row_json(const TestsetRow& row) {
   nlohmann::ordered_json out;
   out["user_input"] = row.user_input;
   out["reference"] = row.reference;
   out["reference_contexts"] = row.reference_contexts;
   out["question_type"] = question_type_name(row.type);
-  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
-  for (const TestsetSource& source : row.sources) sources.push_back(testset_source_json(source));
-  out["sources"] = std::move(sources);
+  out["sources"] = testset_sources_json(row.sources);
   return out;
 }
 
@@ -580,13 +414,8 @@ StatusOr<TestsetReport> generate_testset(const std::vector<DocumentChunk>& chunk
                                          const VectorIndex& index, llm::Client& chat,
                                          const EmbedTexts& embed, const TestsetOptions& options,
                                          const std::function<void(std::size_t)>& progress) {
-  if (chunks.empty()) return invalid_argument("no chunks to generate questions from");
-  if (index.size() != chunks.size()) {
-    return invalid_argument("the index holds " + std::to_string(index.size()) + " vectors for " +
-                            std::to_string(chunks.size()) + " chunks");
-  }
-  if (options.size == 0) return invalid_argument("--size must be at least 1");
-  if (options.pairs_per_context == 0) return invalid_argument("pairs per context must be at least 1");
+  RAGMETER_RETURN_IF_ERROR(check_generation_inputs(chunks, index, options.size,
+                                                   options.pairs_per_context, "questions", "pairs"));
   double total = 0;
   for (const auto& [type, weight] : options.mix) total += std::max(0.0, weight);
   if (total <= 0) return invalid_argument("the question mix has no positive weight");

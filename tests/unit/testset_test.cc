@@ -13,6 +13,7 @@
 #include "../fakes/fake_llm_server_process.h"
 #include "ragmeter/hashed_embedding.h"
 #include "ragmeter/testset.h"
+#include "tests/unit/gen_test_support.h"
 #include "tests/unit/test_paths.h"
 #include "tests/unit/fake_llm_judge.h"
 
@@ -20,16 +21,11 @@ namespace ragmeter {
 namespace {
 
 using Json = nlohmann::json;
-
-using test_judges::fake_llm_server_path;
+using gen_testing::hashed;
+using gen_testing::index_of;
 
 DocumentChunk chunk(std::string id, std::string text) {
-  DocumentChunk c;
-  c.id = std::move(id);
-  c.text = std::move(text);
-  c.source_path = "doc.md";
-  c.title = "Doc";
-  return c;
+  return gen_testing::chunk_of(std::move(id), std::move(text), "doc.md", "Doc");
 }
 
 // Three chunks on unrelated subjects.
@@ -37,19 +33,6 @@ std::vector<DocumentChunk> three_chunks() {
   return {chunk("a", "The json module encodes Python objects as JSON text with json.dumps."),
           chunk("b", "Tulips flower in spring and grow from bulbs planted in autumn."),
           chunk("c", "The Danube flows through ten countries before reaching the Black Sea.")};
-}
-
-VectorIndex index_of(const std::vector<DocumentChunk>& chunks) {
-  auto index = VectorIndex::create(kHashedEmbeddingDimensions);
-  EXPECT_TRUE(index.ok());
-  for (const DocumentChunk& c : chunks) EXPECT_TRUE(index->add(hashed_embedding(c.text)).ok());
-  return std::move(index).value();
-}
-
-StatusOr<std::vector<std::vector<float>>> hashed(const std::vector<std::string>& texts) {
-  std::vector<std::vector<float>> out;
-  for (const std::string& text : texts) out.push_back(hashed_embedding(text));
-  return out;
 }
 
 Json generated(const std::string& question, const std::string& answer,
@@ -81,31 +64,7 @@ TestsetOptions simple_one_at_a_time(std::size_t size) {
   return options;
 }
 
-class TestsetTest : public ::testing::Test {
- protected:
-  // Starts the fake server with `steps` (one reply per request, in order).
-  void start(const Json& steps) {
-    const std::string path = fake_llm_server_path();
-    ASSERT_TRUE(test_judges::fake_llm_server_built());
-    script_ = std::filesystem::temp_directory_path() /
-              ("ragmeter-testset-script-" + std::to_string(::getpid()) + ".json");
-    std::ofstream(script_) << Json({{"steps", steps}}).dump();
-    ASSERT_TRUE(server_.start(path, {"--script", script_.string()}));
-    llm::ClientOptions options;
-    options.endpoint.base_url = server_.base_url();
-    options.endpoint.model = "fake-model";
-    options.endpoint.timeout_seconds = 5.0;
-    options.cache.mode = llm::CacheMode::kOff;
-    auto client = llm::make_client(options);
-    ASSERT_TRUE(client.ok()) << client.status().to_string();
-    client_ = std::move(client).value();
-  }
-  void TearDown() override { std::filesystem::remove(script_); }
-
-  fakes::FakeLlmServerProcess server_;
-  std::filesystem::path script_;
-  std::unique_ptr<llm::Client> client_;
-};
+class TestsetTest : public gen_testing::ScriptedServerTest {};
 
 TEST(TestsetRequestTest, MixesParseAndBadPartsAreNamed) {
   auto mix = parse_question_mix("simple=2,multi_context=1");
@@ -248,15 +207,10 @@ TEST_F(TestsetTest, AStopKeepsTheAcceptedRowsAndCancelsTheCallInFlight) {
   TestsetOptions options = simple_one_at_a_time(3);
   std::atomic<bool> stop{false};
   options.cancel = &stop;
-  std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    stop.store(true);
+  double seconds = 0;
+  auto report = gen_testing::run_stopped_after_half_a_second(&stop, &seconds, [&] {
+    return generate_testset(chunks, index, *client_, hashed, options);
   });
-  const auto started = std::chrono::steady_clock::now();
-  auto report = generate_testset(chunks, index, *client_, hashed, options);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  stopper.join();
   ASSERT_TRUE(report.ok()) << report.status().to_string();
   EXPECT_TRUE(report->cancelled);
   ASSERT_EQ(report->rows.size(), 1u);
@@ -364,20 +318,16 @@ TEST(TestsetFilterTest, ChineseAnswersAndOpeningsAreReadAsWords) {
 TEST(TestsetInputTest, BadInputsAreErrors) {
   const auto chunks = three_chunks();
   const VectorIndex index = index_of(chunks);
-  llm::ClientOptions options;
-  options.endpoint.base_url = "http://127.0.0.1:9/v1";
-  options.endpoint.model = "m";
-  options.cache.mode = llm::CacheMode::kOff;
-  auto client = llm::make_client(options);
-  ASSERT_TRUE(client.ok());
+  std::unique_ptr<llm::Client> client = gen_testing::unreachable_client();
+  ASSERT_NE(client, nullptr);
   TestsetOptions testset;
-  EXPECT_FALSE(generate_testset({}, index, **client, hashed, testset).ok());
-  EXPECT_FALSE(generate_testset({chunks[0]}, index, **client, hashed, testset).ok());  // 1 chunk, 3 vectors
+  EXPECT_FALSE(generate_testset({}, index, *client, hashed, testset).ok());
+  EXPECT_FALSE(generate_testset({chunks[0]}, index, *client, hashed, testset).ok());  // 1 chunk, 3 vectors
   testset.size = 0;
-  EXPECT_FALSE(generate_testset(chunks, index, **client, hashed, testset).ok());
+  EXPECT_FALSE(generate_testset(chunks, index, *client, hashed, testset).ok());
   testset.size = 1;
   testset.mix = {{QuestionType::kSimple, 0.0}};
-  EXPECT_FALSE(generate_testset(chunks, index, **client, hashed, testset).ok());
+  EXPECT_FALSE(generate_testset(chunks, index, *client, hashed, testset).ok());
 }
 
 }  // namespace
