@@ -417,7 +417,7 @@ CommandRun add_run_command(CLI::App& parent) {
                   "logged, recorded or reported); repeatable");
   cmd->add_option("--answer", args->selectors.answer,
                   "Selector of the answer in the reply: JSON Pointer (/data/answer) or dotted path "
-                  "(data.answer); default answer, else response");
+                  "(data.answer); default answer, else response, else choices.0.message.content");
   cmd->add_option("--contexts", args->selectors.contexts,
                   "Selector of the retrieved contexts (a list of strings or of objects); default "
                   "contexts, else retrieved_contexts, else none");
