@@ -61,7 +61,7 @@ class ScenarioGenerator {
     RAGMETER_ASSIGN_OR_RETURN(
         report_.cancelled,
         run_waves<Context>(
-            {options_.size, options_.max_contexts, options_.concurrency},
+            {options_.size, options_.max_contexts, options_.concurrency, options_.scenarios_per_context},
             [this] { return report_.rows.size(); }, &report_.contexts_tried,
             [this]() -> std::optional<Context> {
               return contexts_.next(options_.neighbours, options_.min_neighbour_similarity);

@@ -95,7 +95,7 @@ class Generator {
     RAGMETER_ASSIGN_OR_RETURN(
         report_.cancelled,
         run_waves<Context>(
-            {options_.size, options_.max_contexts, options_.concurrency},
+            {options_.size, options_.max_contexts, options_.concurrency, options_.pairs_per_context},
             [this] { return report_.rows.size(); }, &report_.contexts_tried,
             [this] { return draw_context(); },
             [this](const std::vector<Context>& contexts) { return run_wave(contexts); }, progress,
