@@ -92,6 +92,19 @@ def start_proxy(upstream, outdir):
     raise SystemExit("the counting proxy did not start (see proxy.log)")
 
 
+def stop_proxy(proxy, proxy_proc):
+    try:
+        http_json(f"{proxy}/__proxy/shutdown", "POST")
+    except Exception:
+        pass
+    proxy_proc.wait(timeout=30)
+
+
+def requests_ok(counters):
+    """The proxy's count of 2xx replies."""
+    return sum(n for code, n in counters.get("by_status", {}).items() if code.startswith("2"))
+
+
 def phase(proxy, name):
     http_json(f"{proxy}/__proxy/phase?name={name}", "POST")
 
@@ -174,15 +187,11 @@ def main():
             report["tools"][tool] = {"counters": counters, "wall_s": round(wall, 1), "rows": rows}
             (outdir / "report.json").write_text(json.dumps(report, indent=1))
     finally:
-        try:
-            http_json(f"{proxy}/__proxy/shutdown", "POST")
-        except Exception:
-            pass
-        proxy_proc.wait(timeout=30)
+        stop_proxy(proxy, proxy_proc)
     print(f"{'tool':10} {'requests':>8} {'prompt':>8} {'completion':>10} {'wall s':>7}  (requests: 2xx replies)")
     for tool, t in report["tools"].items():
         c = t["counters"]
-        ok = sum(n for code, n in c.get("by_status", {}).items() if code.startswith("2"))
+        ok = requests_ok(c)
         print(f"{tool:10} {ok:>8} {c.get('prompt_tokens', 0):>8} "
               f"{c.get('completion_tokens', 0):>10} {t['wall_s']:>7}")
     for tool, t in report["tools"].items():

@@ -29,7 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from deepeval_conversation_cost import CACHE, DEEPEVAL_PYTHON, phase, start_proxy, stats, trace_tokens, http_json  # noqa: E402
+from deepeval_conversation_cost import DEEPEVAL_PYTHON, phase, requests_ok, start_proxy, stats, stop_proxy  # noqa: E402
 
 DATA = HERE / "data" / "scenarios_cost.jsonl"
 
@@ -129,15 +129,11 @@ def main():
             report["tools"][tool] = {"counters": stats(proxy, tool), "wall_s": round(wall, 1), "rows": rows}
             (outdir / "report.json").write_text(json.dumps(report, indent=1))
     finally:
-        try:
-            http_json(f"{proxy}/__proxy/shutdown", "POST")
-        except Exception:
-            pass
-        proxy_proc.wait(timeout=30)
+        stop_proxy(proxy, proxy_proc)
     print(f"{'tool':10} {'requests':>8} {'user turns':>10} {'req/turn':>8} {'prompt':>8} {'completion':>10} {'wall s':>7}")
     for tool, t in report["tools"].items():
         c = t["counters"]
-        ok = sum(n for code, n in c.get("by_status", {}).items() if code.startswith("2"))
+        ok = requests_ok(c)
         turns = sum(r["user_turns"] or 0 for r in t["rows"])
         print(f"{tool:10} {ok:>8} {turns:>10} {ok / max(turns, 1):>8.2f} {c.get('prompt_tokens', 0):>8} "
               f"{c.get('completion_tokens', 0):>10} {t['wall_s']:>7}")
