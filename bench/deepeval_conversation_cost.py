@@ -138,10 +138,11 @@ def trace_tokens(traces, outdir):
     return json.loads(lines[-1]) if lines else None
 
 
-def run_ragmeter(proxy, model, metrics, build, outdir):
+def run_ragmeter(proxy, model, metrics, build, outdir, data=DATA):
+    """`ragmeter eval` of `data` through the proxy, one row per (conversation, metric)."""
     out, traces = outdir / "ragmeter.jsonl", outdir / "ragmeter.traces.jsonl"
     start = time.time()
-    p = subprocess.run([str(build / "ragmeter"), "eval", str(DATA), "--metrics", ",".join(metrics),
+    p = subprocess.run([str(build / "ragmeter"), "eval", str(data), "--metrics", ",".join(metrics),
                         "--judge-url", f"{proxy}/v1", "--judge-model", model, "--cache-mode", "off",
                         "--traces", str(traces), "--out", str(out), "--allow-failures", "-q"],
                        capture_output=True, text=True)
@@ -153,6 +154,41 @@ def run_ragmeter(proxy, model, metrics, build, outdir):
             rows.append({"id": r["id"], "metric": m, "score": r["scores"].get(m),
                          "error": None if r["status"][m] == "ok" else f'{r["status"][m]}: {r["reasons"].get(m)}'})
     return rows, time.time() - start
+
+
+def measure(upstream, outdir, runners, report):
+    """Runs each tool (`runners`: name -> fn(proxy) -> (rows, wall seconds)) through one
+    counting proxy, in order, and fills report["tools"]; ragmeter's tokens come from its traces."""
+    proxy_proc, proxy = start_proxy(upstream, outdir)
+    report.setdefault("tools", {})
+    try:
+        for tool, runner in runners.items():
+            phase(proxy, tool)
+            rows, wall = runner(proxy)
+            phase(proxy, "idle")
+            counters = stats(proxy, tool)
+            if tool == "ragmeter":
+                exact = trace_tokens(outdir / "ragmeter.traces.jsonl", outdir)
+                if exact:
+                    counters["prompt_tokens"] = exact["prompt_tokens"]
+                    counters["completion_tokens"] = exact["completion_tokens"]
+                    counters["tokens_from"] = "traces (bench/trace_tokens.py)"
+            report["tools"][tool] = {"counters": counters, "wall_s": round(wall, 1), "rows": rows}
+            (outdir / "report.json").write_text(json.dumps(report, indent=1))
+    finally:
+        stop_proxy(proxy, proxy_proc)
+    return report
+
+
+def print_metric_report(report):
+    print(f"{'tool':10} {'requests':>8} {'prompt':>8} {'completion':>10} {'wall s':>7}  (requests: 2xx replies)")
+    for tool, t in report["tools"].items():
+        c = t["counters"]
+        print(f"{tool:10} {requests_ok(c):>8} {c.get('prompt_tokens', 0):>8} "
+              f"{c.get('completion_tokens', 0):>10} {t['wall_s']:>7}")
+    for tool, t in report["tools"].items():
+        for r in t["rows"]:
+            print(tool, r["id"], r["metric"], r["score"], r["error"] or "")
 
 
 def main():
@@ -167,36 +203,10 @@ def main():
     outdir = Path(args.out)
     outdir.mkdir(parents=True, exist_ok=True)
     metrics = args.metrics.split(",")
-    proxy_proc, proxy = start_proxy(args.upstream, outdir)
-    report = {"metrics": metrics, "tools": {}}
-    try:
-        for tool in args.tools.split(","):
-            phase(proxy, tool)
-            if tool == "deepeval":
-                rows, wall = run_deepeval(proxy, args.model, metrics, outdir)
-            else:
-                rows, wall = run_ragmeter(proxy, args.model, metrics, Path(args.build), outdir)
-            phase(proxy, "idle")
-            counters = stats(proxy, tool)
-            if tool == "ragmeter":
-                exact = trace_tokens(outdir / "ragmeter.traces.jsonl", outdir)
-                if exact:
-                    counters["prompt_tokens"] = exact["prompt_tokens"]
-                    counters["completion_tokens"] = exact["completion_tokens"]
-                    counters["tokens_from"] = "traces (bench/trace_tokens.py)"
-            report["tools"][tool] = {"counters": counters, "wall_s": round(wall, 1), "rows": rows}
-            (outdir / "report.json").write_text(json.dumps(report, indent=1))
-    finally:
-        stop_proxy(proxy, proxy_proc)
-    print(f"{'tool':10} {'requests':>8} {'prompt':>8} {'completion':>10} {'wall s':>7}  (requests: 2xx replies)")
-    for tool, t in report["tools"].items():
-        c = t["counters"]
-        ok = requests_ok(c)
-        print(f"{tool:10} {ok:>8} {c.get('prompt_tokens', 0):>8} "
-              f"{c.get('completion_tokens', 0):>10} {t['wall_s']:>7}")
-    for tool, t in report["tools"].items():
-        for r in t["rows"]:
-            print(tool, r["id"], r["metric"], r["score"], r["error"] or "")
+    runners = {"deepeval": lambda proxy: run_deepeval(proxy, args.model, metrics, outdir),
+               "ragmeter": lambda proxy: run_ragmeter(proxy, args.model, metrics, Path(args.build), outdir)}
+    report = measure(args.upstream, outdir, {t: runners[t] for t in args.tools.split(",")}, {"metrics": metrics})
+    print_metric_report(report)
 
 
 if __name__ == "__main__":

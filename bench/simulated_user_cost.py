@@ -29,7 +29,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from deepeval_conversation_cost import DEEPEVAL_PYTHON, phase, requests_ok, start_proxy, stats, stop_proxy  # noqa: E402
+from deepeval_conversation_cost import DEEPEVAL_PYTHON, measure, requests_ok  # noqa: E402
 
 DATA = HERE / "data" / "scenarios_cost.jsonl"
 
@@ -116,20 +116,11 @@ def main():
     args = ap.parse_args()
     outdir = Path(args.out)
     outdir.mkdir(parents=True, exist_ok=True)
-    proxy_proc, proxy = start_proxy(args.upstream, outdir)
-    report = {"max_user_turns": args.max_user_turns, "tools": {}}
-    try:
-        for tool in args.tools.split(","):
-            phase(proxy, tool)
-            if tool == "deepeval":
-                rows, wall = run_deepeval(proxy, args.model, args.max_user_turns, outdir)
-            else:
-                rows, wall = run_ragmeter(proxy, args.model, args.max_user_turns, Path(args.build), outdir)
-            phase(proxy, "idle")
-            report["tools"][tool] = {"counters": stats(proxy, tool), "wall_s": round(wall, 1), "rows": rows}
-            (outdir / "report.json").write_text(json.dumps(report, indent=1))
-    finally:
-        stop_proxy(proxy, proxy_proc)
+    runners = {"deepeval": lambda proxy: run_deepeval(proxy, args.model, args.max_user_turns, outdir),
+               "ragmeter": lambda proxy: run_ragmeter(proxy, args.model, args.max_user_turns, Path(args.build),
+                                                      outdir)}
+    report = measure(args.upstream, outdir, {t: runners[t] for t in args.tools.split(",")},
+                     {"max_user_turns": args.max_user_turns})
     print(f"{'tool':10} {'requests':>8} {'user turns':>10} {'req/turn':>8} {'prompt':>8} {'completion':>10} {'wall s':>7}")
     for tool, t in report["tools"].items():
         c = t["counters"]
