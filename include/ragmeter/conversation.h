@@ -14,8 +14,8 @@
 // Any assistant message may carry its own retrieved contexts (`retrieved_contexts`, or
 // DeepEval's `retrieval_context`). Reference tool calls are `reference_tool_calls` (ragas) or
 // `expected_tools` (DeepEval), each call in any of the three tool-call shapes.
-// DeepEval's `chatbot_role`, `scenario`, `expected_outcome` and `user_description` are kept
-// as texts (Conversation::texts).
+// DeepEval's `chatbot_role`, `scenario`, `expected_outcome` and `user_description`, and the
+// `task` of its task completion metric, are kept as texts (Conversation::texts).
 #pragma once
 
 #include <map>
@@ -67,8 +67,8 @@ struct Conversation {
   std::optional<std::vector<ToolCall>> reference_tool_calls;
   std::optional<std::vector<std::string>> reference_topics;
   // The conversation's other texts, by field name, when the row has them: DeepEval's
-  // `chatbot_role`, `scenario`, `expected_outcome` and `user_description` (what the
-  // conversation tasks of conversation_task.h show the judge).
+  // `chatbot_role`, `scenario`, `expected_outcome`, `user_description` and `task` (what
+  // the conversation tasks of conversation_task.h show the judge).
   std::map<std::string, std::string, std::less<>> texts;
 
   // Every tool call of the assistant messages, in conversation order (what ragas and

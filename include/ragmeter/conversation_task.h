@@ -102,6 +102,29 @@ struct ItemScore {
 ItemScore score_item_verdicts(const ConversationTask& task, const std::vector<std::string>& asked,
                               const ItemVerdicts& verdicts);
 
+// DeepEval's TaskCompletionMetric as one call (Judge::task_completion, docs/agents.md):
+// the task the user wants done (the row's `task` when given), what the assistant and its
+// tool calls achieved, and how far that achieves the task, a number in [0, 1].
+struct TaskCompletion {
+  std::string task;      // the row's `task` when given, else the task the judge inferred
+  bool task_given = false;
+  std::string outcome;   // the judge's account of what was done
+  double verdict = 0.0;  // in [0, 1]: the score
+  // The verdict as the judge wrote it when that was not a JSON number ("0.8"); empty else.
+  std::string verdict_text;
+  std::string reason;
+  std::string warning;  // as CriticVerdict::warning
+};
+
+// The row's task for deepeval_task_completion (its `task` field, DeepEval's `task`
+// argument), nullopt when the row has none.
+std::optional<std::string> given_task(const Conversation& conversation);
+
+// Why deepeval_task_completion skips the conversation, empty when it judges it: an empty
+// `task`, no assistant message (text or tool call: no outcome; DeepEval requires an actual
+// output), or no user message with text and no `task` (no task to infer).
+std::string task_completion_skip(const Conversation& conversation);
+
 // The built-in tasks (DeepEval's conversational metrics), and one by metric name.
 const std::vector<ConversationTask>& conversation_tasks();
 const ConversationTask* find_conversation_task(std::string_view name);

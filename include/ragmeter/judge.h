@@ -186,6 +186,11 @@ class Judge {
   virtual StatusOr<ItemVerdicts> conversation_verdicts(const Sample& sample,
                                                        const ConversationTask& task,
                                                        CallLog* calls);
+  // DeepEval's task completion over the sample's conversation (set): the task (the row's
+  // `task` when given, given_task), the outcome and a verdict in [0, 1], in one call. A
+  // verdict that is not a number in [0, 1] is an error naming what the judge sent. The
+  // default, and the offline judge, answer FailedPrecondition: it needs an LLM judge.
+  virtual StatusOr<TaskCompletion> task_completion(const Sample& sample, CallLog* calls);
   // The sentences of the sample's retrieved contexts needed to answer its question.
   virtual StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) = 0;
   // The key facts (claims) of `text` and whether `summary` states each of them.

@@ -145,6 +145,9 @@ inline constexpr unsigned kTopics = 1u << 10;  // "topics": a conversation's top
 inline constexpr unsigned kConversationTask = 1u << 11;  // one call named by the metric: a
                                                          // conversation task's verdicts
                                                          // (conversation_task.h); LLM only
+inline constexpr unsigned kTaskCompletion = 1u << 12;  // "task_completion": a conversation's
+                                                       // task, outcome and a verdict in
+                                                       // [0, 1]; LLM only
 }  // namespace judge_calls
 
 // Named groups of metrics (bits of MetricInfo::groups), each a --metrics shorthand.

@@ -276,7 +276,8 @@ Status read_references(const Json& fields, Conversation* out) {
     if (!list.ok()) return column_error("reference_topics", "expected a list of strings");
     out->reference_topics = std::move(list).value();
   }
-  for (std::string_view column : {"chatbot_role", "scenario", "expected_outcome", "user_description"}) {
+  for (std::string_view column : {"chatbot_role", "scenario", "expected_outcome", "user_description",
+                                  "task"}) {
     const Json* text = member(fields, column);
     if (text == nullptr) continue;
     if (!text->is_string()) return column_error(column, "expected text, got " + a_type_name(*text));

@@ -178,6 +178,33 @@ std::optional<std::string> conversation_field_text(const Conversation& conversat
   return text->second;
 }
 
+std::optional<std::string> given_task(const Conversation& conversation) {
+  const auto task = conversation.texts.find("task");
+  if (task == conversation.texts.end()) return std::nullopt;
+  return task->second;
+}
+
+std::string task_completion_skip(const Conversation& conversation) {
+  const std::optional<std::string> task = given_task(conversation);
+  if (task && task->empty()) return "field 'task' is empty (give the task or leave the field out)";
+  bool user = false;
+  bool assistant = false;
+  for (const Message& m : conversation.messages) {
+    user = user || (m.role == Role::kUser && !m.content.empty());
+    assistant = assistant ||
+                (m.role == Role::kAssistant && (!m.content.empty() || !m.tool_calls.empty()));
+  }
+  if (!assistant) {
+    return "the conversation has no assistant message: no outcome to judge (DeepEval needs an "
+           "actual output)";
+  }
+  if (!user && !task) {
+    return "the conversation has no user message with text and the row no `task`: no task to "
+           "judge";
+  }
+  return {};
+}
+
 const ConversationTask* find_conversation_task(std::string_view name) {
   for (const ConversationTask& task : conversation_tasks()) {
     if (task.name == name) return &task;

@@ -143,6 +143,11 @@ StatusOr<ItemVerdicts> Judge::conversation_verdicts(const Sample&, const Convers
                              description() + " judge cannot judge it");
 }
 
+StatusOr<TaskCompletion> Judge::task_completion(const Sample&, CallLog*) {
+  return failed_precondition("deepeval_task_completion needs an LLM judge (--judge-url, "
+                             "--judge-model); the " + description() + " judge cannot judge it");
+}
+
 StatusOr<CriticVerdict> Judge::critique(const Sample&, std::string_view name, std::string_view,
                                         int, CallLog*) {
   return failed_precondition("the aspect critic '" + std::string(name) +

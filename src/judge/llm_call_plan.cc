@@ -20,6 +20,7 @@ constexpr std::int64_t kQuestionTokens = 80;
 constexpr std::int64_t kEntityTokens = 40;
 constexpr std::int64_t kCriticTokens = 60;
 constexpr std::int64_t kTopicsTokens = 120;  // a few topics with two flags each, and a reason
+constexpr std::int64_t kTaskCompletionTokens = 150;  // a task, an outcome, a reason, a number
 
 std::int64_t tokens(std::size_t bytes) {
   return static_cast<std::int64_t>(bytes) / kBytesPerToken + 1;
@@ -77,6 +78,19 @@ void plan_conversation_task(const Sample& sample, const ConversationTask& task, 
                              kCriticTokens;
 }
 
+// deepeval_task_completion's one call (llm_task_completion.cc), unless the metric skips the
+// conversation (task_completion_skip).
+void plan_task_completion(const Sample& sample, PlannedCalls* plan) {
+  const Conversation& conversation = *sample.conversation;
+  if (!task_completion_skip(conversation).empty()) return;
+  const std::optional<std::string> task = given_task(conversation);
+  plan->calls["task_completion"] += 1;
+  plan->prompt_tokens += tokens(prompts::k_system.size() + prompts::k_task_completion.size() +
+                                judge_conversation_section(conversation).size() +
+                                (task ? task->size() + 8 : 0));
+  plan->completion_tokens += kTaskCompletionTokens;
+}
+
 // A conversation's calls: the single-turn metrics' for each turn (as evaluate scores them,
 // conversation_turns.h), and a critic call per vote for each judged conversation metric
 // over the whole conversation.
@@ -92,6 +106,10 @@ PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<Met
     if (request.info->calls & judge_calls::kTopics) {
       topics = topics || (sample.conversation->reference_topics &&
                           !sample.conversation->reference_topics->empty());
+      continue;
+    }
+    if (request.info->calls & judge_calls::kTaskCompletion) {
+      plan_task_completion(sample, &plan_tasks);
       continue;
     }
     if (request.info->calls & judge_calls::kConversationTask) {

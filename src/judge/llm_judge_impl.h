@@ -60,6 +60,8 @@ class LlmJudge : public Judge {
   // llm_conversation_tasks.cc: one call per (conversation, task).
   StatusOr<ItemVerdicts> conversation_verdicts(const Sample& sample, const ConversationTask& task,
                                                CallLog* calls) override;
+  // llm_task_completion.cc: one "task_completion" call over the whole conversation.
+  StatusOr<TaskCompletion> task_completion(const Sample& sample, CallLog* calls) override;
   StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override;
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog* calls) override;

@@ -64,6 +64,14 @@ GeneratedQuestions read_llm_questions(const nlohmann::json& reply);
 // the language check reads).
 std::vector<std::string> read_table_reasons(const nlohmann::json& reply, std::size_t claims);
 
+// A task completion reply {"task", "outcome", "verdict", "reason"} (llm_task_completion.cc).
+// The verdict is read as DeepEval 4.3.1 reads it (pydantic's lax float): a JSON number, or a
+// string holding one as Python's float() writes it (surrounding white space, a sign,
+// "1e-1", ".5", "0.2_5"). InvalidArgument naming what the judge sent for a verdict that is
+// missing, of another type (a boolean too, which pydantic reads as 1 or 0), not a number
+// ("high") or outside [0, 1] (1.3, "nan"): never clamped.
+StatusOr<TaskCompletion> read_task_completion_reply(const nlohmann::json& reply);
+
 // The non-empty strings of a JSON array (anything else: none).
 std::vector<std::string> json_strings(const nlohmann::json& value);
 

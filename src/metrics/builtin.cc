@@ -33,6 +33,7 @@ constexpr unsigned kKF = judge_calls::kKeyFacts;
 constexpr unsigned kC = judge_calls::kCritic;
 constexpr unsigned kTopics = judge_calls::kTopics;
 constexpr unsigned kTask = judge_calls::kConversationTask;
+constexpr unsigned kTC = judge_calls::kTaskCompletion;
 constexpr unsigned kRu = judge_calls::kRubric;
 constexpr unsigned kV = judge_calls::kVision;
 constexpr unsigned kLI = judge_calls::kLedger | judge_calls::kImageVerdicts;
@@ -104,6 +105,7 @@ constexpr MetricInfo kMetrics[] = {
   {"deepeval_turn_relevancy",      kConv, "conversation", "DeepEval 4.3.1 TurnRelevancyMetric: share of the turns (DeepEval's user-assistant units) whose last assistant message is relevant to the conversation so far. One call (DeepEval: one per turn). Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::conversation_task, kTask, kG0, ""},
   {"deepeval_topic_adherence",     kConv, "conversation, reference_topics", "DeepEval 4.3.1 TopicAdherenceMetric (accuracy, not ragas's F1): of the user's questions, share handled right (on-topic answered correctly, off-topic declined): (TP + TN) / all. One call (DeepEval: one per turn + one per question + 1). Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::conversation_task, kTask, kG0, ""},
   {"deepeval_argument_correctness", kConv, "conversation", "DeepEval 4.3.1 ArgumentCorrectnessMetric: share of the tool calls whose arguments are right for what the user asked. One call over all calls. Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::conversation_task, kTask, kG0, ""},
+  {"deepeval_task_completion",     kConv, "conversation", "DeepEval 4.3.1 TaskCompletionMetric (strict_mode off): the judge's verdict in [0, 1] on how far what the assistant and its tool calls did achieves the user's task (the row's `task` when given); a verdict outside [0, 1] or not a number fails. One call (DeepEval: two). Needs an LLM judge.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::deepeval_task_completion, kTC, kG0, ""},
   // Judged: read off the sample's claim ledger / judge (offline unless an LLM judge is set).
   {"faithfulness",                 kJ, "response, retrieved_contexts", "Share of the response's claims supported by at least one retrieved context.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::faithfulness, kL, kRagas, "faithfulness"},
   {"answer_relevancy",             kJ, "user_input, response", "Mean similarity (cosine, 0 when negative) of the question to questions the response answers; 0 when the response is noncommittal.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::answer_relevancy, kQ, kRagas, "", kBelowChance},
@@ -269,7 +271,8 @@ const MetricInfo* find_metric(std::string_view name) {
 
 bool metric_needs_llm(const MetricInfo& info) {
   return (info.calls & (judge_calls::kCritic | judge_calls::kRubric | judge_calls::kVision |
-                        judge_calls::kTopics | judge_calls::kConversationTask)) != 0;
+                        judge_calls::kTopics | judge_calls::kConversationTask |
+                        judge_calls::kTaskCompletion)) != 0;
 }
 
 std::string judge_call_names(unsigned calls) {
@@ -286,6 +289,7 @@ std::string judge_call_names(unsigned calls) {
       {judge_calls::kImageVerdicts, "image_verdicts (one per image; offline: OCR)"},
       {judge_calls::kTopics, "topics"},
       {judge_calls::kConversationTask, "one named by the metric"},
+      {judge_calls::kTaskCompletion, "task_completion"},
   };
   std::string out;
   for (const auto& [bit, name] : kNames) {

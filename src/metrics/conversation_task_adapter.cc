@@ -1,5 +1,6 @@
 // The conversation-task metrics (DeepEval's conversational metrics, conversation_task.h):
-// one adapter reads any task's verdicts, found by the metric's name.
+// one adapter reads any task's verdicts, found by the metric's name; and DeepEval's task
+// completion, a verdict in [0, 1] (Judge::task_completion).
 #include "metrics/adapters.h"
 #include "metrics/judged_evidence.h"
 #include "ragmeter/conversation_task.h"
@@ -62,6 +63,29 @@ MetricResult conversation_task(SampleJudgement& j, const MetricRequest& r, const
                        "; the score counts the others");
   }
   if (!verdicts->warning.empty()) warnings.push_back(verdicts->warning);
+  return with_calls(with_warnings(std::move(result), warnings), calls);
+}
+
+MetricResult deepeval_task_completion(SampleJudgement& j, const MetricRequest&,
+                                      const ScoringOptions&) {
+  const Sample& s = j.sample();
+  // ragmeter reads no tool calls on a single-turn row: its `user_input`, `response` and
+  // `tools_called` are written as a conversation of two messages (docs/agents.md).
+  if (!s.conversation) return single_turn_row_skip();
+  if (std::string skip = task_completion_skip(*s.conversation); !skip.empty()) {
+    return MetricResult::skipped(std::move(skip));
+  }
+  CallLog calls;
+  const StatusOr<TaskCompletion> judged = j.judge().task_completion(s, &calls);
+  if (!judged.ok()) return judge_refused_or_failed(judged.status(), calls);
+  MetricResult result = MetricResult::ok(judged->verdict);
+  result.evidence["task"] = judged->task;
+  result.evidence["task_from_row"] = judged->task_given;
+  result.evidence["outcome"] = judged->outcome;
+  if (!judged->verdict_text.empty()) result.evidence["verdict_text"] = judged->verdict_text;
+  result.evidence["reason"] = judged->reason;
+  std::vector<std::string> warnings;
+  if (!judged->warning.empty()) warnings.push_back(judged->warning);
   return with_calls(with_warnings(std::move(result), warnings), calls);
 }
 

@@ -39,8 +39,9 @@ TEST(MetricTableTest, ParsesCutoffsAndShorthands) {
   ASSERT_TRUE(all.ok());
   auto conversation = parse_metric_list("conversation");
   ASSERT_TRUE(conversation.ok());
-  // Six tool-call metrics, two goal accuracies, three topic adherences, six DeepEval tasks.
-  EXPECT_EQ(conversation->size(), 17u);
+  // Six tool-call metrics, two goal accuracies, three topic adherences, six DeepEval tasks,
+  // DeepEval's task completion.
+  EXPECT_EQ(conversation->size(), 18u);
   EXPECT_EQ(all->size() + conversation->size(), builtin_metrics().size());
   for (const MetricRequest& r : *all) EXPECT_NE(r.info->family, MetricFamily::kConversation);
   auto ragas = parse_metric_list("ragas");
