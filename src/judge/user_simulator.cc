@@ -13,7 +13,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // Bumped when the prompts change in a way that should ask the simulated user again.
-constexpr const char* kPromptVersion = "simulated-user-1";
+constexpr const char* kPromptVersion = "simulated-user-2";
 
 StatusOr<std::string> text_field(const Json& row, const char* name) {
   auto it = row.find(name);

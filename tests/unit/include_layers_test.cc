@@ -89,6 +89,7 @@ const std::map<std::string, std::string>& public_header_components() {
       {"trec_prefs.h", "eval"},
       {"hashed_embedding.h", "gen"},
       {"testset.h", "gen"},
+      {"scenarios.h", "gen"},
       {"vector_index.h", "gen"},
       {"run.h", "run"},
       {"report.h", "report"},
