@@ -97,10 +97,36 @@ def _document(doc: Any) -> tuple:
     return ("" if text is None else str(text)), (None if doc_id is None else str(doc_id))
 
 
+def _tool_calls(message: Any) -> list:
+    """A LangChain AIMessage's tool calls as {"name", "args", "id"} dicts (ragmeter reads
+    that shape); none for other messages."""
+    calls = getattr(message, "tool_calls", None) or []
+    return [{k: c[k] for k in ("name", "args", "id") if c.get(k) is not None} for c in calls]
+
+
+def _agent_state_reply(messages: Sequence[Any]) -> Dict[str, Any]:
+    """A LangGraph agent's state ({"messages": [...]}): the messages after the last human
+    one are this turn's; the last AI message's text is the response, every AI message's tool
+    calls are the turn's calls."""
+    start = max((i + 1 for i, m in enumerate(messages) if getattr(m, "type", None) == "human"), default=0)
+    turn = [m for m in messages[start:] if getattr(m, "type", None) == "ai"]
+    if not turn:
+        raise KeyError("the agent's messages hold no AI message after the last human one")
+    reply: Dict[str, Any] = {"response": _message_text(turn[-1]) or ""}
+    calls = [c for m in turn for c in _tool_calls(m)]
+    if calls:
+        reply["tool_calls"] = calls
+    return reply
+
+
 def _langchain_reply(output: Any, answer_key: Optional[str], context_key: Optional[str]) -> Any:
     text = _message_text(output)
     if text is not None:
-        return text
+        calls = _tool_calls(output)
+        return {"response": text, "tool_calls": calls} if calls else text
+    if isinstance(output, Mapping) and not answer_key and isinstance(output.get("messages"), Sequence) \
+            and not any(k in output for k in _ANSWER_KEYS):
+        return _agent_state_reply(output["messages"])
     if not isinstance(output, Mapping):
         raise TypeError(f"the runnable returned a {type(output).__name__}: give answer_key= or wrap it")
     keys: Sequence[str] = (answer_key,) if answer_key else _ANSWER_KEYS
@@ -121,14 +147,18 @@ def _langchain_reply(output: Any, answer_key: Optional[str], context_key: Option
 
 class _LangChainTarget:
     def __init__(self, runnable: Any, input_key: Optional[str], answer_key: Optional[str],
-                 context_key: Optional[str]):
+                 context_key: Optional[str], messages_key: Optional[str] = "messages"):
         self.runnable = runnable
         self.input_key = input_key
+        self.messages_key = messages_key
         self.answer_key = answer_key
         self.context_key = context_key
         self.ragmeter_name = _name(runnable, "langchain")
 
-    def _input(self, question: str) -> Any:
+    def _input(self, question: Any) -> Any:
+        if isinstance(question, list):  # a conversation's turn: the history, as (role, text) pairs
+            history = [(m["role"], m.get("content") or "") for m in question]
+            return {self.messages_key: history} if self.messages_key else history
         return {self.input_key: question} if self.input_key else question
 
     def __call__(self, question: str) -> Any:
@@ -142,7 +172,8 @@ class _AsyncLangChainTarget(_LangChainTarget):
 
 
 def langchain(runnable: Any, *, input_key: Optional[str] = None, answer_key: Optional[str] = None,
-              context_key: Optional[str] = None, use_async: bool = False) -> Any:
+              context_key: Optional[str] = None, use_async: bool = False,
+              messages_key: Optional[str] = "messages") -> Any:
     """A target for ``ragmeter.run`` over a LangChain runnable (anything with
     ``invoke``, and ``ainvoke`` for ``use_async=True``).
 
@@ -153,6 +184,13 @@ def langchain(runnable: Any, *, input_key: Optional[str] = None, answer_key: Opt
     ``.content`` is its text) and the retrieved Documents under `context_key` (default the
     first of context, source_documents, documents, retrieved_contexts, contexts): their
     ``page_content`` as contexts, their ``id`` (else metadata's id or source) as ids.
+
+    Conversations (docs/run.md): each turn's history goes in as ``(role, text)`` pairs under
+    `messages_key` (``{"messages": [...]}``, a LangGraph agent's input; None: the list
+    itself, for a chat model or a chain taking messages). An output that is an agent's state
+    (a dict with ``messages``) gives the turn's reply: the last AI message after the last
+    human one is the response, and every AI message's ``tool_calls`` there are the turn's
+    calls; an AIMessage output's tool calls are kept too.
     """
     cls = _AsyncLangChainTarget if use_async else _LangChainTarget
-    return cls(runnable, input_key, answer_key, context_key)
+    return cls(runnable, input_key, answer_key, context_key, messages_key)

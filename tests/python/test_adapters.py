@@ -134,3 +134,49 @@ def test_langchain_output_without_an_answer_is_that_rows_run_error():
                           progress=False)
     error = result[0]["run_error"]
     assert error["kind"] == "exception" and error["message"].startswith("KeyError: ")
+
+
+class FakeMessage:
+    """A LangChain message's attributes (type, content, tool_calls): a FAKE of
+    HumanMessage/AIMessage/ToolMessage."""
+
+    def __init__(self, type, content, tool_calls=None):
+        self.type, self.content, self.tool_calls = type, content, tool_calls or []
+
+
+def fake_agent(value):
+    """A FAKE LangGraph agent: its state in, its state out with this turn's messages added
+    (a search call, its result, then an answer that names the turn)."""
+    history = value["messages"]
+    turn = sum(1 for role, _ in history if role == "user")
+    state = [FakeMessage("human" if role == "user" else "ai", text) for role, text in history]
+    return {"messages": state + [
+        FakeMessage("ai", "", [{"name": "search", "args": {"turn": turn}, "id": f"t{turn}", "type": "tool_call"}]),
+        FakeMessage("tool", "found it"),
+        FakeMessage("ai", f"answer {turn} to {history[-1][1]}")]}
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+def test_langchain_agent_gets_the_history_turn_by_turn_and_its_tool_calls_are_kept(use_async):
+    agent = FakeRunnable(fake_agent)
+    rows = [{"id": "c", "messages": [{"role": "system", "content": "Be brief."},
+                                     {"role": "user", "content": "first"}, {"role": "user", "content": "second"}]}]
+    result = ragmeter.run(rows, adapters.langchain(agent, use_async=use_async), progress=False)
+    # The second turn's input: the system message, the first exchange, the new question.
+    assert agent.inputs[1] == {"messages": [("system", "Be brief."), ("user", "first"),
+                                            ("assistant", "answer 1 to first"), ("user", "second")]}
+    messages = result[0]["messages"]
+    assert [m["content"] for m in messages] == ["Be brief.", "first", "answer 1 to first", "second",
+                                               "answer 2 to second"]
+    assert messages[4]["tool_calls"] == [{"id": "t2", "type": "function",
+                                          "function": {"name": "search", "arguments": '{"turn":2}'}}]
+
+
+def test_langchain_chat_model_takes_the_history_as_a_list_with_messages_key_none():
+    model = FakeRunnable(lambda history: FakeMessage("ai", f"{len(history)} messages seen",
+                                                     [{"name": "lookup", "args": {}, "id": "x"}]))
+    rows = [{"messages": [{"role": "user", "content": "hi"}]}]
+    result = ragmeter.run(rows, adapters.langchain(model, messages_key=None), progress=False)
+    assert model.inputs == [[("user", "hi")]]
+    reply = result[0]["messages"][1]
+    assert reply["content"] == "1 messages seen" and reply["tool_calls"][0]["function"]["name"] == "lookup"
