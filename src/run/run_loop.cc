@@ -416,10 +416,11 @@ Status RunLoop::finish_answered(Slot* slot, TargetOutcome outcome) {
 }
 
 // The conversation's row as answered: the whole conversation is its answer.
-Status finish_conversation_outcome(Slot* slot, TargetOutcome* outcome) {
-  outcome->answer = slot->conversation->result();
+TargetOutcome conversation_outcome(Slot* slot) {
+  TargetOutcome outcome;
+  outcome.answer = slot->conversation->result();
   slot->row.latency_ms = slot->conversation->latency_ms();
-  return ok_status();
+  return outcome;
 }
 
 // A conversation's turn answered: the next user message (scripted, or the simulated
@@ -447,9 +448,7 @@ Status RunLoop::on_turn_answered(Slot* slot, TargetOutcome outcome) {
     ready_.push_front(slot);
     return ok_status();
   }
-  TargetOutcome whole;
-  RAGMETER_RETURN_IF_ERROR(finish_conversation_outcome(slot, &whole));
-  return finish_answered(slot, std::move(whole));
+  return finish_answered(slot, conversation_outcome(slot));
 }
 
 Status RunLoop::on_user_turn(Slot* slot, StatusOr<SimulatedUserTurn> turn) {
@@ -465,9 +464,7 @@ Status RunLoop::on_user_turn(Slot* slot, StatusOr<SimulatedUserTurn> turn) {
   summary_.simulated_user_completion_tokens += turn->completion_tokens;
   if (turn->complete) {
     conversation.end_simulation("expected_outcome", turn->reason);
-    TargetOutcome whole;
-    RAGMETER_RETURN_IF_ERROR(finish_conversation_outcome(slot, &whole));
-    return finish_answered(slot, std::move(whole));
+    return finish_answered(slot, conversation_outcome(slot));
   }
   if (stopping_) {
     finish(slot, target_failure("not_asked", which + " not asked: the run stopped early"));
