@@ -29,6 +29,7 @@
 #include "ragmeter/llm_config.h"
 #include "ragmeter/sentence_embedder.h"
 #include "ragmeter/status.h"
+#include "ragmeter/user_simulator.h"
 
 namespace ragmeter {
 
@@ -168,5 +169,16 @@ StatusOr<ConfiguredJudge> make_judge(const JudgeOptions& options);
 // The same from settings already resolved (resolve_judge_settings, or filled by hand):
 // `options` gives only plan, context_tokens and keep_traces.
 StatusOr<ConfiguredJudge> make_judge(const llm::JudgeSettings& settings, const JudgeOptions& options);
+
+// The simulated user of `ragmeter run` (rows with a scenario), played by the judge's
+// chat model: both null for the offline judge. `chat` is the simulator's own client, so
+// a run can cancel() its calls on Ctrl-C; it keeps no traces. The errors of
+// resolve_judge_settings and of the client's setup. Sends no request.
+struct ConfiguredUserSimulator {
+  std::shared_ptr<llm::Client> chat;
+  std::shared_ptr<const UserSimulator> simulator;
+};
+StatusOr<ConfiguredUserSimulator> make_user_simulator(const llm::JudgeSettings& settings);
+StatusOr<ConfiguredUserSimulator> make_user_simulator(const JudgeOptions& options);
 
 }  // namespace ragmeter

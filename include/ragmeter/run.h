@@ -316,12 +316,18 @@ struct RunRow {
                                   // served from the record)
   int attempts = 0;               // made in this run
   bool from_record = false;
+  // A conversation row that failed after some of its turns were answered: the messages
+  // so far (OpenAI chat messages, ending with the user message that was not answered);
+  // null otherwise.
+  nlohmann::ordered_json partial_conversation;
 };
 
 // The output line for `row`: the input fields, then "response", "retrieved_contexts",
 // "retrieved_context_ids" (when given), "latency_ms", "prompt_tokens" and
 // "completion_tokens" (when reported); or, for a failure, "run_error": {"kind",
-// "message", "attempts"} (and no response or contexts, even if the input had them).
+// "message", "attempts"} (and no response or contexts, even if the input had them); a
+// conversation that failed after some of its turns were answered adds to it
+// "turns_answered" and "messages" (the conversation so far), the row's own fields kept.
 // A conversation row's answer is written as "messages" (OpenAI chat messages, the
 // assistant's with "tool_calls" and "retrieved_contexts"), in place of the row's own
 // `messages`, `turns` or list `user_input`, with "simulation" for a simulated one; no

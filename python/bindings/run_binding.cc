@@ -17,7 +17,9 @@
 #include "bindings.h"
 #include "progress_hook.h"
 #include "data_source.h"
+#include "eval_args.h"
 #include "py_json.h"
+#include "ragmeter/judge_factory.h"
 #include "ragmeter/run.h"
 #include "status_errors.h"
 
@@ -260,13 +262,15 @@ struct FunctionRunArgs {
   std::int64_t limit = 0;
   int give_up_after = 10;
   std::string out, summary;
+  int max_user_turns = 10;
 };
 
 nb::tuple run_function(DataSource& data, nb::object function, nb::object retry_on, const FunctionRunArgs& args,
-                       nb::object progress) {
+                       const nb::dict& simulated_user, nb::object progress) {
   if (args.concurrency < 1) raise_status(invalid_argument("concurrency must be at least 1"));
   if (args.max_attempts < 1) raise_status(invalid_argument("max_attempts must be at least 1"));
   if (args.limit < 0) raise_status(invalid_argument("limit must not be negative"));
+  if (args.max_user_turns < 1) raise_status(invalid_argument("max_user_turns must be at least 1"));
   RunOptions options;
   options.concurrency = args.concurrency;
   options.requests_per_minute = args.rpm;
@@ -277,8 +281,13 @@ nb::tuple run_function(DataSource& data, nb::object function, nb::object retry_o
   options.id_field = args.id_field;
   options.limit = args.limit;
   options.give_up_after = args.give_up_after;
+  options.max_user_turns = args.max_user_turns;
   std::atomic<bool> cancel{false};
   options.cancel = &cancel;
+  // Rows with a scenario are played by this judge's model as the user (empty: none).
+  ConfiguredUserSimulator user;
+  if (nb::len(simulated_user) != 0) user = value_or_raise(make_user_simulator(judge_options_from(simulated_user)));
+  options.user_simulator = user.simulator;
 
   std::unique_ptr<Target> target;
   if (args.is_async) {
@@ -293,10 +302,18 @@ nb::tuple run_function(DataSource& data, nb::object function, nb::object retry_o
   CollectingSink sink(args.out.empty() ? data.name() : args.out, args.out);
   // Every 100 ms (the loop's heartbeat, with options.cancel) and per finished row.
   ProgressHook heartbeat(std::move(progress), &cancel);
+  bool user_cancelled = false;
   StatusOr<RunSummary> summary = [&] {
     nb::gil_scoped_release unlocked;
     StatusOr<RunSummary> result =
-        run_target(*reader, *target, options, sink, [&](std::int64_t done, std::int64_t) { heartbeat(done); });
+        run_target(*reader, *target, options, sink, [&](std::int64_t done, std::int64_t) {
+          heartbeat(done);
+          // Stopped: a simulated user's call in flight is abandoned, not waited for.
+          if (cancel && user.chat && !user_cancelled) {
+            user_cancelled = true;
+            user.chat->cancel();
+          }
+        });
     target.reset();  // joins the pool: a call still running needs the GIL to return
     reader.reset();
     sink.close();
@@ -340,19 +357,25 @@ void bind_run_function(nb::module_& m) {
       [](DataSource& data, nb::object function, bool is_async, nb::object retry_on, const std::string& identity,
          int concurrency, double timeout, int max_attempts, double rpm, const std::string& record, bool fresh,
          const std::string& question_field, const std::string& id_field, std::int64_t limit, int give_up_after,
-         const std::string& out, const std::string& summary, nb::object progress) {
-        FunctionRunArgs args{is_async, identity,       concurrency, timeout,  max_attempts, rpm,   record,
-                             fresh,    question_field, id_field,    limit,    give_up_after, out,  summary};
-        return run_function(data, std::move(function), std::move(retry_on), args, std::move(progress));
+         const std::string& out, const std::string& summary, int max_user_turns, const nb::dict& simulated_user,
+         nb::object progress) {
+        FunctionRunArgs args{is_async, identity,       concurrency, timeout,       max_attempts, rpm,     record,
+                             fresh,    question_field, id_field,    limit,         give_up_after, out,    summary,
+                             max_user_turns};
+        return run_function(data, std::move(function), std::move(retry_on), args, simulated_user,
+                            std::move(progress));
       },
       "data"_a, "function"_a, nb::kw_only(), "is_async"_a = false, "retry_on"_a, "identity"_a,
       "concurrency"_a = 8, "timeout"_a = 60.0, "max_attempts"_a = 4, "rpm"_a = 0.0, "record"_a = "",
       "fresh"_a = false, "question_field"_a = "", "id_field"_a = "id", "limit"_a = 0, "give_up_after"_a = 10,
-      "out"_a = "", "summary"_a = "", "progress"_a = nb::none(),
+      "out"_a = "", "summary"_a = "", "max_user_turns"_a = 10, "simulated_user"_a = nb::dict(),
+      "progress"_a = nb::none(),
       "Asks `function` every row of `data` (a DataSource) through the library's run loop and returns "
       "(RunOutput, the exception that stopped it or None). Sync: function(request) -> reply, called "
       "on `concurrency` threads. Async: function(request, done) schedules the work and calls "
-      "done(reply, exception). request: {id, index, question, row}.");
+      "done(reply, exception). request: {id, index, question, row, messages}. simulated_user: JudgeOptions "
+      "fields by name (as evaluate's judge) of the model that plays the user of rows with a scenario; "
+      "empty: none (such rows end with run_error kind simulated_user).");
 }
 
 }  // namespace ragmeter::python

@@ -184,6 +184,15 @@ def _record_path(record: Union[None, bool, PathArg], out: Optional[PathArg]) -> 
     return os.fspath(record)
 
 
+def _simulated_user_options(simulated_user: Any) -> Dict[str, Any]:
+    """The JudgeOptions fields of the model that plays the user (empty: none)."""
+    if simulated_user is None:
+        return {}
+    from ._judges import judge_options
+
+    return judge_options(simulated_user, None, {})
+
+
 def run(
     questions: Any,
     target: Callable[..., Any],
@@ -207,6 +216,8 @@ def run(
     eval_options: Optional[Dict[str, Any]] = None,
     progress: ProgressArg = True,
     format: str = "auto",
+    simulated_user: Any = None,
+    max_user_turns: int = 10,
     _loop: Optional[asyncio.AbstractEventLoop] = None,
 ) -> RunResult:
     """Asks `target` every question of `questions` and returns its answers; see docs/run.md.
@@ -225,6 +236,14 @@ def run(
         (OpenAI chat messages) ending with the user's message, and may add
         ``"tool_calls"`` to its reply; the row comes back with the whole conversation in
         ``messages`` (docs/run.md, "Conversations").
+    simulated_user: the chat model that plays the user of rows with a ``scenario`` (and
+        ``expected_outcome``, ``user_description``: DeepEval's ConversationalGolden), as
+        ``ragmeter run --judge-url/--judge-model`` does: ragmeter.OpenAIJudge(url, model),
+        "openai" (the environment's OPENAI_BASE_URL) or a TOML judge config path. It
+        writes the opening message, then after each reply checks the expected outcome and
+        writes the next message, up to `max_user_turns` messages; the row comes back with
+        ``simulation`` (user_turns, ended, reason). None: such rows end with run_error
+        kind "simulated_user".
     An exception from `target` ends that row with ``run_error`` (kind "exception", its type
     and message); an exception of a `retry_on` type is retried first. A call longer than
     `timeout` seconds (None: no limit) ends as "timeout" and is retried; a sync function
@@ -275,6 +294,8 @@ def run(
             give_up_after=give_up_after,
             out="" if out is None else os.fspath(out),
             summary="" if summary is None else os.fspath(summary),
+            max_user_turns=max_user_turns,
+            simulated_user=_simulated_user_options(simulated_user),
             progress=bar,
         )
     finally:

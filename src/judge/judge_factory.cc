@@ -177,4 +177,21 @@ std::vector<llm::CallTrace> ConfiguredJudge::traces() const {
   return out;
 }
 
+StatusOr<ConfiguredUserSimulator> make_user_simulator(const llm::JudgeSettings& settings) {
+  ConfiguredUserSimulator out;
+  if (settings.judge == "offline") return out;
+  RAGMETER_ASSIGN_OR_RETURN(llm::ClientOptions chat_options, llm::to_client_options(settings));
+  chat_options.keep_traces = false;
+  RAGMETER_ASSIGN_OR_RETURN(out.chat, llm::make_client(chat_options));
+  RAGMETER_ASSIGN_OR_RETURN(out.simulator, UserSimulator::make({.chat = out.chat,
+                                                               .model = chat_options.endpoint.model,
+                                                               .endpoint = chat_options.endpoint.base_url}));
+  return out;
+}
+
+StatusOr<ConfiguredUserSimulator> make_user_simulator(const JudgeOptions& options) {
+  RAGMETER_ASSIGN_OR_RETURN(llm::JudgeSettings settings, resolve_judge_settings(options));
+  return make_user_simulator(settings);
+}
+
 }  // namespace ragmeter

@@ -60,6 +60,7 @@ void ConversationRun::add_reply(const TargetAnswer& answer, double latency_ms) {
   if (answer.contexts) message["retrieved_contexts"] = retrieved_contexts_json(answer);
   if (answer.context_ids) message["retrieved_context_ids"] = *answer.context_ids;
   messages_.push_back(std::move(message));
+  ++replies_;
   add_tokens(&prompt_tokens_, answer.prompt_tokens);
   add_tokens(&completion_tokens_, answer.completion_tokens);
   latency_ms_ += latency_ms;

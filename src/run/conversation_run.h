@@ -28,6 +28,7 @@ class ConversationRun {
   const UserScenario& scenario() const { return *scenario_; }
   const nlohmann::ordered_json& messages() const { return messages_; }
   int user_turns() const { return user_turns_; }
+  int replies() const { return replies_; }  // the target's replies so far
 
   // Scripted: appends the next user message of the row; false when every one was sent.
   bool add_next_scripted_user();
@@ -53,6 +54,7 @@ class ConversationRun {
   std::size_t next_scripted_ = 0;
   std::optional<UserScenario> scenario_;
   int user_turns_ = 0;
+  int replies_ = 0;
   TargetAnswer last_;
   std::optional<std::int64_t> prompt_tokens_, completion_tokens_;
   double latency_ms_ = 0;

@@ -257,7 +257,8 @@ Status RunLoop::read_row(Slot** started) {
     if (s->conversation->simulated() && options_.user_simulator == nullptr) {
       finish(s, target_failure("simulated_user",
                                "the row has a scenario and no conversation: a simulated user plays it, which "
-                               "needs a chat model (`ragmeter run --judge-url URL --judge-model NAME`)"));
+                               "needs a chat model (`ragmeter run --judge-url URL --judge-model NAME`; in Python "
+                               "`ragmeter.run(..., simulated_user=ragmeter.OpenAIJudge(URL, NAME))`)"));
       return ok_status();
     }
   } else {
@@ -385,6 +386,9 @@ void RunLoop::ask_simulated_user(Slot* slot) {
 void RunLoop::finish(Slot* slot, TargetOutcome outcome) {
   if (slot->opened) --open_rows_;
   slot->done = true;
+  if (!outcome.ok() && slot->conversation && slot->conversation->replies() > 0) {
+    slot->row.partial_conversation = slot->conversation->messages();  // what was answered is kept
+  }
   slot->row.outcome = std::move(outcome);
 }
 
@@ -452,7 +456,8 @@ Status RunLoop::on_turn_answered(Slot* slot, TargetOutcome outcome) {
 }
 
 Status RunLoop::on_user_turn(Slot* slot, StatusOr<SimulatedUserTurn> turn) {
-  if (slot->done) return ok_status();
+  // Stopped: the call was abandoned by the stop (or raced it); interrupt() ends the row.
+  if (slot->done || cancelled()) return ok_status();
   run::ConversationRun& conversation = *slot->conversation;
   const std::string which = "user turn " + std::to_string(conversation.user_turns() + 1);
   if (!turn.ok()) {

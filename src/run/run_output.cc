@@ -46,6 +46,12 @@ nlohmann::ordered_json run_row_json(const RunRow& row) {
     line["run_error"] = {{"kind", row.outcome.failure.kind},
                          {"message", row.outcome.failure.message},
                          {"attempts", row.attempts}};
+    if (!row.partial_conversation.is_null()) {
+      int answered = 0;
+      for (const auto& message : row.partial_conversation) answered += message.value("role", "") == "assistant";
+      line["run_error"]["turns_answered"] = answered;
+      line["run_error"]["messages"] = row.partial_conversation;
+    }
   }
   return line;
 }

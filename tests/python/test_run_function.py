@@ -328,3 +328,104 @@ def test_a_conversation_row_calls_the_function_with_the_history_turn_by_turn():
     # The run's rows score as conversations: the call made equals the reference call.
     scores = ragmeter.evaluate(result, "ragas_tool_call_f1")
     assert scores.scores("ragas_tool_call_f1")[0] == 1.0
+
+
+def test_a_function_fails_mid_conversation_and_the_turns_answered_are_kept():
+    def chat(messages):
+        if len(messages) > 1:
+            raise ValueError("the second turn broke")
+        return f"reply to {messages[-1]['content']}"
+
+    rows = [{"id": "c", "messages": [{"role": "user", "content": "hi"}, {"role": "user", "content": "again"}]}]
+    error = ragmeter.run(rows, chat, progress=False)[0]["run_error"]
+    assert error["kind"] == "exception" and error["message"].startswith("turn 2: ValueError")
+    assert error["turns_answered"] == 1
+    assert [m["content"] for m in error["messages"]] == ["hi", "reply to hi", "again"]
+
+
+@pytest.fixture
+def fake_user_model():
+    """The FAKE OpenAI-compatible server (tests/fakes/fake_llm_server.cc) as the simulated
+    user's model, scripted reply by reply; not a model."""
+    import subprocess
+    import urllib.request
+    from conftest import BUILD
+
+    binary = BUILD / "fakes" / "fake_llm_server"
+    if not binary.exists():
+        pytest.fail(f"{binary} is not built")
+    proc = subprocess.Popen([str(binary), "--port", "0"], stdout=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{int(proc.stdout.readline().split()[-1])}"
+
+    def script(replies):
+        steps = [r if "kind" in r else {"content": json.dumps(r)} for r in replies]
+        body = json.dumps({"steps": steps}).encode()
+        with urllib.request.urlopen(urllib.request.Request(base + "/fake/script", data=body, method="POST"),
+                                    timeout=10) as reply:
+            reply.read()
+
+    def requests():
+        with urllib.request.urlopen(base + "/fake/requests", timeout=10) as reply:
+            return json.load(reply)
+
+    yield base + "/v1", script, requests
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+SCENARIO = {"id": "sim", "scenario": "You want a table for two tonight at 8.",
+            "expected_outcome": "The assistant confirms a booking for two at 8 pm.",
+            "user_description": "Terse, in a hurry."}
+
+
+@pytest.mark.parametrize("is_async", [False, True])
+def test_a_simulated_user_plays_a_scenario_against_a_python_function(fake_user_model, is_async):
+    url, script, requests = fake_user_model
+    script([{"complete": False, "reason": "", "message": "Table for two tonight?"},
+            {"complete": False, "reason": "no time yet", "message": "At 8, book it"},
+            {"complete": True, "reason": "booked for two at 8", "message": ""}])
+    seen = []
+
+    def answer(messages):
+        seen.append([m["content"] for m in messages])
+        return f"reply {len(seen)}"
+
+    async def answer_async(messages):
+        return answer(messages)
+
+    result = ragmeter.run([SCENARIO], answer_async if is_async else answer, progress=False,
+                          simulated_user=ragmeter.OpenAIJudge(url, "fake", cache_mode="off"))
+    row = result[0]
+    assert [m["content"] for m in row["messages"]] == ["Table for two tonight?", "reply 1", "At 8, book it", "reply 2"]
+    assert row["simulation"] == {"user_turns": 2, "ended": "expected_outcome", "reason": "booked for two at 8"}
+    assert seen == [["Table for two tonight?"], ["Table for two tonight?", "reply 1", "At 8, book it"]]
+    assert len(requests()) == 3
+    assert result.summary["conversations"]["simulated_user"]["calls"] == 3
+
+
+def test_a_scenario_with_no_simulated_user_or_a_bad_turn_limit_says_what_to_give():
+    row = ragmeter.run([SCENARIO], lambda messages: "never asked", progress=False)[0]
+    assert row["run_error"]["kind"] == "simulated_user"
+    assert "simulated_user=ragmeter.OpenAIJudge" in row["run_error"]["message"]
+    with pytest.raises(ragmeter.InvalidArgumentError, match="max_user_turns"):
+        ragmeter.run([SCENARIO], lambda messages: "x", progress=False, max_user_turns=0)
+
+
+def test_ctrl_c_while_the_simulated_user_waits_ends_the_run_and_keeps_the_turns(fake_user_model, ctrl_c_raises):
+    url, script, _ = fake_user_model
+    script([{"complete": False, "reason": "", "message": "Table for two tonight?"}, {"kind": "hang"}])
+    timers = []
+
+    def answer(messages):  # Ctrl-C from another thread while the user's next call hangs
+        timers.append(threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)))
+        timers[-1].start()
+        return "reply 1"
+
+    started = time.monotonic()
+    with pytest.raises(ragmeter.Interrupted) as info:
+        ragmeter.run([SCENARIO], answer, progress=False,
+                     simulated_user=ragmeter.OpenAIJudge(url, "fake", cache_mode="off", timeout=120))
+    assert time.monotonic() - started < 60  # the hanging call was abandoned, not waited for
+    error = info.value.result[0]["run_error"]
+    assert error["kind"] == "interrupted"
+    assert [m["content"] for m in error["messages"]] == ["Table for two tonight?", "reply 1"]

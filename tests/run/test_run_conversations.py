@@ -168,6 +168,10 @@ def test_openai_replies_and_bad_tool_calls(ragmeter_bin, fake_target, tmp_path):
     assert error["kind"] == "bad_tool_calls"
     assert error["message"].startswith("turn 2: field 'tool_calls': tool call 0: 'function.arguments' is not JSON")
     assert "messages" in written[1] and written[1]["messages"][0]["content"] == "fine"  # the row's own
+    # The turns answered before the failure are kept in the error, ending with the turn asked.
+    assert error["turns_answered"] == 1
+    assert [(m["role"], m["content"]) for m in error["messages"]] == [
+        ("user", "fine"), ("assistant", "reply 1 to fine"), ("user", "bad arguments")]
 
 
 SCENARIO = {"id": "sim", "scenario": "You want a table for two tonight at 8.",
@@ -228,6 +232,8 @@ def test_the_turn_limit_ends_a_simulation_and_failures_are_named(
     assert proc.returncode == 3
     error = read_jsonl(out)[0]["run_error"]
     assert error["kind"] == "simulated_user" and error["message"].startswith("user turn 2: ")
+    assert error["turns_answered"] == 1
+    assert [m["content"] for m in error["messages"]] == ["Table for two?", "reply 1 to Table for two?"]
 
 
 def test_a_scenario_without_a_chat_model_is_refused_with_the_reason(ragmeter_bin, fake_target, tmp_path):
@@ -238,6 +244,7 @@ def test_a_scenario_without_a_chat_model_is_refused_with_the_reason(ragmeter_bin
     assert proc.returncode == 3
     first, second = read_jsonl(out)
     assert first["run_error"]["kind"] == "simulated_user"
-    assert "--judge-url" in first["run_error"]["message"]
+    assert "--judge-url" in first["run_error"]["message"] and "simulated_user=" in first["run_error"]["message"]
+    assert "messages" not in first["run_error"]  # nothing was answered
     assert second["response"] == "answer to plain"  # a question beside a scenario: single-turn
     assert [r["question"] for r in target.requests()] == ["plain"]

@@ -195,30 +195,12 @@ class PeriodicFlush {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-struct SimulatedUser {
-  std::shared_ptr<llm::Client> chat;             // null with the offline judge
-  std::shared_ptr<const UserSimulator> simulator;
-};
-
 // The simulated user for rows with a scenario: the judge's model (--judge-url and
-// --judge-model, or --config), with the judge's cache; none with the offline judge.
-StatusOr<SimulatedUser> make_user_simulator(const RunArgs& args) {
-  SimulatedUser out;
+// --judge-model, or --config); none with the offline judge.
+StatusOr<ConfiguredUserSimulator> make_user_simulator(const RunArgs& args) {
   auto settings = judge_settings(args.eval.judge);
   if (!settings.ok()) return settings.status();
-  if (settings->judge == "offline") return out;
-  auto chat_options = llm::to_client_options(*settings);
-  if (!chat_options.ok()) return chat_options.status();
-  chat_options->keep_traces = false;
-  auto chat = llm::make_client(*chat_options);
-  if (!chat.ok()) return chat.status();
-  out.chat = std::move(chat).value();
-  auto simulator = UserSimulator::make({.chat = out.chat,
-                                        .model = chat_options->endpoint.model,
-                                        .endpoint = chat_options->endpoint.base_url});
-  if (!simulator.ok()) return simulator.status();
-  out.simulator = std::move(simulator).value();
-  return out;
+  return ragmeter::make_user_simulator(*settings);
 }
 
 CommandOutcome run_run(const RunArgs& args) {
