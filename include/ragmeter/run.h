@@ -354,9 +354,10 @@ struct RunSummary {
   std::int64_t latency_n = 0;
   double latency_p50_ms = 0, latency_p95_ms = 0, latency_max_ms = 0, latency_mean_ms = 0;
   std::int64_t prompt_tokens = 0, completion_tokens = 0;  // as reported, this run
-  // Conversation rows read, the turns the target answered for them in this run, and the
-  // simulated user's calls and tokens (as its server counted them).
-  std::int64_t conversations = 0, conversation_turns = 0;
+  // Conversation rows read, the turns the target answered for them in this run, the
+  // turns of unfinished conversations resumed from the record instead of asked again, and
+  // the simulated user's calls and tokens (as its server counted them).
+  std::int64_t conversations = 0, conversation_turns = 0, conversation_turns_from_record = 0;
   std::int64_t simulated_user_calls = 0, simulated_user_prompt_tokens = 0, simulated_user_completion_tokens = 0;
   double wall_seconds = 0;
   bool stopped_early = false;  // give_up_after triggered

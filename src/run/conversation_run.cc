@@ -1,5 +1,6 @@
 #include "run/conversation_run.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace ragmeter::run {
@@ -76,6 +77,75 @@ TargetRequest ConversationRun::request(const TargetRequest& base) const {
 
 void ConversationRun::end_simulation(std::string ended, std::string reason) {
   simulation_ = {{"user_turns", user_turns_}, {"ended", std::move(ended)}, {"reason", std::move(reason)}};
+}
+
+Json ConversationRun::progress() const {
+  Json out = {{"messages", messages_}, {"user_turns", user_turns_}, {"next_scripted", next_scripted_},
+              {"latency_ms", latency_ms_}};
+  if (prompt_tokens_) out["prompt_tokens"] = *prompt_tokens_;
+  if (completion_tokens_) out["completion_tokens"] = *completion_tokens_;
+  return out;
+}
+
+namespace {
+
+// The reply `message` (as add_reply wrote it) as the target's answer.
+TargetAnswer answer_of(const Json& message) {
+  TargetAnswer out;
+  out.response = message.value("content", "");
+  if (auto contexts = message.find("retrieved_contexts"); contexts != message.end() && contexts->is_array()) {
+    out.contexts.emplace();
+    for (const Json& item : *contexts) {
+      if (item.is_object()) out.image_contexts.push_back(out.contexts->size());
+      out.contexts->push_back(item.is_string() ? item.get<std::string>() : item.dump());
+    }
+  }
+  if (auto ids = message.find("retrieved_context_ids"); ids != message.end()) {
+    out.context_ids = ids->get<std::vector<std::string>>();
+  }
+  return out;
+}
+
+// The user messages of `messages` in order.
+std::vector<std::string> user_texts(const Json& messages) {
+  std::vector<std::string> out;
+  for (const Json& message : messages) {
+    if (message.value("role", "") == "user") out.push_back(message.value("content", ""));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool ConversationRun::resume(const Json& progress) {
+  try {
+    const Json& messages = progress.at("messages");
+    const auto next_scripted = progress.at("next_scripted").get<std::size_t>();
+    const int user_turns = progress.at("user_turns").get<int>();
+    if (!messages.is_array() || messages.empty() || messages.back().value("role", "") != "assistant") return false;
+    const std::vector<std::string> users = user_texts(messages);
+    if (static_cast<int>(users.size()) != user_turns) return false;
+    if (!simulated() && (next_scripted != users.size() || next_scripted > scripted_users_.size() ||
+                         !std::equal(users.begin(), users.end(), scripted_users_.begin()))) {
+      return false;
+    }
+    ConversationRun resumed = *this;
+    resumed.messages_ = messages;
+    resumed.next_scripted_ = next_scripted;
+    resumed.user_turns_ = user_turns;
+    resumed.replies_ = 0;
+    for (const Json& message : messages) resumed.replies_ += message.value("role", "") == "assistant";
+    resumed.latency_ms_ = progress.value("latency_ms", 0.0);
+    if (progress.contains("prompt_tokens")) resumed.prompt_tokens_ = progress["prompt_tokens"].get<std::int64_t>();
+    if (progress.contains("completion_tokens")) {
+      resumed.completion_tokens_ = progress["completion_tokens"].get<std::int64_t>();
+    }
+    resumed.last_ = answer_of(messages.back());
+    *this = std::move(resumed);
+    return true;
+  } catch (const std::exception&) {
+    return false;  // a value that does not read: the conversation starts over
+  }
 }
 
 TargetAnswer ConversationRun::result() const {

@@ -43,6 +43,14 @@ class ConversationRun {
   // Simulated: ends the conversation ("expected_outcome" or "turn_limit") with the reason.
   void end_simulation(std::string ended, std::string reason);
 
+  // The conversation so far, after a reply: what the answer record keeps so a run killed
+  // mid-way resumes from its last answered turn (resume()).
+  nlohmann::ordered_json progress() const;
+  // Restores progress() taken from this row's run: true when it reads, ends with a reply
+  // and fits the row (its user messages are the row's first ones, scripted); false leaves
+  // the run as it was.
+  bool resume(const nlohmann::ordered_json& progress);
+
   // The row's answer: the whole conversation, the last reply as response and contexts,
   // the token sums, the simulation's account.
   TargetAnswer result() const;

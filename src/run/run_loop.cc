@@ -64,6 +64,9 @@ struct RetryTimer {
   bool operator>(const RetryTimer& other) const { return due > other.due; }
 };
 
+// Where the record keeps an unfinished conversation's progress (ConversationRun::progress).
+std::string progress_key(const std::string& key) { return key + "/progress"; }
+
 ordered_json record_value(const RunRow& row) {
   const TargetAnswer& answer = *row.outcome.answer;
   ordered_json value = {{"response", answer.response}, {"latency_ms", row.latency_ms}};
@@ -170,6 +173,7 @@ class RunLoop {
   Status on_completion(Completion completion);
   Status on_user_turn(Slot* slot, StatusOr<SimulatedUserTurn> turn);
   Status on_turn_answered(Slot* slot, TargetOutcome outcome);
+  Status continue_conversation(Slot* slot);
   Status finish_answered(Slot* slot, TargetOutcome outcome);
   void finish(Slot* slot, TargetOutcome outcome);
   Status flush();
@@ -280,6 +284,14 @@ Status RunLoop::read_row(Slot** started) {
           outcome.answer = std::move(*answer);
           finish(s, std::move(outcome));
           return ok_status();
+        }
+      }
+      // An unfinished conversation goes on from its last answered turn.
+      if (s->conversation) {
+        RAGMETER_ASSIGN_OR_RETURN(std::optional<std::string> progress, record_->get(progress_key(s->key)));
+        if (progress && s->conversation->resume(ordered_json::parse(*progress, nullptr, false))) {
+          summary_.conversation_turns_from_record += s->conversation->replies();
+          return continue_conversation(s);
         }
       }
     }
@@ -435,6 +447,16 @@ Status RunLoop::on_turn_answered(Slot* slot, TargetOutcome outcome) {
                          std::chrono::duration<double, std::milli>(Clock::now() - slot->started).count());
   slot->turn_attempts = 0;
   ++summary_.conversation_turns;
+  if (record_ != nullptr) {  // a run killed after this turn resumes from it
+    RAGMETER_RETURN_IF_ERROR(record_->put(progress_key(slot->key), conversation.progress().dump()));
+  }
+  return continue_conversation(slot);
+}
+
+// After a reply: the next user message (scripted, or the simulated user's), or the end
+// of the row.
+Status RunLoop::continue_conversation(Slot* slot) {
+  run::ConversationRun& conversation = *slot->conversation;
   bool more = false;
   if (!conversation.simulated()) {
     more = conversation.add_next_scripted_user();

@@ -77,6 +77,7 @@ nlohmann::ordered_json run_summary_json(const RunSummary& s) {
   if (s.conversations > 0) {
     out["conversations"] = {{"rows", s.conversations},
                             {"turns", s.conversation_turns},
+                            {"turns_from_record", s.conversation_turns_from_record},
                             {"simulated_user",
                              {{"calls", s.simulated_user_calls},
                               {"prompt_tokens", s.simulated_user_prompt_tokens},

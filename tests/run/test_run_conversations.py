@@ -117,7 +117,7 @@ def test_scripted_turns_are_sent_one_by_one_with_the_history_and_written_as_open
     assert [m["role"] for m in thanks] == ["system", "user", "assistant", "user", "assistant", "user"]
     assert thanks[4]["content"] == "reply 2 to please book for us" and thanks[4]["tool_calls"]
     summary = json.loads((tmp_path / "s.json").read_text())
-    assert summary["conversations"] == {"rows": 3, "turns": 6,
+    assert summary["conversations"] == {"rows": 3, "turns": 6, "turns_from_record": 0,
                                         "simulated_user": {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}}
     assert summary["requests"] == 7
 
@@ -248,3 +248,59 @@ def test_a_scenario_without_a_chat_model_is_refused_with_the_reason(ragmeter_bin
     assert "messages" not in first["run_error"]  # nothing was answered
     assert second["response"] == "answer to plain"  # a question beside a scenario: single-turn
     assert [r["question"] for r in target.requests()] == ["plain"]
+
+
+def test_a_conversation_cut_short_resumes_from_its_last_answered_turn(ragmeter_bin, fake_target, tmp_path):
+    target = fake_target()
+    rows = write_rows(tmp_path / "conv.jsonl", [
+        {"id": "r", "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "start"},
+                                 {"role": "user", "content": "500 once now"}, {"role": "user", "content": "last"}]}])
+    out = tmp_path / "out.jsonl"
+    # One attempt a turn: turn 2 fails; turn 1's reply is kept in the record.
+    proc = run(ragmeter_bin, rows, "--target", target.url, "--out", out, "--max-attempts", "1")
+    assert proc.returncode == 3
+    assert read_jsonl(out)[0]["run_error"]["turns_answered"] == 1
+    proc = run(ragmeter_bin, rows, "--target", target.url, "--out", out, "--summary", tmp_path / "s.json")
+    assert proc.returncode == 0, proc.stderr
+    # The rerun asks turn 2 with turn 1's recorded reply in the history, then turn 3.
+    assert [r["question"] for r in target.requests()] == ["start", "500 once now", "500 once now", "last"]
+    assert [m["content"] for m in target.requests()[2]["body"]["messages"]] == [
+        "be brief", "start", "reply 1 to start", "500 once now"]
+    assert [m["content"] for m in read_jsonl(out)[0]["messages"]] == [
+        "be brief", "start", "reply 1 to start", "500 once now", "reply 2 to 500 once now", "last", "reply 3 to last"]
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["conversations"]["turns"] == 2 and summary["conversations"]["turns_from_record"] == 1
+    assert summary["from_record"] == 0  # the row was not served whole
+    # --fresh asks every turn again.
+    proc = run(ragmeter_bin, rows, "--target", target.url, "--out", out, "--fresh")
+    assert proc.returncode == 0 and len(target.requests()) == 7
+
+
+def test_a_run_killed_mid_conversation_asks_only_the_turns_left(ragmeter_bin, fake_target, tmp_path):
+    import signal
+    import sqlite3
+    import time
+
+    target = fake_target()
+    rows = write_rows(tmp_path / "conv.jsonl", [
+        {"id": "k", "messages": [{"role": "user", "content": "first"}, {"role": "user", "content": "slow second"}]}])
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.Popen([str(ragmeter_bin), "run", str(rows), "--target", target.url, "--out", str(out),
+                             "--quiet"])
+    record = Path(str(out) + ".record")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # turn 1's progress committed, turn 2 (3 s) in flight
+        if record.exists():
+            with sqlite3.connect(record) as db:
+                if db.execute("SELECT count(*) FROM answers WHERE key LIKE '%/progress'").fetchone()[0]:
+                    break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert [r["question"] for r in target.requests()][0] == "first"
+    asked_before = len(target.requests())
+    proc = run(ragmeter_bin, rows, "--target", target.url, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert [r["question"] for r in target.requests()[asked_before:]] == ["slow second"]
+    assert [m["content"] for m in read_jsonl(out)[0]["messages"]] == [
+        "first", "reply 1 to first", "slow second", "reply 2 to slow second"]
