@@ -3,8 +3,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "ragmeter/evaluate_rows.h"
-#include "ragmeter/results.h"
+// The umbrella header: every public header, so this also checks that the installed
+// headers stand alone (none includes one of the library's internal headers).
+#include "ragmeter/ragmeter.h"
 
 int main() {
   using Json = nlohmann::ordered_json;

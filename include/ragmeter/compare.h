@@ -89,7 +89,7 @@ struct CompareOptions {
 };
 
 // One sample of a run as read back from its results file.
-struct RunRow {
+struct ResultsRow {
   std::string key;
   std::int64_t line = 0;         // 1-based line in the results file
   nlohmann::ordered_json row;    // the whole results object (fields, scores, status, ...)
@@ -98,7 +98,7 @@ struct RunRow {
 // A results file (`ragmeter eval --out`, JSONL) read into memory.
 struct RunResults {
   std::string path;
-  std::vector<RunRow> rows;
+  std::vector<ResultsRow> rows;
   std::vector<std::string> metrics;  // metric names in first-seen order
   std::int64_t rejected_rows = 0;    // rows written as {"row_error": ...}, not matchable
 };

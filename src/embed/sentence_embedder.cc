@@ -19,8 +19,8 @@
 #include "embed/mapped_file.h"
 #include "embed/packed_q4_model.h"
 #include "embed/safetensors.h"
-#include "ragmeter/sentencepiece_tokenizer.h"
-#include "ragmeter/wordpiece_tokenizer.h"
+#include "embed/sentencepiece_tokenizer.h"
+#include "embed/wordpiece_tokenizer.h"
 
 namespace ragmeter {
 namespace {

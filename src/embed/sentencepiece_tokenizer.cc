@@ -1,6 +1,6 @@
 // XLM-RoBERTa's unigram tokenizer from a tokenizer.json, run by libsentencepiece
-// (include/ragmeter/sentencepiece_tokenizer.h).
-#include "ragmeter/sentencepiece_tokenizer.h"
+// (src/embed/sentencepiece_tokenizer.h).
+#include "embed/sentencepiece_tokenizer.h"
 
 #include <openssl/evp.h>
 #include <sentencepiece_processor.h>

@@ -1,7 +1,7 @@
-// BERT WordPiece tokenizer read from tokenizer.json (include/ragmeter/wordpiece_tokenizer.h).
+// BERT WordPiece tokenizer read from tokenizer.json (src/embed/wordpiece_tokenizer.h).
 // The rules are those of Hugging Face tokenizers' BertNormalizer, BertPreTokenizer and
 // WordPiece model; the oracle test compares ids with that package.
-#include "ragmeter/wordpiece_tokenizer.h"
+#include "embed/wordpiece_tokenizer.h"
 
 #include <algorithm>
 #include <fstream>

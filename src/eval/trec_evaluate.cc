@@ -11,8 +11,8 @@
 
 #include "eval/trec_measure_table.h"
 #include "ragmeter/trec_eval.h"
-#include "ragmeter/trec_measures.h"
-#include "ragmeter/trec_prefs.h"
+#include "eval/trec_measures.h"
+#include "eval/trec_prefs.h"
 
 namespace ragmeter {
 namespace {

@@ -10,8 +10,8 @@
 
 #include "ragmeter/status.h"
 #include "ragmeter/trec_eval.h"
-#include "ragmeter/trec_measures.h"
-#include "ragmeter/trec_prefs.h"
+#include "eval/trec_measures.h"
+#include "eval/trec_prefs.h"
 
 namespace ragmeter::trec {
 

@@ -2,7 +2,7 @@
 // measure descriptions and formulas of trec_eval's m_*.c. The arithmetic is done in
 // the same order as trec_eval's, so values agree to the last bit, including the NaN
 // trec_eval produces for a few degenerate inputs (noted where they arise).
-#include "ragmeter/trec_measures.h"
+#include "eval/trec_measures.h"
 
 #include <algorithm>
 #include <cmath>

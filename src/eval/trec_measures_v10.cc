@@ -10,7 +10,7 @@
 #include <cmath>
 #include <limits>
 
-#include "ragmeter/trec_measures.h"
+#include "eval/trec_measures.h"
 
 namespace ragmeter {
 namespace {

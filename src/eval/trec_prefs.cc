@@ -3,7 +3,7 @@
 // become either classes of equal level (one subgroup) or a transitively closed
 // preference matrix (several subgroups), and every preference is counted as fulfilled
 // or possible among the retrieved, implied, or not occurring.
-#include "ragmeter/trec_prefs.h"
+#include "eval/trec_prefs.h"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ragmeter/text_vectors.h"
+#include "judge/text_vectors.h"
 
 namespace ragmeter {
 namespace {

@@ -8,7 +8,7 @@
 #include "ragmeter/offline_judge.h"
 #include "ragmeter/language.h"
 #include "ragmeter/testset.h"
-#include "ragmeter/text_vectors.h"
+#include "judge/text_vectors.h"
 #include "ragmeter/words.h"
 #include "ragmeter_prompts.inc"
 

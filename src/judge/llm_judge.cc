@@ -11,7 +11,7 @@
 #include "judge/llm_requests.h"
 #include "judge/llm_window.h"
 #include "ragmeter/offline_judge.h"
-#include "ragmeter/text_vectors.h"
+#include "judge/text_vectors.h"
 #include "ragmeter_prompts.inc"
 
 namespace ragmeter {

@@ -1,6 +1,6 @@
 // Sparse bag-of-stems vectors and capitalised-run entities for the offline judge.
-// Behaviour is documented in include/ragmeter/text_vectors.h.
-#include "ragmeter/text_vectors.h"
+// Behaviour is documented in src/judge/text_vectors.h.
+#include "judge/text_vectors.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "ragmeter/report_answer.h"
+#include "report/report_answer.h"
 
 namespace ragmeter::report_internal {
 namespace {

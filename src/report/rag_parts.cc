@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "ragmeter/metric.h"
-#include "ragmeter/report_answer.h"
+#include "report/report_answer.h"
 
 namespace ragmeter {
 namespace {

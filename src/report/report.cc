@@ -12,7 +12,7 @@
 #include "ragmeter/dataset.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/report.h"
-#include "ragmeter/report_answer.h"
+#include "report/report_answer.h"
 #include "ragmeter/stats.h"
 #include "ragmeter_report_assets.inc"
 #include "report/results_csv.h"

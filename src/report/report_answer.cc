@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "ragmeter/metric.h"
-#include "ragmeter/report_answer.h"
+#include "report/report_answer.h"
 
 namespace ragmeter {
 namespace {

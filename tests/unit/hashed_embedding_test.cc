@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ragmeter/text_vectors.h"
+#include "judge/text_vectors.h"
 #include "tests/unit/test_paths.h"
 
 namespace ragmeter {

@@ -16,7 +16,7 @@
 #include "embed/bert_encoder.h"
 #include "embed/packed_q4_model.h"
 #include "ragmeter/sentence_embedder.h"
-#include "ragmeter/sentencepiece_tokenizer.h"
+#include "embed/sentencepiece_tokenizer.h"
 #include "tests/unit/test_paths.h"
 
 namespace ragmeter {

@@ -1,4 +1,4 @@
-#include "ragmeter/report_answer.h"
+#include "report/report_answer.h"
 
 #include <gtest/gtest.h>
 

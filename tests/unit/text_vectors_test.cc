@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "ragmeter/text_vectors.h"
+#include "judge/text_vectors.h"
 
 namespace ragmeter {
 namespace {

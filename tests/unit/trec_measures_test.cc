@@ -2,7 +2,7 @@
 // parameters, -c, -M, -J, -l). tests/oracle/test_trec_eval.py compares everything
 // with pytrec_eval on thousands of generated queries; these say why the values are what
 // they are.
-#include "ragmeter/trec_measures.h"
+#include "eval/trec_measures.h"
 
 #include <gtest/gtest.h>
 

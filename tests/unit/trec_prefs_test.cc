@@ -1,6 +1,6 @@
 // trec_eval's preference measures (-R prefs, -R qrels_prefs) on hand-worked cases. No
 // oracle for them exists on PyPI; each expected value is derived in the comments.
-#include "ragmeter/trec_prefs.h"
+#include "eval/trec_prefs.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 
 #include "ragmeter/trec.h"
 #include "ragmeter/trec_eval.h"
-#include "ragmeter/trec_measures.h"
+#include "eval/trec_measures.h"
 
 namespace ragmeter {
 namespace {

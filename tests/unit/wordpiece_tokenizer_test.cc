@@ -1,6 +1,6 @@
 // WordPiece tokenizer on a tiny hand-written tokenizer.json (hand-checked cases); the
 // real model's file is compared with `tokenizers` by tests/oracle/test_wordpiece_tokenizer.py.
-#include "ragmeter/wordpiece_tokenizer.h"
+#include "embed/wordpiece_tokenizer.h"
 
 #include <gtest/gtest.h>
 

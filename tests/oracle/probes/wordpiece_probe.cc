@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ragmeter/wordpiece_tokenizer.h"
+#include "embed/wordpiece_tokenizer.h"
 
 #include "json_lines_probe.h"
 

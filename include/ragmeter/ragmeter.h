@@ -1,0 +1,67 @@
+// The whole public API of the ragmeter library in one include, for programs that would
+// rather not pick headers (the CLI, the Python binding and ragmeter's own sources include
+// only what they use). Each header documents its part; docs/concepts.md says how they fit
+// together. Link `ragmeter::ragmeter` (CMake) or libragmeter.a.
+//
+//   #include "ragmeter/ragmeter.h"
+//   ragmeter::EvalOptions options;
+//   options.metrics = *ragmeter::parse_metric_list("token_f1,faithfulness");
+//   auto run = ragmeter::evaluate_rows(rows, options, {}, "rows");
+//
+// A test (tests/unit/umbrella_header_test.cc) fails when a public header is left out.
+#pragma once
+
+#include "ragmeter/agree.h"
+#include "ragmeter/agreement.h"
+#include "ragmeter/bleu.h"
+#include "ragmeter/bootstrap.h"
+#include "ragmeter/chrf.h"
+#include "ragmeter/chunker.h"
+#include "ragmeter/claim_ledger.h"
+#include "ragmeter/cmrc.h"
+#include "ragmeter/compare.h"
+#include "ragmeter/conversation.h"
+#include "ragmeter/conversation_task.h"
+#include "ragmeter/dataset.h"
+#include "ragmeter/documents.h"
+#include "ragmeter/evaluate.h"
+#include "ragmeter/evaluate_rows.h"
+#include "ragmeter/gates.h"
+#include "ragmeter/hashed_embedding.h"
+#include "ragmeter/image.h"
+#include "ragmeter/image_ref.h"
+#include "ragmeter/judge.h"
+#include "ragmeter/judge_factory.h"
+#include "ragmeter/judge_hooks.h"
+#include "ragmeter/labels.h"
+#include "ragmeter/language.h"
+#include "ragmeter/ledger_metrics.h"
+#include "ragmeter/llm.h"
+#include "ragmeter/llm_config.h"
+#include "ragmeter/llm_judge.h"
+#include "ragmeter/metric.h"
+#include "ragmeter/ocr.h"
+#include "ragmeter/offline_judge.h"
+#include "ragmeter/repeats.h"
+#include "ragmeter/report.h"
+#include "ragmeter/result_table.h"
+#include "ragmeter/results.h"
+#include "ragmeter/retrieval.h"
+#include "ragmeter/rouge.h"
+#include "ragmeter/run.h"
+#include "ragmeter/sample.h"
+#include "ragmeter/scenarios.h"
+#include "ragmeter/sentence_embedder.h"
+#include "ragmeter/stats.h"
+#include "ragmeter/status.h"
+#include "ragmeter/string_similarity.h"
+#include "ragmeter/summary_builder.h"
+#include "ragmeter/testset.h"
+#include "ragmeter/text_overlap.h"
+#include "ragmeter/tool_metrics.h"
+#include "ragmeter/trec.h"
+#include "ragmeter/trec_eval.h"
+#include "ragmeter/user_simulator.h"
+#include "ragmeter/utf8.h"
+#include "ragmeter/vector_index.h"
+#include "ragmeter/words.h"
