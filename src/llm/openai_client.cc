@@ -11,29 +11,6 @@
 #include "llm/retry_policy.h"
 
 namespace ragmeter::llm {
-namespace {
-
-using nlohmann::json;
-
-// The server root: the base URL without its /v1.
-std::string server_root(std::string base) {
-  while (!base.empty() && base.back() == '/') base.pop_back();
-  if (base.ends_with("/v1")) base.resize(base.size() - 3);
-  return base;
-}
-
-// llama.cpp's answer to GET /props: its total_slots, or 0 when it gave none.
-int total_slots(const HttpResponse& response) {
-  json props = response.status == 200 ? json::parse(response.body, nullptr, false) : json();
-  if (props.is_object() && props.contains("total_slots") &&
-      props["total_slots"].is_number_integer()) {
-    return props["total_slots"].get<int>();
-  }
-  return 0;
-}
-
-}  // namespace
-
 OpenAIClient::OpenAIClient(const ClientOptions& options, std::unique_ptr<ResponseCache> cache,
                            std::unique_ptr<HttpTransport> transport,
                            std::shared_ptr<PermitSource> permits)
@@ -298,10 +275,11 @@ void OpenAIClient::ask_server_slots() {
     publish_limits();
     pump();
   };
-  HttpRequest request{"GET", server_root(options_.endpoint.base_url) + "/props",
-                      request_headers(options_.endpoint), "", kSlotsWaitSeconds};
-  transport_->send(std::move(request),
-                   [settle](HttpResponse response) { settle(total_slots(response)); });
+  HttpRequest request{"GET", props_url(options_.endpoint), request_headers(options_.endpoint), "",
+                      kSlotsWaitSeconds};
+  transport_->send(std::move(request), [settle](HttpResponse response) {
+    settle(props_total_slots(response.status, response.body));
+  });
   transport_->schedule(kSlotsWaitSeconds, [settle] { settle(0); });
 }
 
