@@ -63,7 +63,7 @@ Permit SharedLimiter::acquire(double tokens, double now_seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (options_.max_cost_usd > 0 && totals_.cost_usd >= options_.max_cost_usd) {
     ++totals_.refused;
-    // The words of a single client's budget refusal (client.cc), so a cluster run's
+    // The words of a single client's budget refusal (call_errors.cc), so a cluster run's
     // reasons read as a single process's.
     return {Permit::Kind::kRefused, 0.0,
             "the cost budget of $" + money(options_.max_cost_usd) + " is spent"};

@@ -306,6 +306,21 @@ std::string embeddings_url(const EndpointOptions& endpoint) {
   return endpoint_url(endpoint, "embeddings");
 }
 
+std::string props_url(const EndpointOptions& endpoint) {
+  std::string root = trimmed_base_url(endpoint);
+  if (root.ends_with("/v1")) root.resize(root.size() - 3);
+  return root + "/props";
+}
+
+int props_total_slots(int status, std::string_view body) {
+  json props = status == 200 ? json::parse(body, nullptr, false) : json();
+  if (props.is_object() && props.contains("total_slots") &&
+      props["total_slots"].is_number_integer()) {
+    return props["total_slots"].get<int>();
+  }
+  return 0;
+}
+
 std::vector<std::pair<std::string, std::string>> request_headers(const EndpointOptions& endpoint) {
   std::vector<std::pair<std::string, std::string>> headers = {
       {"Content-Type", "application/json"}};

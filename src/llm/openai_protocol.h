@@ -25,6 +25,11 @@ namespace ragmeter::llm {
 std::string chat_url(const EndpointOptions& endpoint);
 // The same with "embeddings" in place of "chat/completions".
 std::string embeddings_url(const EndpointOptions& endpoint);
+// llama.cpp's server properties: {base_url without its /v1}/props.
+std::string props_url(const EndpointOptions& endpoint);
+// The requests the server serves at once (total_slots) from its answer to GET props_url()
+// with `status` and `body`; 0 when the answer gives none.
+int props_total_slots(int status, std::string_view body);
 
 // Content-Type plus, when getenv(api_key_env) is set and not empty, the key:
 // "Authorization: Bearer KEY" (OpenAI) or "api-key: KEY" (Azure). The returned value

@@ -30,19 +30,12 @@ ChatRequest probe_request() {
 }
 
 int announced_slots(HttpTransport& transport, const EndpointOptions& endpoint) {
-  std::string root = endpoint.base_url;
-  while (!root.empty() && root.back() == '/') root.pop_back();
-  if (root.ends_with("/v1")) root.resize(root.size() - 3);
   std::promise<HttpResponse> done;
   auto got = done.get_future();
-  transport.send({"GET", root + "/props", request_headers(endpoint), "", 5.0},
+  transport.send({"GET", props_url(endpoint), request_headers(endpoint), "", 5.0},
                  [&done](HttpResponse response) { done.set_value(std::move(response)); });
   HttpResponse response = got.get();
-  json props = response.status == 200 ? json::parse(response.body, nullptr, false) : json();
-  if (props.is_object() && props.contains("total_slots") && props["total_slots"].is_number_integer()) {
-    return props["total_slots"].get<int>();
-  }
-  return 0;
+  return props_total_slots(response.status, response.body);
 }
 
 }  // namespace

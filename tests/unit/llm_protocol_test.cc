@@ -55,6 +55,23 @@ TEST(LlmProtocolUrl, AzureNamesTheDeploymentAndApiVersion) {
             "embeddings?api-version=2024-10-21");
 }
 
+// llama.cpp serves /props at the server root, beside /v1, not under it.
+TEST(LlmProtocolUrl, PropsSitsAtTheServerRootWithoutV1) {
+  EXPECT_EQ(props_url(openai_endpoint()), "https://api.openai.com/props");
+  EndpointOptions local;
+  local.base_url = "http://127.0.0.1:8080//";
+  EXPECT_EQ(props_url(local), "http://127.0.0.1:8080/props");
+}
+
+TEST(LlmProtocolProps, TotalSlotsIsReadOnlyFromAnIntegerInA200) {
+  EXPECT_EQ(props_total_slots(200, R"({"total_slots": 4, "model_path": "m.gguf"})"), 4);
+  EXPECT_EQ(props_total_slots(404, R"({"total_slots": 4})"), 0);
+  EXPECT_EQ(props_total_slots(200, R"({"total_slots": "4"})"), 0);
+  EXPECT_EQ(props_total_slots(200, R"({"total_slots": 2.5})"), 0);
+  EXPECT_EQ(props_total_slots(200, "<html>not found</html>"), 0);
+  EXPECT_EQ(props_total_slots(200, "[4]"), 0);
+}
+
 TEST(LlmProtocolHeaders, OpenAISendsABearerToken) {
   setenv("RAGMETER_TEST_PROTOCOL_KEY", "sk-test-123", 1);
   auto headers = request_headers(openai_endpoint());
