@@ -22,6 +22,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <string_view>
 
 #include "ragmeter/evaluate.h"
@@ -43,6 +44,11 @@ enum class PassK {
   kAll,   // pass^k: its worst repeat (`--pass-k all`)
   kAny,   // pass@k: its best repeat (`--pass-k any`)
 };
+
+// Splits a gate's "METRIC=VALUE" into the metric name and the number. InvalidArgument,
+// naming `what` (the flag or keyword it came from), when there is no '=' or VALUE is not
+// a number.
+StatusOr<std::pair<std::string, double>> parse_metric_value(const std::string& spec, const std::string& what);
 
 // "mean", "all", "any" -> PassK; InvalidArgument naming the three otherwise.
 StatusOr<PassK> parse_pass_k(std::string_view name);

@@ -24,6 +24,7 @@
 #include "ragmeter/conversation_task.h"
 #include "ragmeter/dataset.h"
 #include "ragmeter/documents.h"
+#include "ragmeter/eval_spec.h"
 #include "ragmeter/evaluate.h"
 #include "ragmeter/evaluate_rows.h"
 #include "ragmeter/gates.h"

@@ -271,9 +271,9 @@ nb::dict shard_columns(const RunResult& r, bool evidence) {
 // `judge` (apply_judge: the same metric list as the workers').
 class PySummaryBuilder {
  public:
-  PySummaryBuilder(const EvalArgs& args, const ClusterJudge& judge)
+  PySummaryBuilder(const EvalSpec& spec, const ClusterJudge& judge)
       : judge_(judge.configured()),
-        options_(options_for(args, judge_)),
+        options_(value_or_raise(prepare_eval(spec, judge_, SpecNaming::kKeywords)).options),
         builder_(options_),
         names_(metric_names(options_.metrics)) {}
 
@@ -388,12 +388,6 @@ class PySummaryBuilder {
   }
 
  private:
-  static EvalOptions options_for(const EvalArgs& args, const ConfiguredJudge& judge) {
-    EvalOptions options = build_options(args);
-    apply_judge(judge, args.metrics_given, &options);
-    return options;
-  }
-
   ConfiguredJudge judge_;
   EvalOptions options_;
   SummaryBuilder builder_;
@@ -411,33 +405,12 @@ void bind_cluster(nb::module_& m) {
                                "A run's summary from per-row results added in input order.")
       .def(
           "__init__",
-          [](PySummaryBuilder* self, const ClusterJudge& judge, const std::string& metrics,
-             bool metrics_given, std::vector<std::string> critics, int critic_votes, int threads,
-             std::uint64_t seed, int bootstrap_resamples, bool rouge_stem,
-             const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
-             const std::string& bleu_tokenize, double context_match_threshold,
-             bool offline_score_withdrawn) {
-            EvalArgs args;
-            args.metrics = metrics;
-            args.metrics_given = metrics_given;
-            args.critics = std::move(critics);
-            args.critic_votes = critic_votes;
-            args.threads = threads;
-            args.seed = seed;
-            args.bootstrap_resamples = bootstrap_resamples;
-            args.rouge_stem = rouge_stem;
-            args.rouge_tokenizer = rouge_tokenizer;
-            args.bleu_smoothing = bleu_smoothing;
-            args.bleu_tokenize = bleu_tokenize;
-            args.context_match_threshold = context_match_threshold;
-            args.offline_score_withdrawn = offline_score_withdrawn;
-            new (self) PySummaryBuilder(args, judge);
+          [](PySummaryBuilder* self, const ClusterJudge& judge, const nb::dict& spec) {
+            new (self) PySummaryBuilder(eval_spec_from(spec), judge);
           },
-          "judge"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
-          "critics"_a = std::vector<std::string>(), "critic_votes"_a = 1, "threads"_a = 1,
-          "seed"_a = 42, "bootstrap_resamples"_a = 1000, "rouge_stem"_a = false,
-          "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
-          "context_match_threshold"_a = 0.5, "offline_score_withdrawn"_a = false)
+          "judge"_a, nb::kw_only(), "spec"_a = nb::dict(),
+          "The builder of a run evaluated as `spec` says (EvalSpec's fields by name, as "
+          "evaluate's) with `judge`: the same metric list and options as the workers'.")
       .def_prop_ro("metrics", &PySummaryBuilder::metrics)
       .def("add", &PySummaryBuilder::add, "rejected"_a, "status"_a, "scores"_a, "reasons"_a,
            "corpus"_a, "languages"_a.none() = nb::none())

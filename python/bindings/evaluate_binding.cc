@@ -25,7 +25,6 @@
 #include "ragmeter/llm_config.h"
 #include "ragmeter/ocr.h"
 #include "run_result.h"
-#include "scoring_options.h"
 #include "status_errors.h"
 
 namespace nb = nanobind;
@@ -42,107 +41,40 @@ struct CancelFlag {
 
 }  // namespace
 
-JudgeOptions judge_options_from(const nb::dict& fields) {
-  JudgeOptions options;
-  for (auto [key_handle, value] : fields) {
-    std::string key = nb::cast<std::string>(key_handle);
-    auto text = [&] { return nb::cast<std::string>(value); };
-    if (key == "config_path") options.config_path = text();
-    else if (key == "kind") options.kind = text();
-    else if (key == "url") options.url = text();
-    else if (key == "model") options.model = text();
-    else if (key == "key_env") options.key_env = text();
-    else if (key == "embedder") options.embedder = text();
-    else if (key == "embedder_url") options.embedder_url = text();
-    else if (key == "embedder_model") options.embedder_model = text();
-    else if (key == "embedder_model_path") options.embedder_model_path = text();
-    else if (key == "cache_path") options.cache_path = text();
-    else if (key == "cache_mode") options.cache_mode = value_or_raise(llm::parse_cache_mode(text()));
-    else if (key == "concurrency") options.concurrency = nb::cast<int>(value);
-    else if (key == "max_cost_usd") options.max_cost_usd = nb::cast<double>(value);
-    else if (key == "timeout_seconds") options.timeout_seconds = nb::cast<double>(value);
-    else if (key == "deadline_seconds") options.deadline_seconds = nb::cast<double>(value);
-    else if (key == "context_tokens") options.context_tokens = nb::cast<int>(value);
-    else if (key == "plan") options.plan = text();
-    else raise_status(internal_error("unknown judge option '" + key + "'"));
-  }
-  return options;  // make_judge checks the values
+namespace {
+
+nlohmann::json json_of(const nb::dict& fields) {
+  nlohmann::ordered_json value;
+  if (auto error = to_json(fields.ptr(), &value)) raise_status(invalid_argument(*error));
+  return value;
 }
 
-EvalOptions build_options(const EvalArgs& args) {
-  EvalOptions options;
-  options.metrics = value_or_raise(parse_metric_list(args.metrics));
-  for (const auto& spec : args.critics) {
-    MetricRequest critic = value_or_raise(parse_critic(spec));
-    for (const auto& r : options.metrics) {
-      if (r.name == critic.name) raise_status(invalid_argument("critic " + critic.name + " is given twice"));
-    }
-    options.metrics.push_back(std::move(critic));
-  }
-  if (args.critic_votes < 1 || args.critic_votes % 2 == 0) {
-    raise_status(invalid_argument("critic_votes must be odd (1, 3, 5, ...) so a majority exists"));
-  }
-  if (args.threads < 1) raise_status(invalid_argument("threads must be at least 1"));
-  if (args.limit < 0) raise_status(invalid_argument("limit must not be negative"));
-  if (args.bootstrap_resamples < 0) raise_status(invalid_argument("bootstrap_resamples must not be negative"));
-  if (!(args.context_match_threshold >= 0.0 && args.context_match_threshold <= 1.0)) {
-    raise_status(invalid_argument("context_match_threshold must be within 0..1"));
-  }
-  options.scoring.critic_votes = args.critic_votes;
-  options.scoring.rouge.use_stemmer = args.rouge_stem;
-  options.scoring.rouge.tokenizer = rouge_tokenizer_named(args.rouge_tokenizer);
-  options.scoring.bleu.smoothing = bleu_smoothing_named(args.bleu_smoothing);
-  options.scoring.bleu.tokenizer = bleu_tokenizer_named(args.bleu_tokenize);
-  options.scoring.context_match_threshold = args.context_match_threshold;
-  options.column_map = ColumnMap(args.column_map.begin(), args.column_map.end());
-  options.threads = args.threads;
-  options.limit = args.limit;
-  options.strict = args.strict;
-  options.keep_evidence = args.keep_evidence;
-  options.bootstrap.seed = args.seed;
-  options.bootstrap.resamples = args.bootstrap_resamples;
-  options.offline_score_withdrawn = args.offline_score_withdrawn;
-  if (args.repeat < 1) raise_status(invalid_argument("repeat must be at least 1"));
-  if (!(args.repeat_temperature >= 0.0 && args.repeat_temperature <= 2.0)) {
-    raise_status(invalid_argument("repeat_temperature must be within 0..2"));
-  }
-  options.repeat = args.repeat;
-  options.repeat_temperature = args.repeat_temperature;
-  options.media.media_root = args.media_root;
-  options.media.allow_urls = args.allow_media_urls;
-  options.media.max_bytes = args.max_image_bytes;
-  OcrOptions ocr;
-  ocr.language = args.ocr_language;
-  options.ocr = make_tesseract_reader(ocr);
-  if (args.language != "auto") options.language = args.language;
-  if (!options.language.empty() && !is_supported_language(options.language)) {
-    raise_status(invalid_argument(unknown_language_message(options.language, "language")));
-  }
-  return options;
+}  // namespace
+
+JudgeOptions judge_options_from(const nb::dict& fields) {
+  return value_or_raise(judge_options_from_json(json_of(fields)));
 }
+
+EvalSpec eval_spec_from(const nb::dict& fields) { return value_or_raise(eval_spec_from_json(json_of(fields))); }
 
 namespace {
 
-nb::tuple run_evaluate(DataSource& data, const EvalArgs& args, const nb::dict& judge_fields,
-                       const ClusterJudge* made_judge, nb::object progress, CancelFlag* cancel) {
-  EvalOptions options = build_options(args);
-  if (made_judge != nullptr && nb::len(judge_fields) != 0) {
+nb::tuple run_evaluate(DataSource& data, const nb::dict& spec_fields, const ClusterJudge* made_judge,
+                       nb::object progress, CancelFlag* cancel) {
+  const EvalSpec spec = eval_spec_from(spec_fields);
+  if (made_judge != nullptr && spec_fields.contains("judge")) {
     raise_status(invalid_argument("evaluate: give judge fields or a made judge, not both"));
   }
-  // The judge and embedder as `ragmeter eval` makes them (the local model may take a
-  // moment to load: without the GIL), or the one a Ray worker made once for its batches.
-  const ConfiguredJudge judge = [&] {
-    if (made_judge != nullptr) return made_judge->configured();
-    const JudgeOptions judge_options = judge_options_from(judge_fields);
-    StatusOr<ConfiguredJudge> made = [&] {
-      nb::gil_scoped_release unlocked;
-      return make_judge(judge_options);
-    }();
-    return value_or_raise(std::move(made));
+  // The options, judge and embedder as `ragmeter eval` makes them (the local model may
+  // take a moment to load: without the GIL), or with the judge a Ray worker made once.
+  StatusOr<PreparedEval> prepared = [&] {
+    nb::gil_scoped_release unlocked;
+    return made_judge != nullptr ? prepare_eval(spec, made_judge->configured(), SpecNaming::kKeywords)
+                                 : prepare_eval(spec, SpecNaming::kKeywords);
   }();
-  // What `ragmeter eval` does with it: without metrics named, the offline judge's list
-  // leaves out what only an LLM scores; an LLM judge gets enough threads.
-  apply_judge(judge, args.metrics_given, &options);
+  PreparedEval eval = value_or_raise(std::move(prepared));
+  EvalOptions& options = eval.options;
+  const ConfiguredJudge& judge = eval.judge;
   CancelFlag own_cancel;
   std::atomic<bool>* flag = cancel != nullptr ? &cancel->flag : &own_cancel.flag;
   options.cancel = flag;
@@ -366,40 +298,14 @@ void bind_evaluate(nb::module_& m) {
   bind_run(m);
   m.def(
       "evaluate",
-      [](DataSource& data, const std::string& metrics, bool metrics_given,
-         std::vector<std::string> critics, int critic_votes,
-         std::map<std::string, std::string> column_map, int threads, std::int64_t limit,
-         bool strict, std::uint64_t seed, int bootstrap_resamples, bool rouge_stem,
-         const std::string& rouge_tokenizer, const std::string& bleu_smoothing,
-         const std::string& bleu_tokenize, double context_match_threshold, bool keep_evidence,
-         bool offline_score_withdrawn, int repeat, double repeat_temperature,
-         const std::string& media_root, bool allow_media_urls,
-         std::size_t max_image_bytes, const std::string& ocr_language,
-         const std::string& language, nb::dict judge,
-         const ClusterJudge* made_judge, nb::object progress, CancelFlag* cancel) {
-        EvalArgs args{metrics,       metrics_given,   std::move(critics),      critic_votes,
-                      std::move(column_map), threads, limit,                   strict,
-                      seed,          bootstrap_resamples, rouge_stem,           rouge_tokenizer,
-                      bleu_smoothing, bleu_tokenize,  context_match_threshold, keep_evidence,
-                      offline_score_withdrawn, repeat, repeat_temperature, media_root,
-                      allow_media_urls, max_image_bytes, ocr_language, language};
-        return run_evaluate(data, args, judge, made_judge, std::move(progress), cancel);
-      },
-      "data"_a, nb::kw_only(), "metrics"_a = "all", "metrics_given"_a = false,
-      "critics"_a = std::vector<std::string>(), "critic_votes"_a = 1,
-      "column_map"_a = std::map<std::string, std::string>(), "threads"_a = 1, "limit"_a = 0,
-      "strict"_a = false, "seed"_a = 42, "bootstrap_resamples"_a = 1000, "rouge_stem"_a = false,
-      "rouge_tokenizer"_a = "default", "bleu_smoothing"_a = "exp", "bleu_tokenize"_a = "13a",
-      "context_match_threshold"_a = 0.5, "keep_evidence"_a = true,
-      "offline_score_withdrawn"_a = false, "repeat"_a = 1, "repeat_temperature"_a = 0.7,
-      "media_root"_a = "", "allow_media_urls"_a = false,
-      "max_image_bytes"_a = MediaOptions{}.max_bytes, "ocr_language"_a = "", "language"_a = "",
-      "judge"_a = nb::dict(),
-      "made_judge"_a.none() = nb::none(), "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
-      "Scores `data` (a DataSource) with the judge `judge` describes (JudgeOptions fields "
-      "by name; empty: the offline judge; or `made_judge`, a ClusterJudge made once) and returns (Run, the exception that stopped it or None). "
-      "The GIL is released while rows are scored; `progress(rows_done)` is called about "
-      "every 100 ms on this thread.");
+      [](DataSource& data, const nb::dict& spec, const ClusterJudge* made_judge, nb::object progress,
+         CancelFlag* cancel) { return run_evaluate(data, spec, made_judge, std::move(progress), cancel); },
+      "data"_a, nb::kw_only(), "spec"_a = nb::dict(), "made_judge"_a.none() = nb::none(),
+      "progress"_a = nb::none(), "cancel"_a.none() = nb::none(),
+      "Scores `data` (a DataSource) as `spec` says (EvalSpec's fields by name, eval_spec.h; the judge "
+      "as spec['judge'], JudgeOptions' fields; none: the offline judge; or `made_judge`, a ClusterJudge "
+      "made once) and returns (Run, the exception that stopped it or None). The GIL is released while "
+      "rows are scored; `progress(rows_done)` is called about every 100 ms on this thread.");
 }
 
 }  // namespace ragmeter::python

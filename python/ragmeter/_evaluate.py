@@ -111,6 +111,7 @@ def evaluate(
     max_image_bytes: Optional[int] = None,
     ocr_language: Optional[str] = None,
     language: Optional[str] = None,
+    deepeval_tool_params: Optional[Iterable[str]] = None,
     labels: Any = None,
     label_scale: str = "binary",
     label_id: str = "id",
@@ -152,6 +153,9 @@ def evaluate(
         text (``ragmeter eval --language``, docs/languages.md). Each result row's
         ``language`` says which, and the summary's ``languages`` counts them; an unknown
         code raises InvalidArgumentError listing the supported ones.
+    deepeval_tool_params: what DeepEval's tool correctness compares besides the tool's
+        name: "input_parameters", "output", or both (``--deepeval-tool-params``; default:
+        the name only, as DeepEval).
     progress: True (tqdm when installed, else a line on stderr), False, or a callable
         ``progress(rows_done, total)``; an exception it raises stops the run.
     labels: your labels of these samples (a path, a list of dicts, a DataFrame; see
@@ -172,42 +176,44 @@ def evaluate(
         "max_cost_usd": max_cost, "timeout_seconds": timeout, "deadline_seconds": deadline,
         "context_tokens": judge_context_tokens, "plan": plan,
     })
+    # The library's EvalSpec, field by field (include/ragmeter/eval_spec.h): it checks
+    # every value, as it does the CLI's flags.
+    spec_fields = {
+        "metrics": spec if spec is not None else "all",
+        "metrics_given": spec is not None,
+        "critics": _critics(critic),
+        "critic_votes": critic_votes,
+        "column_map": _column_map(column_map),
+        "threads": threads if threads is not None else 0,
+        "limit": limit,
+        "strict": strict,
+        "seed": seed,
+        "bootstrap_resamples": bootstrap_resamples,
+        "rouge_stem": rouge_stem,
+        "rouge_tokenizer": rouge_tokenizer,
+        "bleu_smoothing": bleu_smoothing,
+        "bleu_tokenize": bleu_tokenize,
+        "context_match_threshold": context_match_threshold,
+        "keep_evidence": keep_evidence,
+        "offline_score_withdrawn": offline_score_withdrawn,
+        "repeat": repeat,
+        "repeat_temperature": repeat_temperature,
+        "media_root": os.fspath(media_root) if media_root is not None else "",
+        "allow_media_urls": allow_media_urls,
+        "ocr_language": ocr_language or "",
+        "language": language or "",
+        "deepeval_tool_params": [str(p) for p in deepeval_tool_params or ()],
+        "judge": judge_fields,
+    }
+    if max_image_bytes is not None:
+        spec_fields["max_image_bytes"] = max_image_bytes
     source = to_source(data, format=format)
     total = len(source) if not isinstance(data, (str, os.PathLike)) else None
     if limit and total is not None:
         total = min(total, limit)
     bar = Progress(progress, total)
     try:
-        run, stop = _core.evaluate(
-            source,
-            metrics=spec if spec is not None else "all",
-            metrics_given=spec is not None,
-            critics=_critics(critic),
-            critic_votes=critic_votes,
-            column_map=_column_map(column_map),
-            threads=threads if threads is not None else (os.cpu_count() or 1),
-            limit=limit,
-            strict=strict,
-            seed=seed,
-            bootstrap_resamples=bootstrap_resamples,
-            rouge_stem=rouge_stem,
-            rouge_tokenizer=rouge_tokenizer,
-            bleu_smoothing=bleu_smoothing,
-            bleu_tokenize=bleu_tokenize,
-            context_match_threshold=context_match_threshold,
-            keep_evidence=keep_evidence,
-            media_root=os.fspath(media_root) if media_root is not None else "",
-            allow_media_urls=allow_media_urls,
-            max_image_bytes=max_image_bytes if max_image_bytes is not None else 10 * 1024 * 1024,
-            ocr_language=ocr_language or "",
-            language=language or "",
-            judge=judge_fields,
-            offline_score_withdrawn=offline_score_withdrawn,
-            repeat=repeat,
-            repeat_temperature=repeat_temperature,
-            progress=bar,
-            cancel=_cancel,
-        )
+        run, stop = _core.evaluate(source, spec=spec_fields, progress=bar, cancel=_cancel)
     finally:
         bar.close()
     result = Result(run)

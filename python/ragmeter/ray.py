@@ -158,7 +158,7 @@ class _Scorer:
         else:
             run, stop = _core.evaluate(
                 to_source(batch, name=config["source"]), made_judge=self._judge, progress=None,
-                bootstrap_resamples=0, **config["options"])
+                spec=dict(config["spec"], bootstrap_resamples=0))
             if stop is not None:
                 raise stop
             if run.metrics != metrics:
@@ -384,21 +384,17 @@ def evaluate(
     # The driver's judge: the summary's judge block and the metric list ("all" without an
     # LLM judge leaves out what only an LLM scores), as a worker's; it sends nothing.
     driver_judge = _core.ClusterJudge(dict(judge_fields, cache_mode="off"))
-    options = dict(
-        metrics=spec if spec is not None else "all", metrics_given=spec is not None,
-        critics=_critics(critic), critic_votes=critic_votes, column_map=_column_map(column_map),
-        threads=threads_per_worker, strict=strict, seed=seed, rouge_stem=rouge_stem,
-        rouge_tokenizer=rouge_tokenizer, bleu_smoothing=bleu_smoothing,
-        bleu_tokenize=bleu_tokenize, context_match_threshold=context_match_threshold,
-        keep_evidence=keep_evidence, offline_score_withdrawn=offline_score_withdrawn)
-    # Checks the metrics and options on the driver, before any worker starts.
+    # The library's EvalSpec, field by field (include/ragmeter/eval_spec.h), as a worker
+    # scores with it; the driver's summary builder checks it before any worker starts.
+    spec_fields = {
+        "metrics": spec if spec is not None else "all", "metrics_given": spec is not None,
+        "critics": _critics(critic), "critic_votes": critic_votes, "column_map": _column_map(column_map),
+        "threads": threads_per_worker, "strict": strict, "seed": seed, "rouge_stem": rouge_stem,
+        "rouge_tokenizer": rouge_tokenizer, "bleu_smoothing": bleu_smoothing,
+        "bleu_tokenize": bleu_tokenize, "context_match_threshold": context_match_threshold,
+        "keep_evidence": keep_evidence, "offline_score_withdrawn": offline_score_withdrawn}
     builder = _core.SummaryBuilder(
-        driver_judge, metrics=options["metrics"], metrics_given=options["metrics_given"],
-        critics=options["critics"], critic_votes=critic_votes, threads=os.cpu_count() or 1,
-        seed=seed, bootstrap_resamples=bootstrap_resamples, rouge_stem=rouge_stem,
-        rouge_tokenizer=rouge_tokenizer, bleu_smoothing=bleu_smoothing,
-        bleu_tokenize=bleu_tokenize, context_match_threshold=context_match_threshold,
-        offline_score_withdrawn=offline_score_withdrawn)
+        driver_judge, spec=dict(spec_fields, threads=0, bootstrap_resamples=bootstrap_resamples))
     if not ray.is_initialized():
         ray.init()
     if workers is None:
@@ -418,7 +414,7 @@ def evaluate(
     # A worker's judge: the same fields, the cache through the cache actors (its mode),
     # the limits and the budget through the coordinator (judge_factory.h: hooks).
     worker_fields = dict(judge_fields, cache_mode=mode)
-    config = {"judge": worker_fields, "options": options, "metrics": builder.metrics,
+    config = {"judge": worker_fields, "spec": spec_fields, "metrics": builder.metrics,
               "keep_evidence": keep_evidence, "source": source_name}
 
     # Results in input order: the run needs it, and so does every later read of the

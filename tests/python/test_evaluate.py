@@ -233,3 +233,23 @@ def test_language_keyword_sets_every_rows_language_and_the_summary_counts_them()
     assert forced.summary["languages"] == {"ja": 2}
     with pytest.raises(ragmeter.InvalidArgumentError, match="unknown language 'xx'"):
         ragmeter.evaluate(rows, metrics="token_f1", progress=False, language="xx")
+
+
+def test_the_library_checks_the_keywords_as_it_checks_the_clis_flags(tmp_path):
+    # DeepEval's tool correctness compares the name only by default, as DeepEval; with
+    # input_parameters a call to the right tool with the wrong city matches 0 (sim of
+    # {city: Rome} and {city: Paris} is 0: one shared key, unequal values).
+    row = {"turns": [{"role": "user", "content": "Weather in Paris?"},
+                     {"role": "assistant", "content": "Rainy.",
+                      "tools_called": [{"name": "get_weather", "input_parameters": {"city": "Rome"}}]}],
+           "expected_tools": [{"name": "get_weather", "input_parameters": {"city": "Paris"}}]}
+    assert ragmeter.evaluate([row], "deepeval_tool_correctness", progress=False).scores(
+        "deepeval_tool_correctness") == [1.0]
+    assert ragmeter.evaluate([row], "deepeval_tool_correctness", progress=False,
+                             deepeval_tool_params=["input_parameters"]).scores("deepeval_tool_correctness") == [0.0]
+    with pytest.raises(ragmeter.InvalidArgumentError, match="deepeval_tool_params: 'name' is not one of"):
+        ragmeter.evaluate([row], "deepeval_tool_correctness", progress=False, deepeval_tool_params=["name"])
+    with pytest.raises(ragmeter.InvalidArgumentError, match="media_root '.*' is not a directory"):
+        ragmeter.evaluate([row], "token_f1", progress=False, media_root=tmp_path / "missing")
+    with pytest.raises(ragmeter.InvalidArgumentError, match="critic_votes must be odd"):
+        ragmeter.evaluate([row], "token_f1", progress=False, critic_votes=2)

@@ -75,6 +75,7 @@ const std::map<std::string, std::string>& public_header_components() {
       {"evaluate.h", "eval"},
       {"evaluate_rows.h", "eval"},
       {"gates.h", "eval"},
+      {"eval_spec.h", "eval"},
       {"repeats.h", "eval"},
       {"result_table.h", "eval"},
       {"results.h", "eval"},

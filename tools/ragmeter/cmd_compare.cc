@@ -8,7 +8,6 @@
 
 #include "commands.h"
 #include "exit_codes.h"
-#include "metric_value.h"
 #include "ragmeter/compare.h"
 #include "ragmeter/gates.h"
 #include "ragmeter/metric.h"

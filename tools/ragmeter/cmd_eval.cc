@@ -148,7 +148,7 @@ CommandOutcome print_wall_estimate(const EvalArgs& args, const llm::ClientOption
 // --dry-run: reads the dataset, prints the judge calls the run would make and an
 // estimate of their tokens and cost, and sends nothing.
 CommandOutcome run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader) {
-  auto settings = judge_settings(args.eval.judge);
+  auto settings = judge_settings(args.eval.judge_flags);
   if (!settings.ok()) {
     return prefixed("judge: ", settings.status());
   }
@@ -230,7 +230,11 @@ CommandOutcome run_dry(const EvalArgs& args, const EvalOptions& options, RowRead
 
 CommandOutcome run_eval(const EvalArgs& args) {
   if (args.dry_run) {
-    auto options = build_eval_options(args.eval, false);
+    auto spec = eval_spec(args.eval, false);
+    if (!spec.ok()) {
+      return spec.status();
+    }
+    auto options = make_eval_options(*spec);
     if (!options.ok()) {
       return options.status();
     }

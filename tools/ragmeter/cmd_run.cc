@@ -83,8 +83,8 @@ StatusOr<std::unique_ptr<Target>> make_baseline(const RunArgs& args) {
   // The same --embedder as --eval's similarity: auto (the default) is the local model when
   // installed; offline, openai or no model: hashed vectors for retrieval.
   RAGMETER_ASSIGN_OR_RETURN(options.embedder,
-                            load_embedder_choice(args.eval.judge.embedder.value_or("auto"),
-                                                 args.eval.judge.embedder_model_path.value_or("")));
+                            load_embedder_choice(args.eval.judge_flags.embedder.value_or("auto"),
+                                                 args.eval.judge_flags.embedder_model_path.value_or("")));
   return make_baseline_target(options);
 }
 
@@ -198,7 +198,7 @@ class PeriodicFlush {
 // The simulated user for rows with a scenario: the judge's model (--judge-url and
 // --judge-model, or --config); none with the offline judge.
 StatusOr<ConfiguredUserSimulator> make_user_simulator(const RunArgs& args) {
-  auto settings = judge_settings(args.eval.judge);
+  auto settings = judge_settings(args.eval.judge_flags);
   if (!settings.ok()) return settings.status();
   return ragmeter::make_user_simulator(*settings);
 }

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "exit_codes.h"
-#include "metric_value.h"
 #include "output_stream.h"
 #include "ragmeter/gates.h"
 #include "ragmeter/evaluate.h"
@@ -19,62 +18,6 @@
 #include "ragmeter/report.h"
 
 namespace ragmeter::cli {
-namespace {
-
-// --fail-under (a minimum) and --fail-over (a maximum): each names a metric of the run and
-// fits it (gates.h, rule 1).
-Status parse_thresholds(const std::vector<std::string>& specs, GateBound bound,
-                        const std::vector<MetricRequest>& metrics,
-                        std::vector<ThresholdGate>* gates) {
-  const std::string flag = bound == GateBound::kAtLeast ? "--fail-under" : "--fail-over";
-  for (const auto& spec : specs) {
-    RAGMETER_ASSIGN_OR_RETURN(auto parsed, parse_metric_value(spec, flag));
-    ThresholdGate gate{parsed.first, parsed.second, bound};
-    auto request = std::find_if(metrics.begin(), metrics.end(),
-                                [&](const MetricRequest& r) { return r.name == gate.metric; });
-    if (request == metrics.end()) {
-      return invalid_argument(flag + ": metric '" + gate.metric + "' is not among --metrics");
-    }
-    RAGMETER_RETURN_IF_ERROR(check_gate_fits(gate, *request));
-    std::erase_if(*gates, [&](const ThresholdGate& g) { return g.metric == gate.metric; });
-    gates->push_back(std::move(gate));
-  }
-  return ok_status();
-}
-
-Status build_scoring_options(const EvalFlags& args, ScoringOptions* scoring) {
-  scoring->rouge.use_stemmer = args.rouge_stem;
-  scoring->rouge.tokenizer =
-      args.rouge_tokenizer == "unicode" ? RougeTokenizer::kUnicode : RougeTokenizer::kDefault;
-  static const std::map<std::string, BleuSmoothing> kSmoothing = {
-      {"exp", BleuSmoothing::kExp}, {"floor", BleuSmoothing::kFloor},
-      {"add-k", BleuSmoothing::kAddK}, {"none", BleuSmoothing::kNone}};
-  scoring->bleu.smoothing = kSmoothing.at(args.bleu_smoothing);
-  RAGMETER_ASSIGN_OR_RETURN(scoring->bleu.tokenizer, parse_bleu_tokenizer(args.bleu_tokenize));
-  // ja-mecab and ko-mecab need MeCab's dictionary: a missing one is a usage error now,
-  // not a `failed` on every row.
-  RAGMETER_RETURN_IF_ERROR(prepare_bleu_tokenizer(scoring->bleu.tokenizer));
-  scoring->context_match_threshold = args.context_match_threshold;
-  return ok_status();
-}
-
-// Where images may be read from, and how their text is read (docs/images.md).
-Status build_media_options(const EvalFlags& args, EvalOptions* options) {
-  options->media.media_root = args.media_root;
-  options->media.allow_urls = args.allow_media_urls;
-  options->media.allowed_networks = args.media_networks;
-  options->media.max_bytes = args.max_image_bytes;
-  if (!args.media_root.empty() && !std::filesystem::is_directory(args.media_root)) {
-    return invalid_argument("--media-root '" + args.media_root + "' is not a directory");
-  }
-  if (auto checked = address_in_networks("::1", args.media_networks); !checked.ok()) {
-    return checked.status();
-  }
-  options->ocr = make_cli_ocr_reader(args.ocr_language, args.ocr_cache, args.judge);
-  return ok_status();
-}
-
-}  // namespace
 
 std::shared_ptr<OcrReader> make_cli_ocr_reader(const std::string& language,
                                                const std::string& cache, const JudgeFlags& judge) {
@@ -88,61 +31,23 @@ std::shared_ptr<OcrReader> make_cli_ocr_reader(const std::string& language,
   return make_tesseract_reader(ocr);
 }
 
-StatusOr<EvalOptions> build_eval_options(const EvalFlags& args, bool keep_evidence) {
-  EvalOptions options;
-  RAGMETER_ASSIGN_OR_RETURN(options.metrics, parse_metric_list(args.metrics));
-  for (const auto& spec : args.critics) {
-    RAGMETER_ASSIGN_OR_RETURN(MetricRequest critic, parse_critic(spec));
-    bool taken = std::any_of(options.metrics.begin(), options.metrics.end(),
-                             [&](const MetricRequest& r) { return r.name == critic.name; });
-    if (taken) return invalid_argument("--critic " + critic.name + " is given twice");
-    options.metrics.push_back(std::move(critic));
+StatusOr<EvalSpec> eval_spec(const EvalFlags& flags, bool keep_evidence) {
+  EvalSpec spec = flags;
+  spec.keep_evidence = keep_evidence;
+  for (const auto& mapping : flags.column_mappings) {
+    RAGMETER_RETURN_IF_ERROR(parse_column_mapping(mapping, &spec.column_map));
   }
-  if (args.critic_votes < 1 || args.critic_votes % 2 == 0) {
-    return invalid_argument("--critic-votes must be odd (1, 3, 5, ...) so a majority exists");
-  }
-  options.scoring.critic_votes = args.critic_votes;
-  for (const std::string& param : args.deepeval_tool_params) {
-    if (param == "input_parameters") {
-      options.scoring.deepeval_tools.input_parameters = true;
-    } else if (param == "output") {
-      options.scoring.deepeval_tools.output = true;
-    } else {
-      return invalid_argument("--deepeval-tool-params: '" + param +
-                              "' is not one of input_parameters, output");
-    }
-  }
-  for (const auto& mapping : args.column_map) {
-    RAGMETER_RETURN_IF_ERROR(parse_column_mapping(mapping, &options.column_map));
-  }
-  RAGMETER_RETURN_IF_ERROR(build_scoring_options(args, &options.scoring));
-  if (args.language != "auto") options.language = args.language;
-  if (!options.language.empty() && !is_supported_language(options.language)) {
-    return invalid_argument(unknown_language_message(options.language, "--language"));
-  }
-  options.threads = args.threads;
-  options.keep_evidence = keep_evidence;
-  options.bootstrap.seed = args.seed;
-  options.bootstrap.resamples = args.resamples;
-  options.offline_score_withdrawn = args.offline_score_withdrawn;
-  options.repeat = args.repeat;
-  options.repeat_temperature = args.repeat_temperature;
-  RAGMETER_RETURN_IF_ERROR(build_media_options(args, &options));
-  return options;
-}
-
-// Makes the judge the flags ask for (judge_factory.h).
-StatusOr<ConfiguredJudge> make_judge(const EvalFlags& args) {
-  RAGMETER_ASSIGN_OR_RETURN(llm::JudgeSettings settings, judge_settings(args.judge));
-  JudgeOptions options;
-  options.plan = args.plan;
-  options.context_tokens = args.judge_context_tokens;
-  options.keep_traces = !args.traces.empty();
-  options.vision = args.judge_images == "vision";
-  options.image_detail = args.judge_image_detail == "none" ? "" : args.judge_image_detail;
-  options.max_images_per_request = args.judge_max_images;
-  options.max_image_bytes = args.judge_max_image_bytes;
-  return ragmeter::make_judge(settings, options);
+  auto judge = judge_options_from_flags(flags.judge_flags);
+  if (!judge.ok()) return invalid_argument("judge: " + judge.status().message());
+  spec.judge = std::move(judge).value();
+  spec.judge.plan = flags.plan;
+  spec.judge.context_tokens = flags.judge_context_tokens;
+  spec.judge.keep_traces = !flags.traces.empty();
+  spec.judge.vision = flags.judge_images == "vision";
+  spec.judge.image_detail = flags.judge_image_detail == "none" ? "" : flags.judge_image_detail;
+  spec.judge.max_images_per_request = flags.judge_max_images;
+  spec.judge.max_image_bytes = flags.judge_max_image_bytes;
+  return spec;
 }
 
 // Every judge call as one JSON line: {"kind", "call" (claims, verdicts, ...), "cache_key",
@@ -193,23 +98,12 @@ static bool any_failed(const EvalSummary& summary) {
 }
 
 StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) {
-  PreparedEval eval;
-  RAGMETER_ASSIGN_OR_RETURN(eval.options, build_eval_options(flags, keep_evidence));
-  auto judge = make_judge(flags);
+  RAGMETER_ASSIGN_OR_RETURN(EvalSpec spec, eval_spec(flags, keep_evidence));
+  // The options are checked first; a judge that cannot be made is a usage error here.
+  RAGMETER_RETURN_IF_ERROR(make_eval_options(spec).status());
+  auto judge = make_judge(spec.judge);
   if (!judge.ok()) return invalid_argument("judge: " + judge.status().message());
-  eval.judge = std::move(judge).value();
-  // The default metric list without the LLM-only metrics for the offline judge; enough
-  // scoring threads to keep --concurrency requests busy for an LLM judge.
-  apply_judge(eval.judge, flags.metrics_given, &eval.options);
-  RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_under, GateBound::kAtLeast,
-                                            eval.options.metrics, &eval.thresholds));
-  RAGMETER_RETURN_IF_ERROR(parse_thresholds(flags.fail_over, GateBound::kAtMost,
-                                            eval.options.metrics, &eval.thresholds));
-  RAGMETER_ASSIGN_OR_RETURN(const PassK pass_k, parse_pass_k(flags.pass_k));
-  for (ThresholdGate& gate : eval.thresholds) {
-    gate.pass_k = pass_k;
-    eval.options.pass_marks[gate.metric] = gate.value;
-  }
+  RAGMETER_ASSIGN_OR_RETURN(PreparedEval eval, ragmeter::prepare_eval(spec, *judge));
   if (const std::string why = judged_once_reason(eval.options); !why.empty()) {
     std::cerr << "ragmeter: " << why << ": --repeat " << flags.repeat
               << " would give the same scores each time, so each sample is judged once\n";
@@ -321,7 +215,7 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
   cmd->add_option("--critic-votes", flags->critic_votes,
                   "Judgements per aspect critic verdict, majority wins (odd)")
       ->capture_default_str();
-  cmd->add_option("--column-map", flags->column_map,
+  cmd->add_option("--column-map", flags->column_mappings,
                   "Rename a column: COLUMN=FIELD (e.g. query=user_input; a nested field by its "
                   "dotted path, meta.question=user_input); repeatable. A column no row has is "
                   "an error");
@@ -357,7 +251,7 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                   "does) or any (pass@k: its best repeat); docs/output.md")
       ->capture_default_str()
       ->check(CLI::IsMember({"mean", "all", "any"}));
-  add_judge_flags(cmd, &flags->judge, run,
+  add_judge_flags(cmd, &flags->judge_flags, run,
                   "Judge of the judged metrics: offline (the default: no model, no network) or "
                   "openai (any OpenAI-compatible server: --judge-url, --judge-model)",
                   "Embeddings for semantic similarity and answer_relevancy: auto (default: the "
@@ -377,7 +271,7 @@ void add_eval_flags(CLI::App* cmd, EvalFlags* flags, bool run) {
                   "the evidence's judge_calls name them by cache_key");
   cmd->add_option("--seed", flags->seed, "Seed of the bootstrap confidence intervals")
       ->capture_default_str();
-  cmd->add_option("--bootstrap-resamples", flags->resamples, "Bootstrap resamples for the 95% CI")
+  cmd->add_option("--bootstrap-resamples", flags->bootstrap_resamples, "Bootstrap resamples for the 95% CI")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
   cmd->add_flag("--rouge-stem", flags->rouge_stem, "ROUGE with the Porter stemmer (rouge-score's use_stemmer)");

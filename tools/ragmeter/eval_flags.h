@@ -13,6 +13,7 @@
 
 #include "exit_codes.h"
 #include "judge_flags.h"
+#include "ragmeter/eval_spec.h"
 #include "ragmeter/evaluate.h"
 #include "ragmeter/gates.h"
 #include "ragmeter/llm.h"
@@ -21,40 +22,15 @@
 
 namespace ragmeter::cli {
 
-struct EvalFlags {
-  std::string metrics = "all";
-  bool metrics_given = false;
-  std::vector<std::string> critics;
-  int critic_votes = 1;
-  // --deepeval-tool-params: what DeepEval's tool correctness compares besides the name.
-  std::vector<std::string> deepeval_tool_params;
-  std::vector<std::string> column_map;
-  std::string language;  // --language: every sample's language; empty or "auto": detected
-  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<std::string> fail_under;  // higher-is-better metrics: fail when the mean is below
-  std::vector<std::string> fail_over;   // lower-is-better metrics: fail when the mean is above
-  JudgeFlags judge;  // --judge, --judge-url, ... (judge_flags.h)
+// The evaluation's flags: the library's EvalSpec (eval_spec.h), which the flags fill field
+// for field and the library checks, and what only the command line has.
+struct EvalFlags : EvalSpec {
+  EvalFlags() { threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+  std::vector<std::string> column_mappings;  // --column-map COLUMN=FIELD, into column_map
+  JudgeFlags judge_flags;  // --judge, --judge-url, ... (judge_flags.h), into judge
   int judge_context_tokens = 0;
   std::string plan = "compact";
   std::string traces;
-  std::uint64_t seed = 42;
-  int resamples = 1000;
-  bool rouge_stem = false;
-  std::string rouge_tokenizer = "default";
-  std::string bleu_smoothing = "exp";
-  std::string bleu_tokenize = "13a";
-  double context_match_threshold = 0.5;
-  bool offline_score_withdrawn = false;  // --offline-score-withdrawn
-  int repeat = 1;                        // --repeat N: judgements per (sample, judged metric)
-  double repeat_temperature = 0.7;       // --repeat-temperature
-  std::string pass_k = "mean";           // --pass-k mean|all|any: how gates read repeats
-  // Images among the retrieved contexts (docs/images.md).
-  std::string media_root;                  // --media-root
-  bool allow_media_urls = false;           // --allow-media-urls
-  std::vector<std::string> media_networks;  // --allow-media-network
-  std::size_t max_image_bytes = MediaOptions{}.max_bytes;  // --max-image-bytes
-  std::string ocr_language;                // --ocr-language
-  std::string ocr_cache;                   // --ocr-cache
   std::string judge_images = "vision";     // --judge-images vision|ocr
   std::string judge_image_detail = "auto";  // --judge-image-detail
   int judge_max_images = 16;               // --judge-max-images
@@ -77,10 +53,9 @@ std::shared_ptr<OcrReader> make_cli_ocr_reader(const std::string& language,
 
 // The options the flags describe, without the judge. `keep_evidence`: whether results
 // keep their evidence (only a JSONL --out writes it).
-StatusOr<EvalOptions> build_eval_options(const EvalFlags& flags, bool keep_evidence);
-
-// Makes the judge the flags ask for (judge_factory.h): a null judge for the offline one.
-StatusOr<ConfiguredJudge> make_judge(const EvalFlags& flags);
+// The spec the flags give: EvalSpec's fields, the column renames and the judge's
+// settings (judge_flags.h: flags over the config file over the environment).
+StatusOr<EvalSpec> eval_spec(const EvalFlags& flags, bool keep_evidence);
 
 // Everything an evaluation needs: options with their judge (LLM-only metrics dropped
 // when the offline judge runs the default metric list; threads raised to keep the
@@ -88,11 +63,6 @@ StatusOr<ConfiguredJudge> make_judge(const EvalFlags& flags);
 // values are the pass marks of repeated metrics (EvalOptions::pass_marks). With --repeat
 // N > 1 and a deterministic judge, says on standard error that each sample is judged
 // once. Errors are usage errors.
-struct PreparedEval {
-  EvalOptions options;
-  ConfiguredJudge judge;  // options.judge is judge.judge
-  std::vector<ThresholdGate> thresholds;  // --fail-under and --fail-over (gates.h)
-};
 StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence);
 
 // Writes --traces and the summary file (when the paths are not empty) and, unless quiet,

@@ -66,12 +66,17 @@ JudgeOptions judge_options(const JudgeFlags& flags) {
 
 }  // namespace
 
-// Settings from --config, the environment and the flags, in that order of precedence.
-StatusOr<llm::JudgeSettings> judge_settings(const JudgeFlags& flags) {
+StatusOr<JudgeOptions> judge_options_from_flags(const JudgeFlags& flags) {
   JudgeOptions options = judge_options(flags);
   if (flags.cache_mode) {
     RAGMETER_ASSIGN_OR_RETURN(options.cache_mode, llm::parse_cache_mode(*flags.cache_mode));
   }
+  return options;
+}
+
+// Settings from --config, the environment and the flags, in that order of precedence.
+StatusOr<llm::JudgeSettings> judge_settings(const JudgeFlags& flags) {
+  RAGMETER_ASSIGN_OR_RETURN(JudgeOptions options, judge_options_from_flags(flags));
   return resolve_judge_settings(options);
 }
 

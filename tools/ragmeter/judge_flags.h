@@ -34,5 +34,8 @@ void add_judge_flags(CLI::App* cmd, JudgeFlags* flags, bool run, const std::stri
 // Settings from --config, the environment and the flags, in that order of precedence
 // (resolve_judge_settings over the flags as JudgeOptions).
 StatusOr<llm::JudgeSettings> judge_settings(const JudgeFlags& flags);
+// The JudgeOptions the flags set (the library resolves the rest: judge_factory.h).
+// InvalidArgument for an unknown --cache-mode.
+StatusOr<JudgeOptions> judge_options_from_flags(const JudgeFlags& flags);
 
 }  // namespace ragmeter::cli
