@@ -137,174 +137,306 @@ std::vector<std::string> standalone_claims(const std::vector<std::string>& claim
   return out;
 }
 
-StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
-    const ClaimsCallOptions& options, std::string_view question,
-    const std::vector<std::string>& texts, CallLog* calls) {
-  ClaimStore& store = *options.store;
-  const int window = options.context_tokens;
-  const std::string instruction = language_instruction(options.language, kClaimsWhat);
-  // Distinct texts, each one passage when all fit together, else in pieces of its own.
-  std::vector<std::string> distinct;
-  std::vector<std::size_t> text_slot(texts.size());
-  std::size_t total_bytes = question.size();
-  for (std::size_t t = 0; t < texts.size(); ++t) {
-    auto it = std::find(distinct.begin(), distinct.end(), texts[t]);
-    text_slot[t] = static_cast<std::size_t>(it - distinct.begin());
-    if (it == distinct.end() && !texts[t].empty()) {
-      distinct.push_back(texts[t]);
-      total_bytes += texts[t].size() + kLabelBytes * split_sentences(texts[t]).size();
-    }
-  }
-  const bool together = fits_judge_window(total_bytes, prompts::k_claims.size() + instruction.size(),
-                                          window, options.max_tokens);
-  std::vector<Passage> passages;
-  std::vector<std::vector<std::size_t>> passages_of(distinct.size());
-  for (std::size_t d = 0; d < distinct.size(); ++d) {
-    std::vector<std::string> pieces = {distinct[d]};
-    if (!together) {
-      const std::int64_t room =
-          window - reply_reserve(window, options.max_tokens) -
-          estimate_tokens(prompts::k_system.size() + prompts::k_claims.size() + instruction.size() +
-                          64 + question.size());
-      if (room < 32) {
-        return invalid_argument("the judge's context window (" + std::to_string(window) +
-                                " tokens) leaves no room to extract claims");
-      }
-      pieces = split_to_fit(distinct[d], room - room / 5);  // a fifth for the labels
-    }
-    for (const std::string& piece : pieces) {
-      passages_of[d].push_back(passages.size());
-      passages.push_back(read_passage(store, question, piece, instruction));
-    }
-  }
+namespace {
 
-  // Labels per distinct key, in order of first appearance; where each key appears first.
+// The distinct non-empty texts of an extraction, and where each given text stands
+// among them.
+struct DistinctTexts {
+  std::vector<std::string> texts;
+  std::vector<std::size_t> slot_of;  // by the given text's index
+  std::size_t total_bytes = 0;       // the question's and each distinct text's with its labels
+};
+
+DistinctTexts distinct_texts(std::string_view question, const std::vector<std::string>& texts) {
+  DistinctTexts distinct;
+  distinct.slot_of.resize(texts.size());
+  distinct.total_bytes = question.size();
+  for (std::size_t t = 0; t < texts.size(); ++t) {
+    auto it = std::find(distinct.texts.begin(), distinct.texts.end(), texts[t]);
+    distinct.slot_of[t] = static_cast<std::size_t>(it - distinct.texts.begin());
+    if (it == distinct.texts.end() && !texts[t].empty()) {
+      distinct.texts.push_back(texts[t]);
+      distinct.total_bytes += texts[t].size() + kLabelBytes * split_sentences(texts[t]).size();
+    }
+  }
+  return distinct;
+}
+
+// One label per distinct sentence key, in order of first appearance.
+struct SentenceLabels {
   std::map<std::string, std::size_t> label_of;
-  std::vector<std::string> keys;  // by label - 1
-  std::vector<std::pair<std::size_t, std::size_t>> first_seen;  // (passage, sentence)
+  std::vector<std::string> keys;                                // by label - 1
+  std::vector<std::pair<std::size_t, std::size_t>> first_seen;  // (passage, sentence), by label - 1
+};
+
+SentenceLabels label_sentences(const std::vector<Passage>& passages) {
+  SentenceLabels labels;
   for (std::size_t p = 0; p < passages.size(); ++p) {
     for (std::size_t s = 0; s < passages[p].keys.size(); ++s) {
-      if (label_of.emplace(passages[p].keys[s], keys.size() + 1).second) {
-        keys.push_back(passages[p].keys[s]);
-        first_seen.emplace_back(p, s);
+      if (labels.label_of.emplace(passages[p].keys[s], labels.keys.size() + 1).second) {
+        labels.keys.push_back(passages[p].keys[s]);
+        labels.first_seen.emplace_back(p, s);
       }
     }
   }
+  return labels;
+}
 
-  // Known, in flight elsewhere, or ours to ask.
-  std::map<std::string, StoredClaims> known;
-  std::map<std::string, std::shared_future<StatusOr<StoredClaims>>> waiting;
-  std::vector<std::size_t> to_ask;  // labels
-  StartedKeys started(store);
-  auto entries = store.find_or_start_all(keys);
-  for (std::size_t label = 1; label <= keys.size(); ++label) {
-    const std::string& key = keys[label - 1];
-    if (auto& pending = entries[label - 1]) {
-      waiting.emplace(key, std::move(*pending));
-    } else if (std::optional<StoredClaims> loaded = store.load(key)) {
-      store.remember(key, *loaded);
-      known.emplace(key, std::move(*loaded));
-    } else {
-      started.add(key);
-      to_ask.push_back(label);
-    }
-  }
-
-  // One call for every passage at once when they fit, else one per passage.
-  std::vector<std::vector<std::size_t>> call_passages;
+// The passages each claims call reads: every passage in one call when they fit together,
+// else one call per passage.
+std::vector<std::vector<std::size_t>> passages_per_call(std::size_t passages, bool together) {
+  std::vector<std::vector<std::size_t>> calls;
   if (together) {
-    call_passages.emplace_back();
-    for (std::size_t p = 0; p < passages.size(); ++p) call_passages.back().push_back(p);
+    calls.emplace_back();
+    for (std::size_t p = 0; p < passages; ++p) calls.back().push_back(p);
   } else {
-    for (std::size_t p = 0; p < passages.size(); ++p) call_passages.push_back({p});
+    for (std::size_t p = 0; p < passages; ++p) calls.push_back({p});
   }
-  Status failure = ok_status();
-  bool asked_any = false;
-  for (const std::vector<std::size_t>& group : call_passages) {
-    ClaimsPrompt prompt;
-    prompt.question = std::string(question);
-    for (std::size_t label : to_ask) {
-      if (std::find(group.begin(), group.end(), first_seen[label - 1].first) != group.end()) {
-        prompt.asked.push_back(label);
-      }
-    }
-    if (prompt.asked.empty()) continue;
-    for (std::size_t p : group) {
-      auto& shown = prompt.texts.emplace_back();
-      for (std::size_t s = 0; s < passages[p].sentences.size(); ++s) {
-        shown.emplace_back(label_of[passages[p].keys[s]], passages[p].sentences[s]);
-      }
-    }
-    asked_any = true;
-    LanguageReply answer = chat_in_language(
-        *options.book, *options.client, options.language, kClaimsWhat,
-        [&prompt](const std::string& line) { return llm_claims_request(prompt, line); },
-        [&prompt](const nlohmann::json& reply) { return asked_claims(reply, prompt); }, "claims",
-        calls);
-    const std::string call = answer.call;
-    StatusOr<nlohmann::json> reply = std::move(answer.reply);
-    if (reply.ok() && answer.wrong) {
-      reply = invalid_argument(wrong_script_message(options.language, "the claims", *answer.wrong));
-    }
-    std::vector<ClaimStore::Finished> finished;  // stored together (claim_store.h)
-    for (std::size_t label : prompt.asked) {
-      const std::string& key = keys[label - 1];
-      if (!reply.ok()) {
-        finished.push_back({key, reply.status(), false});
-        continue;
-      }
-      const auto [p, s] = first_seen[label - 1];
-      const std::string& sentence = passages[p].sentences[s];
-      std::optional<std::vector<std::string>> got = read_llm_sentence_claims(*reply, prompt, label);
-      StoredClaims claims;
-      claims.call = call;
-      claims.claims = got ? standalone_claims(*got, sentence, question, passages[p].befores[s])
-                          : std::vector<std::string>{answer_premise(sentence, question)};
-      known[key] = claims;
-      finished.push_back({key, std::move(claims), got.has_value()});
-    }
-    for (const ClaimStore::Finished& done : finished) started.done(done.key);
-    store.finish_all(std::move(finished));
-    if (!reply.ok() && failure.ok()) failure = reply.status();
-  }
-  RAGMETER_RETURN_IF_ERROR(failure);
-  for (auto& [key, pending] : waiting) {
-    const StatusOr<StoredClaims>& claims = pending.get();
-    if (!claims.ok()) return claims.status();
-    known[key] = *claims;
-  }
-  if (!asked_any && !keys.empty()) {
-    options.book->record_store_hit("claims");  // a call the store made unnecessary
-  }
+  return calls;
+}
 
+// One extract_text_claims call (llm_claims.h), step by step.
+class ClaimsExtraction {
+ public:
+  ClaimsExtraction(const ClaimsCallOptions& options, std::string_view question, CallLog* calls)
+      : options_(options),
+        store_(*options.store),
+        question_(question),
+        instruction_(language_instruction(options.language, kClaimsWhat)),
+        calls_(calls) {}
+
+  StatusOr<std::vector<std::vector<std::string>>> run(const std::vector<std::string>& texts);
+
+ private:
+  StatusOr<std::vector<std::string>> pieces_of(const std::string& text) const;
+  Status read_passages();
+  void look_up_keys(StartedKeys* started);
+  Status ask_unknown(StartedKeys* started);
+  ClaimsPrompt call_prompt(const std::vector<std::size_t>& group) const;
+  StatusOr<nlohmann::json> ask_claims(const ClaimsPrompt& prompt, std::string* call);
+  void store_reply(const ClaimsPrompt& prompt, const StatusOr<nlohmann::json>& reply,
+                   const std::string& call, StartedKeys* started);
+  Status await_others();
+  std::vector<std::string> claims_of_text(const std::string& text, std::size_t slot);
+  void log_calls_of_text(std::size_t slot);
+
+  const ClaimsCallOptions& options_;
+  ClaimStore& store_;
+  const std::string_view question_;
+  const std::string instruction_;
+  CallLog* const calls_;
+  DistinctTexts distinct_;
+  bool together_ = false;  // every distinct text in one call
+  std::vector<Passage> passages_;
+  std::vector<std::vector<std::size_t>> passages_of_;  // by distinct text
+  SentenceLabels labels_;
+  // Each key's claims: known, in flight elsewhere, or ours to ask.
+  std::map<std::string, StoredClaims> known_;
+  std::map<std::string, std::shared_future<StatusOr<StoredClaims>>> waiting_;
+  std::vector<std::size_t> to_ask_;  // labels
+  bool asked_any_ = false;
+};
+
+StatusOr<std::vector<std::vector<std::string>>> ClaimsExtraction::run(
+    const std::vector<std::string>& texts) {
+  distinct_ = distinct_texts(question_, texts);
+  together_ =
+      fits_judge_window(distinct_.total_bytes, prompts::k_claims.size() + instruction_.size(),
+                        options_.context_tokens, options_.max_tokens);
+  RAGMETER_RETURN_IF_ERROR(read_passages());
+  labels_ = label_sentences(passages_);
+  StartedKeys started(store_);
+  look_up_keys(&started);
+  RAGMETER_RETURN_IF_ERROR(ask_unknown(&started));
+  RAGMETER_RETURN_IF_ERROR(await_others());
+  if (!asked_any_ && !labels_.keys.empty()) {
+    options_.book->record_store_hit("claims");  // a call the store made unnecessary
+  }
   std::vector<std::vector<std::string>> out(texts.size());
   for (std::size_t t = 0; t < texts.size(); ++t) {
     if (texts[t].empty()) continue;
-    // A short answer the judge gave no claim for ("American": an empty list) is its
-    // question and itself, as the offline judge reads it; decided here, by the whole
-    // text, since a sentence's stored claims serve it wherever it opens a text.
-    if (const std::string premise = answer_premise(texts[t], question);
-        premise != texts[t] && !is_noncommittal(texts[t])) {
-      bool any = false;
-      for (std::size_t p : passages_of[text_slot[t]]) {
-        for (const std::string& key : passages[p].keys) any = any || !known[key].claims.empty();
-      }
-      if (!any) out[t].push_back(premise);
+    out[t] = claims_of_text(texts[t], distinct_.slot_of[t]);
+    log_calls_of_text(distinct_.slot_of[t]);
+  }
+  return out;
+}
+
+// A distinct text whole when all fit one call, else in pieces that each fit the window.
+StatusOr<std::vector<std::string>> ClaimsExtraction::pieces_of(const std::string& text) const {
+  if (together_) return std::vector<std::string>{text};
+  const int window = options_.context_tokens;
+  const std::int64_t room = window - reply_reserve(window, options_.max_tokens) -
+                            estimate_tokens(prompts::k_system.size() + prompts::k_claims.size() +
+                                            instruction_.size() + 64 + question_.size());
+  if (room < 32) {
+    return invalid_argument("the judge's context window (" + std::to_string(window) +
+                            " tokens) leaves no room to extract claims");
+  }
+  return split_to_fit(text, room - room / 5);  // a fifth for the labels
+}
+
+Status ClaimsExtraction::read_passages() {
+  passages_of_.resize(distinct_.texts.size());
+  for (std::size_t d = 0; d < distinct_.texts.size(); ++d) {
+    RAGMETER_ASSIGN_OR_RETURN(const std::vector<std::string> pieces, pieces_of(distinct_.texts[d]));
+    for (const std::string& piece : pieces) {
+      passages_of_[d].push_back(passages_.size());
+      passages_.push_back(read_passage(store_, question_, piece, instruction_));
     }
-    for (std::size_t p : passages_of[text_slot[t]]) {
-      for (const std::string& key : passages[p].keys) {
-        const StoredClaims& stored = known[key];
-        for (const std::string& claim : stored.claims) {
-          if (std::find(out[t].begin(), out[t].end(), claim) == out[t].end()) out[t].push_back(claim);
-        }
-        if (calls && !stored.call.empty() &&
-            std::find(calls->begin(), calls->end(), stored.call) == calls->end()) {
-          calls->push_back(stored.call);
-        }
+  }
+  return ok_status();
+}
+
+// Each key from another thread extracting it now, from the store, or started as ours.
+void ClaimsExtraction::look_up_keys(StartedKeys* started) {
+  auto entries = store_.find_or_start_all(labels_.keys);
+  for (std::size_t label = 1; label <= labels_.keys.size(); ++label) {
+    const std::string& key = labels_.keys[label - 1];
+    if (auto& pending = entries[label - 1]) {
+      waiting_.emplace(key, std::move(*pending));
+    } else if (std::optional<StoredClaims> loaded = store_.load(key)) {
+      store_.remember(key, *loaded);
+      known_.emplace(key, std::move(*loaded));
+    } else {
+      started->add(key);
+      to_ask_.push_back(label);
+    }
+  }
+}
+
+// The claims calls for the keys ours to ask; every call is made, the first failure returned.
+Status ClaimsExtraction::ask_unknown(StartedKeys* started) {
+  Status failure = ok_status();
+  for (const std::vector<std::size_t>& group : passages_per_call(passages_.size(), together_)) {
+    const ClaimsPrompt prompt = call_prompt(group);
+    if (prompt.asked.empty()) continue;
+    asked_any_ = true;
+    std::string call;
+    const StatusOr<nlohmann::json> reply = ask_claims(prompt, &call);
+    store_reply(prompt, reply, call, started);
+    if (!reply.ok() && failure.ok()) failure = reply.status();
+  }
+  return failure;
+}
+
+// The prompt of one call over `group`'s passages: the labels ours to ask that first appear
+// there, and, when there is one, every sentence of the passages under its label.
+ClaimsPrompt ClaimsExtraction::call_prompt(const std::vector<std::size_t>& group) const {
+  ClaimsPrompt prompt;
+  prompt.question = std::string(question_);
+  for (std::size_t label : to_ask_) {
+    if (std::find(group.begin(), group.end(), labels_.first_seen[label - 1].first) != group.end()) {
+      prompt.asked.push_back(label);
+    }
+  }
+  if (prompt.asked.empty()) return prompt;
+  for (std::size_t p : group) {
+    auto& shown = prompt.texts.emplace_back();
+    for (std::size_t s = 0; s < passages_[p].sentences.size(); ++s) {
+      shown.emplace_back(labels_.label_of.at(passages_[p].keys[s]), passages_[p].sentences[s]);
+    }
+  }
+  return prompt;
+}
+
+// The judge's reply to `prompt` (`call`: the call's key); an error when the call failed
+// or the claims stayed in another script than the language's.
+StatusOr<nlohmann::json> ClaimsExtraction::ask_claims(const ClaimsPrompt& prompt,
+                                                      std::string* call) {
+  LanguageReply answer = chat_in_language(
+      *options_.book, *options_.client, options_.language, kClaimsWhat,
+      [&prompt](const std::string& line) { return llm_claims_request(prompt, line); },
+      [&prompt](const nlohmann::json& reply) { return asked_claims(reply, prompt); }, "claims",
+      calls_);
+  *call = answer.call;
+  StatusOr<nlohmann::json> reply = std::move(answer.reply);
+  if (reply.ok() && answer.wrong) {
+    reply = invalid_argument(wrong_script_message(options_.language, "the claims", *answer.wrong));
+  }
+  return reply;
+}
+
+// Finishes every asked key with its sentence's claims from the reply (the sentence itself
+// when the reply has no claims for it), or with the reply's error; stored together
+// (claim_store.h).
+void ClaimsExtraction::store_reply(const ClaimsPrompt& prompt,
+                                   const StatusOr<nlohmann::json>& reply, const std::string& call,
+                                   StartedKeys* started) {
+  std::vector<ClaimStore::Finished> finished;
+  for (std::size_t label : prompt.asked) {
+    const std::string& key = labels_.keys[label - 1];
+    if (!reply.ok()) {
+      finished.push_back({key, reply.status(), false});
+      continue;
+    }
+    const auto [p, s] = labels_.first_seen[label - 1];
+    const std::string& sentence = passages_[p].sentences[s];
+    std::optional<std::vector<std::string>> got = read_llm_sentence_claims(*reply, prompt, label);
+    StoredClaims claims;
+    claims.call = call;
+    claims.claims = got ? standalone_claims(*got, sentence, question_, passages_[p].befores[s])
+                        : std::vector<std::string>{answer_premise(sentence, question_)};
+    known_[key] = claims;
+    finished.push_back({key, std::move(claims), got.has_value()});
+  }
+  for (const ClaimStore::Finished& done : finished) started->done(done.key);
+  store_.finish_all(std::move(finished));
+}
+
+// The claims of the keys other threads were extracting.
+Status ClaimsExtraction::await_others() {
+  for (auto& [key, pending] : waiting_) {
+    const StatusOr<StoredClaims>& claims = pending.get();
+    if (!claims.ok()) return claims.status();
+    known_[key] = *claims;
+  }
+  return ok_status();
+}
+
+// A text's claims: its sentences' stored claims, each once.
+std::vector<std::string> ClaimsExtraction::claims_of_text(const std::string& text,
+                                                          std::size_t slot) {
+  std::vector<std::string> out;
+  // A short answer the judge gave no claim for ("American": an empty list) is its
+  // question and itself, as the offline judge reads it; decided here, by the whole
+  // text, since a sentence's stored claims serve it wherever it opens a text.
+  if (const std::string premise = answer_premise(text, question_);
+      premise != text && !is_noncommittal(text)) {
+    bool any = false;
+    for (std::size_t p : passages_of_[slot]) {
+      for (const std::string& key : passages_[p].keys) any = any || !known_[key].claims.empty();
+    }
+    if (!any) out.push_back(premise);
+  }
+  for (std::size_t p : passages_of_[slot]) {
+    for (const std::string& key : passages_[p].keys) {
+      for (const std::string& claim : known_[key].claims) {
+        if (std::find(out.begin(), out.end(), claim) == out.end()) out.push_back(claim);
       }
     }
   }
   return out;
+}
+
+// The calls behind a text's claims, each once in the log.
+void ClaimsExtraction::log_calls_of_text(std::size_t slot) {
+  if (!calls_) return;
+  for (std::size_t p : passages_of_[slot]) {
+    for (const std::string& key : passages_[p].keys) {
+      const std::string& call = known_[key].call;
+      if (!call.empty() && std::find(calls_->begin(), calls_->end(), call) == calls_->end()) {
+        calls_->push_back(call);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
+    const ClaimsCallOptions& options, std::string_view question,
+    const std::vector<std::string>& texts, CallLog* calls) {
+  return ClaimsExtraction(options, question, calls).run(texts);
 }
 
 }  // namespace ragmeter

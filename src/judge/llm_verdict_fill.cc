@@ -13,136 +13,215 @@
 #include "ragmeter/offline_judge.h"
 
 namespace ragmeter {
+namespace {
 
-void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>& chunks,
-                           std::optional<std::string> reference,
-                           std::optional<std::string> response, CallLog* calls,
-                           const JudgeLanguage& language) {
-  const std::string instruction = language_instruction(language, kReasonsWhat);
-  // Distinct premise and claim texts: duplicate chunks or claims are asked once.
+using Pair = std::pair<std::size_t, std::size_t>;  // (claim, premise)
+
+// A ledger's texts as the verdict tables see them: the distinct premises and claims (a
+// duplicate chunk or claim is asked once), and each chunk's, claim's and whole text's
+// place among them.
+struct VerdictTexts {
   std::vector<std::string> premises, claims;
-  auto index_of = [](std::vector<std::string>& list, const std::string& text) {
-    auto it = std::find(list.begin(), list.end(), text);
-    if (it != list.end()) return static_cast<std::size_t>(it - list.begin());
-    list.push_back(text);
-    return list.size() - 1;
-  };
-  std::vector<std::size_t> chunk_premise;
-  for (const std::string& chunk : chunks) chunk_premise.push_back(index_of(premises, chunk));
-  const std::size_t a = ledger->response_claims.size(), r = ledger->reference_claims.size();
+  std::vector<std::size_t> chunk_premise, response_claim, reference_claim;
   std::optional<std::size_t> reference_premise, response_premise;
-  if (reference && a > 0) reference_premise = index_of(premises, *reference);
-  if (response && r > 0) response_premise = index_of(premises, *response);
-  std::vector<std::size_t> response_claim, reference_claim;
-  for (const Claim& claim : ledger->response_claims) response_claim.push_back(index_of(claims, claim.text));
-  for (const Claim& claim : ledger->reference_claims) reference_claim.push_back(index_of(claims, claim.text));
+};
 
-  // The pairs the tables need, in table order.
-  using Pair = std::pair<std::size_t, std::size_t>;  // (claim, premise)
+std::size_t index_of(std::vector<std::string>& list, const std::string& text) {
+  auto it = std::find(list.begin(), list.end(), text);
+  if (it != list.end()) return static_cast<std::size_t>(it - list.begin());
+  list.push_back(text);
+  return list.size() - 1;
+}
+
+VerdictTexts verdict_texts(const ClaimLedger& ledger, const std::vector<std::string>& chunks,
+                           const std::optional<std::string>& reference,
+                           const std::optional<std::string>& response) {
+  VerdictTexts texts;
+  for (const std::string& chunk : chunks) {
+    texts.chunk_premise.push_back(index_of(texts.premises, chunk));
+  }
+  if (reference && !ledger.response_claims.empty()) {
+    texts.reference_premise = index_of(texts.premises, *reference);
+  }
+  if (response && !ledger.reference_claims.empty()) {
+    texts.response_premise = index_of(texts.premises, *response);
+  }
+  for (const Claim& claim : ledger.response_claims) {
+    texts.response_claim.push_back(index_of(texts.claims, claim.text));
+  }
+  for (const Claim& claim : ledger.reference_claims) {
+    texts.reference_claim.push_back(index_of(texts.claims, claim.text));
+  }
+  return texts;
+}
+
+// The pairs the tables need, each once, in table order.
+std::vector<Pair> needed_pairs(const VerdictTexts& texts) {
   std::vector<Pair> needed;
   auto need = [&](std::size_t claim, std::size_t premise) {
     if (std::find(needed.begin(), needed.end(), Pair{claim, premise}) == needed.end()) {
       needed.emplace_back(claim, premise);
     }
   };
-  for (std::size_t c : response_claim) {
-    for (std::size_t p : chunk_premise) need(c, p);
-    if (reference_premise) need(c, *reference_premise);
+  for (std::size_t c : texts.response_claim) {
+    for (std::size_t p : texts.chunk_premise) need(c, p);
+    if (texts.reference_premise) need(c, *texts.reference_premise);
   }
-  for (std::size_t c : reference_claim) {
-    for (std::size_t p : chunk_premise) need(c, p);
-    if (response_premise) need(c, *response_premise);
+  for (std::size_t c : texts.reference_claim) {
+    for (std::size_t p : texts.chunk_premise) need(c, p);
+    if (texts.response_premise) need(c, *texts.response_premise);
   }
-  if (needed.empty()) return;
+  return needed;
+}
 
+// Where the needed pairs' verdicts come from.
+struct VerdictSources {
   std::map<Pair, StoredVerdict> found;
   std::map<Pair, std::shared_future<StoredVerdict>> waiting;  // being judged elsewhere
   std::map<Pair, std::string> started;                        // ours to judge: their keys
   std::vector<Pair> missing;
-  bool known = false;
+  bool known = false;  // a pair from the store or another thread
+};
+
+// The needed pairs a judge must read, with their store keys.
+struct JudgedPairs {
+  std::vector<Pair> pairs;
+  std::vector<std::string> keys;
+};
+
+// A premise that holds the claim's very words states it: its pair is entailed in `found`,
+// with no call. (A small model judging a claim against its own text in a table was seen
+// to answer Contradiction.) The other pairs are returned.
+JudgedPairs pairs_to_judge(const VerdictTexts& texts, const std::vector<Pair>& needed,
+                           const VerdictStore& store, const std::string& instruction,
+                           std::map<Pair, StoredVerdict>* found) {
   std::vector<std::string> folded_premises;
-  for (const std::string& premise : premises) {
+  for (const std::string& premise : texts.premises) {
     folded_premises.push_back(offline_fold_case(normalize_content_text(premise)));
   }
-  std::vector<Pair> judged;  // the pairs a judge must read, and their keys
-  std::vector<std::string> keys;
+  JudgedPairs judged;
   for (const Pair& pair : needed) {
-    // A premise that holds the claim's very words states it: no call. (A small model
-    // judging a claim against its own text in a table was seen to answer Contradiction.)
-    const std::string claim = offline_fold_case(normalize_content_text(claims[pair.first]));
+    const std::string claim = offline_fold_case(normalize_content_text(texts.claims[pair.first]));
     if (!claim.empty() && folded_premises[pair.second].find(claim) != std::string::npos) {
-      found[pair].cell.verdict = Verdict::kEntailment;
+      (*found)[pair].cell.verdict = Verdict::kEntailment;
       continue;
     }
-    judged.push_back(pair);
-    keys.push_back(store_.key(claims[pair.first], premises[pair.second], instruction));
+    judged.pairs.push_back(pair);
+    judged.keys.push_back(
+        store.key(texts.claims[pair.first], texts.premises[pair.second], instruction));
   }
-  // All at once, so that two rows judging the same cells at the same time do not split
-  // them into two calls.
-  auto entries = store_.find_or_start_all(keys);
-  for (std::size_t i = 0; i < judged.size(); ++i) {
-    const Pair& pair = judged[i];
-    const std::string& key = keys[i];
+  return judged;
+}
+
+// Each judged pair awaited from another thread judging it now, taken from the store, or
+// started as ours to ask (missing). All keys at once, so that two rows judging the same
+// cells at the same time do not split them into two calls.
+void look_up_pairs(VerdictStore& store, const VerdictTexts& texts, const JudgedPairs& judged,
+                   const std::string& instruction, VerdictSources* sources) {
+  auto entries = store.find_or_start_all(judged.keys);
+  for (std::size_t i = 0; i < judged.pairs.size(); ++i) {
+    const Pair& pair = judged.pairs[i];
+    const std::string& key = judged.keys[i];
     if (auto& pending = entries[i]) {
-      waiting.emplace(pair, std::move(*pending));
-      known = true;
-    } else if (auto stored = store_.find(claims[pair.first], premises[pair.second], instruction)) {
-      store_.remember(key, *stored);
-      found[pair] = std::move(*stored);
-      known = true;
+      sources->waiting.emplace(pair, std::move(*pending));
+      sources->known = true;
+    } else if (auto stored =
+                   store.find(texts.claims[pair.first], texts.premises[pair.second], instruction)) {
+      store.remember(key, *stored);
+      sources->found[pair] = std::move(*stored);
+      sources->known = true;
     } else {
-      started.emplace(pair, key);
-      missing.push_back(pair);
+      sources->started.emplace(pair, key);
+      sources->missing.push_back(pair);
     }
   }
-  if (!missing.empty()) ask_missing(claims, premises, missing, language, &found);
-  // Every started key is finished, judged or not; the judged ones are stored together.
-  std::vector<std::pair<std::string, StoredVerdict>> finished;
-  for (const auto& [pair, key] : started) {
-    auto it = found.find(pair);
-    finished.emplace_back(key, it == found.end() ? StoredVerdict{} : it->second);
-  }
-  store_.finish_all(std::move(finished));
-  for (auto& [pair, pending] : waiting) found[pair] = pending.get();
-  if (missing.empty() && known) {
-    book_.record_store_hit("verdicts");  // a call the store made unnecessary
-  }
+}
 
-  auto cell_of = [&](std::size_t claim, std::size_t premise) {
-    auto it = found.find(Pair{claim, premise});
-    return it == found.end() ? VerdictCell{} : it->second.cell;
-  };
+// Every started key is finished, judged or not; the judged ones are stored together.
+void finish_started(VerdictStore& store, const VerdictSources& sources) {
+  std::vector<std::pair<std::string, StoredVerdict>> finished;
+  for (const auto& [pair, key] : sources.started) {
+    auto it = sources.found.find(pair);
+    finished.emplace_back(key, it == sources.found.end() ? StoredVerdict{} : it->second);
+  }
+  store.finish_all(std::move(finished));
+}
+
+VerdictCell cell_of(const std::map<Pair, StoredVerdict>& found, std::size_t claim,
+                    std::size_t premise) {
+  auto it = found.find(Pair{claim, premise});
+  return it == found.end() ? VerdictCell{} : it->second.cell;
+}
+
+// The ledger's verdict tables from the pairs' verdicts.
+void write_verdict_tables(const VerdictTexts& texts, const std::map<Pair, StoredVerdict>& found,
+                          ClaimLedger* ledger) {
+  const std::size_t a = texts.response_claim.size(), r = texts.reference_claim.size();
+  const std::size_t chunks = texts.chunk_premise.size();
   for (std::size_t i = 0; i < a; ++i) {
-    for (std::size_t k = 0; k < chunks.size(); ++k) {
-      ledger->response_vs_chunks.at(i, k) = cell_of(response_claim[i], chunk_premise[k]);
+    for (std::size_t k = 0; k < chunks; ++k) {
+      ledger->response_vs_chunks.at(i, k) =
+          cell_of(found, texts.response_claim[i], texts.chunk_premise[k]);
     }
   }
   for (std::size_t j = 0; j < r; ++j) {
-    for (std::size_t k = 0; k < chunks.size(); ++k) {
-      ledger->reference_vs_chunks.at(j, k) = cell_of(reference_claim[j], chunk_premise[k]);
+    for (std::size_t k = 0; k < chunks; ++k) {
+      ledger->reference_vs_chunks.at(j, k) =
+          cell_of(found, texts.reference_claim[j], texts.chunk_premise[k]);
     }
   }
-  if (reference_premise) {
+  if (texts.reference_premise) {
     ledger->response_vs_reference.clear();
     for (std::size_t i = 0; i < a; ++i) {
-      ledger->response_vs_reference.push_back(cell_of(response_claim[i], *reference_premise));
+      ledger->response_vs_reference.push_back(
+          cell_of(found, texts.response_claim[i], *texts.reference_premise));
     }
   }
-  if (response_premise) {
+  if (texts.response_premise) {
     ledger->reference_vs_response.clear();
     for (std::size_t j = 0; j < r; ++j) {
-      ledger->reference_vs_response.push_back(cell_of(reference_claim[j], *response_premise));
+      ledger->reference_vs_response.push_back(
+          cell_of(found, texts.reference_claim[j], *texts.response_premise));
     }
   }
+}
+
+// The needed pairs' language warnings to the ledger, and their calls, each once, to `calls`.
+void note_warnings_and_calls(const std::vector<Pair>& needed, std::map<Pair, StoredVerdict>& found,
+                             ClaimLedger* ledger, CallLog* calls) {
   for (const Pair& pair : needed) add_warning(&ledger->warnings, found[pair].language_warning);
-  if (calls) {
-    for (const Pair& pair : needed) {
-      const std::string& call = found[pair].call;
-      if (!call.empty() && std::find(calls->begin(), calls->end(), call) == calls->end()) {
-        calls->push_back(call);
-      }
+  if (!calls) return;
+  for (const Pair& pair : needed) {
+    const std::string& call = found[pair].call;
+    if (!call.empty() && std::find(calls->begin(), calls->end(), call) == calls->end()) {
+      calls->push_back(call);
     }
   }
+}
+
+}  // namespace
+
+void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>& chunks,
+                             std::optional<std::string> reference,
+                             std::optional<std::string> response, CallLog* calls,
+                             const JudgeLanguage& language) {
+  const std::string instruction = language_instruction(language, kReasonsWhat);
+  const VerdictTexts texts = verdict_texts(*ledger, chunks, reference, response);
+  const std::vector<Pair> needed = needed_pairs(texts);
+  if (needed.empty()) return;
+  VerdictSources sources;
+  const JudgedPairs judged = pairs_to_judge(texts, needed, store_, instruction, &sources.found);
+  look_up_pairs(store_, texts, judged, instruction, &sources);
+  if (!sources.missing.empty()) {
+    ask_missing(texts.claims, texts.premises, sources.missing, language, &sources.found);
+  }
+  finish_started(store_, sources);
+  for (auto& [pair, pending] : sources.waiting) sources.found[pair] = pending.get();
+  if (sources.missing.empty() && sources.known) {
+    book_.record_store_hit("verdicts");  // a call the store made unnecessary
+  }
+  write_verdict_tables(texts, sources.found, ledger);
+  note_warnings_and_calls(needed, sources.found, ledger, calls);
 }
 
 void LlmJudge::ask_missing(const std::vector<std::string>& claims,

@@ -304,8 +304,25 @@ Status write_rows(const std::string& path, const std::vector<Row>& rows, ToJson 
   return out.commit();
 }
 
-// Writes the summary, reports on stdout (`kind_line`: the kind's own line, after the
-// rejections) and gives gen's exit code.
+// gen's report on stdout (`kind_line`: the kind's own line, after the rejections).
+void print_gen_report(const GenArgs& args, const GenSetup& setup, const GenCounts& counts,
+                      const nlohmann::ordered_json& summary, const std::string& kind_line) {
+  const llm::UsageTotals chat_totals = setup.chat->totals();
+  std::cout << fmt::format("{} of {} rows written to {} ({} documents, {} chunks, index {})\n",
+                           counts.rows, args.size, args.out, setup.loaded.documents.size(),
+                           setup.chunks.size(), setup.reused ? "reused" : "built");
+  std::cout << fmt::format("contexts tried: {}; {} proposed: {}\n", counts.contexts_tried,
+                           counts.proposed_what, counts.proposed);
+  for (const auto& [reason, count] : *counts.rejected) {
+    std::cout << fmt::format("  rejected {:>4}  {}\n", count, reason);
+  }
+  std::cout << kind_line;
+  std::cout << fmt::format("judge calls: {} requests ({} from the cache), {:.1f} per row\n",
+                           chat_totals.requests, chat_totals.cache_hits,
+                           summary["judge_calls_per_row"].get<double>());
+}
+
+// Writes the summary, reports on stdout (print_gen_report) and gives gen's exit code.
 CommandOutcome finish_gen(const GenArgs& args, const GenSetup& setup, const GenCounts& counts,
                           const nlohmann::ordered_json& summary, const std::string& kind_line) {
   if (!args.summary.empty()) {
@@ -321,21 +338,7 @@ CommandOutcome finish_gen(const GenArgs& args, const GenSetup& setup, const GenC
         args.summary.empty() ? "" : " and the summary says \"cancelled\": true");
     return kExitInterrupted;
   }
-  if (!args.quiet) {
-    const llm::UsageTotals chat_totals = setup.chat->totals();
-    std::cout << fmt::format("{} of {} rows written to {} ({} documents, {} chunks, index {})\n",
-                             counts.rows, args.size, args.out, setup.loaded.documents.size(),
-                             setup.chunks.size(), setup.reused ? "reused" : "built");
-    std::cout << fmt::format("contexts tried: {}; {} proposed: {}\n", counts.contexts_tried,
-                             counts.proposed_what, counts.proposed);
-    for (const auto& [reason, count] : *counts.rejected) {
-      std::cout << fmt::format("  rejected {:>4}  {}\n", count, reason);
-    }
-    std::cout << kind_line;
-    std::cout << fmt::format("judge calls: {} requests ({} from the cache), {:.1f} per row\n",
-                             chat_totals.requests, chat_totals.cache_hits,
-                             summary["judge_calls_per_row"].get<double>());
-  }
+  if (!args.quiet) print_gen_report(args, setup, counts, summary, kind_line);
   if (counts.rows == 0 && counts.proposed == 0) {
     // Nothing to filter: the judge never answered. Not a filter's doing (exit code 4).
     for (const auto& [reason, count] : *counts.rejected) {
@@ -355,6 +358,43 @@ CommandOutcome finish_gen(const GenArgs& args, const GenSetup& setup, const GenC
   return kExitOk;
 }
 
+// generate_testset's options from gen's flags.
+TestsetOptions testset_options(const GenArgs& args, const GenSetup& setup, const QuestionMix& mix) {
+  TestsetOptions options;
+  options.size = args.size;
+  options.seed = args.seed;
+  options.mix = mix;
+  options.pairs_per_context = args.pairs_per_context;
+  options.neighbours = args.neighbours;
+  options.duplicate_similarity = args.duplicate_similarity;
+  options.max_contexts = args.max_contexts;
+  options.closed_book_check = !args.no_closed_book_check;
+  options.concurrency = setup.concurrency;
+  options.cancel = &stop_flag();
+  return options;
+}
+
+// The summary's rows by question type, in order of first appearance.
+nlohmann::ordered_json rows_by_question_type(const std::vector<TestsetRow>& rows) {
+  nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
+  for (const TestsetRow& row : rows) {
+    auto& n = by_type[question_type_name(row.type)];
+    n = n.is_null() ? 1 : n.get<int>() + 1;
+  }
+  return by_type;
+}
+
+// gen_questions' own report line.
+std::string question_coverage_line(const TestsetCoverage& coverage) {
+  std::string types;
+  for (const auto& [type, share] : coverage.type_share) {
+    types += fmt::format("{}{} {:.0f}%", types.empty() ? "" : ", ", type, 100 * share);
+  }
+  return fmt::format("question types: {}; multi-context {:.0f}%; distinct openings {} ({:.0f}%)\n",
+                     types, 100 * coverage.multi_context_share, coverage.distinct_openings,
+                     100 * coverage.distinct_opening_share);
+}
+
 // Questions, reference answers and reference contexts (testset.h).
 CommandOutcome gen_questions(const GenArgs& args, const GenSetup& setup) {
   auto mix = parse_question_mix(args.mix);
@@ -362,17 +402,7 @@ CommandOutcome gen_questions(const GenArgs& args, const GenSetup& setup) {
   TestsetReport report;
   report.cancelled = !setup.index;  // stopped while the chunks were embedded: no row
   if (setup.index) {
-    TestsetOptions options;
-    options.size = args.size;
-    options.seed = args.seed;
-    options.mix = *mix;
-    options.pairs_per_context = args.pairs_per_context;
-    options.neighbours = args.neighbours;
-    options.duplicate_similarity = args.duplicate_similarity;
-    options.max_contexts = args.max_contexts;
-    options.closed_book_check = !args.no_closed_book_check;
-    options.concurrency = setup.concurrency;
-    options.cancel = &stop_flag();
+    const TestsetOptions options = testset_options(args, setup, *mix);
     Progress progress(args.quiet);
     auto generated = generate_testset(
         setup.chunks, *setup.index, *setup.chat, embed_with(*setup.embedder), options,
@@ -386,23 +416,10 @@ CommandOutcome gen_questions(const GenArgs& args, const GenSetup& setup) {
                          "pairs", &report.rejected, report.cancelled};
   const TestsetCoverage coverage = testset_coverage(report.rows);
   nlohmann::ordered_json summary = gen_summary_head(args, setup, counts);
-  nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
-  for (const TestsetRow& row : report.rows) {
-    auto& n = by_type[question_type_name(row.type)];
-    n = n.is_null() ? 1 : n.get<int>() + 1;
-  }
-  summary["by_type"] = std::move(by_type);
+  summary["by_type"] = rows_by_question_type(report.rows);
   summary["coverage"] = testset_coverage_json(coverage);
   gen_summary_usage(setup, counts.rows, report.usage_by_call, &summary);
-  std::string types;
-  for (const auto& [type, share] : coverage.type_share) {
-    types += fmt::format("{}{} {:.0f}%", types.empty() ? "" : ", ", type, 100 * share);
-  }
-  return finish_gen(
-      args, setup, counts, summary,
-      fmt::format("question types: {}; multi-context {:.0f}%; distinct openings {} ({:.0f}%)\n",
-                  types, 100 * coverage.multi_context_share, coverage.distinct_openings,
-                  100 * coverage.distinct_opening_share));
+  return finish_gen(args, setup, counts, summary, question_coverage_line(coverage));
 }
 
 // Conversation scenarios for a simulated user (scenarios.h).
