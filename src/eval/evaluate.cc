@@ -358,13 +358,13 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
 }
 
 std::optional<RagasScore> ragas_score(const std::vector<MetricSummary>& metrics) {
-  static constexpr std::string_view kParts[] = {"faithfulness", "answer_relevancy",
-                                                "context_precision", "context_recall"};
   RagasScore score;
   double inverse_sum = 0.0;
   bool zero = false;
   for (const MetricSummary& metric : metrics) {
-    if (std::find(std::begin(kParts), std::end(kParts), metric.name) == std::end(kParts)) continue;
+    // The parts are the table's "ragas" group (MetricInfo::groups), said there once.
+    const MetricInfo* info = find_metric(metric.name);
+    if (info == nullptr || (info->groups & metric_groups::kRagas) == 0) continue;
     if (metric.stats.n == 0) continue;
     score.of.push_back(metric.name);
     if (metric.stats.mean <= 0.0) {
