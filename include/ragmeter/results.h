@@ -24,6 +24,11 @@ namespace ragmeter {
 std::unique_ptr<ResultSink> make_jsonl_result_writer(std::ostream& out,
                                                      std::vector<MetricRequest> metrics);
 
+// Keeps each row as the JSON object make_jsonl_result_writer writes as its line, in
+// `rows` (for the HTML report, which reads those objects): no text in between.
+std::unique_ptr<ResultSink> make_json_rows_collector(std::vector<nlohmann::ordered_json>* rows,
+                                                     std::vector<MetricRequest> metrics);
+
 // Writes CSV: a header from the first good row's fields (rejected rows before it are
 // held back until it comes, or until finish()), then per metric the columns
 // `<metric>`, `<metric>_status`, `<metric>_reason`; fields a later row has that the

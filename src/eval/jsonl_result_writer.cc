@@ -1,4 +1,6 @@
 // Per-sample JSONL results.
+#include <functional>
+
 #include "eval/result_json.h"
 #include "ragmeter/result_table.h"
 #include "ragmeter/results.h"
@@ -95,32 +97,45 @@ Status write_line(const Json& object, std::ostream& out) {
 
 namespace {
 
-class JsonlResultWriter : public ResultSink {
+// Each row as its JSON object, handed to `put`: a line of the JSONL file, or an object
+// kept in memory.
+class JsonRowSink : public ResultSink {
  public:
-  JsonlResultWriter(std::ostream& out, std::vector<MetricRequest> metrics)
-      : out_(out), requests_(std::move(metrics)), metrics_(metric_names(requests_)) {}
+  using Put = std::function<Status(nlohmann::ordered_json)>;
+  JsonRowSink(std::vector<MetricRequest> metrics, Put put)
+      : requests_(std::move(metrics)), metrics_(metric_names(requests_)), put_(std::move(put)) {}
 
   Status on_row(const Row& row, const std::vector<MetricResult>& results) override {
     RAGMETER_RETURN_IF_ERROR(result_json::check_row_scores(row, requests_, results));
-    return result_json::write_line(result_json::scored_row(row.fields, metrics_, results), out_);
+    return put_(result_json::scored_row(row.fields, metrics_, results));
   }
 
   Status on_rejected(const RowError& error) override {
     std::vector<std::string> reasons(metrics_.size(), result_json::rejected_reason(error));
-    return result_json::write_line(result_json::rejected_row(error, metrics_, reasons), out_);
+    return put_(result_json::rejected_row(error, metrics_, reasons));
   }
 
  private:
-  std::ostream& out_;
   std::vector<MetricRequest> requests_;
   std::vector<std::string> metrics_;  // their names
+  Put put_;
 };
 
 }  // namespace
 
+std::unique_ptr<ResultSink> make_json_rows_collector(std::vector<nlohmann::ordered_json>* rows,
+                                                     std::vector<MetricRequest> metrics) {
+  return std::make_unique<JsonRowSink>(std::move(metrics), [rows](nlohmann::ordered_json row) {
+    rows->push_back(std::move(row));
+    return ok_status();
+  });
+}
+
 std::unique_ptr<ResultSink> make_jsonl_result_writer(std::ostream& out,
                                                      std::vector<MetricRequest> metrics) {
-  return std::make_unique<JsonlResultWriter>(out, std::move(metrics));
+  return std::make_unique<JsonRowSink>(std::move(metrics), [&out](const nlohmann::ordered_json& row) {
+    return result_json::write_line(row, out);
+  });
 }
 
 Status FanOutSink::on_row(const Row& row, const std::vector<MetricResult>& results) {

@@ -298,11 +298,11 @@ CommandOutcome run_eval(const EvalArgs& args) {
   options.cancel = &stop_flag();
   Progress progress(args.quiet);
   count_progress_total(args, *format, &progress);
-  // The report reads the rows back as the JSONL --out has them.
-  std::stringstream report_rows;
+  // The report reads the rows as the objects --out writes as lines.
+  std::vector<nlohmann::ordered_json> report_rows;
   std::unique_ptr<ResultSink> report_writer;
   if (!args.report.empty()) {
-    report_writer = make_jsonl_result_writer(report_rows, options.metrics);
+    report_writer = make_json_rows_collector(&report_rows, options.metrics);
     sinks.add(report_writer.get());
   }
   ClientCanceller canceller{eval->judge.chat.get(), eval->judge.embedder.get()};

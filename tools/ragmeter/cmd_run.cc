@@ -250,8 +250,8 @@ CommandOutcome run_run(const RunArgs& args) {
   std::unique_ptr<ResultSink> eval_writer;
   FanOutSink eval_sinks;
   std::unique_ptr<RunEvaluation> evaluation;
-  // The report reads the scored rows back as a JSONL --eval-out has them (as `eval --report`).
-  std::stringstream report_rows;
+  // The report reads the scored rows as the objects --eval-out writes as lines.
+  std::vector<nlohmann::ordered_json> report_rows;
   std::unique_ptr<ResultSink> report_writer;
   std::unique_ptr<ClientCanceller> judge_canceller;
   if (args.eval.metrics_given) {
@@ -271,7 +271,7 @@ CommandOutcome run_run(const RunArgs& args) {
       eval_sinks.add(eval_writer.get());
     }
     if (!args.report.empty()) {
-      report_writer = make_jsonl_result_writer(report_rows, eval->options.metrics);
+      report_writer = make_json_rows_collector(&report_rows, eval->options.metrics);
       eval_sinks.add(report_writer.get());
     }
     EvalOptions options_for_run = eval->options;

@@ -114,7 +114,7 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) 
 CommandOutcome report_eval(const EvalFlags& flags, const PreparedEval& eval,
                            const EvalSummary& summary, const std::string& source,
                            const std::string& summary_path, bool quiet, bool allow_failures,
-                           const std::string& report_path, std::istream* report_rows,
+                           const std::string& report_path, std::vector<nlohmann::ordered_json>* report_rows,
                            std::ostream* text_out) {
   std::ostream& text = text_out != nullptr ? *text_out : std::cout;
   const RunInfo info = make_run_info(eval.judge, source);
@@ -134,10 +134,7 @@ CommandOutcome report_eval(const EvalFlags& flags, const PreparedEval& eval,
   if (!report_path.empty() && report_rows != nullptr) {
     ReportInput input;
     input.summary = summary_to_json(summary, info);
-    std::string line;
-    while (std::getline(*report_rows, line)) {
-      if (!line.empty()) input.rows.push_back(nlohmann::ordered_json::parse(line));
-    }
+    input.rows = std::move(*report_rows);
     if (is_standard_output(report_path)) {
       std::cout << render_report(input);
       std::cout.flush();

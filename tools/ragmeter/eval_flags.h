@@ -71,13 +71,14 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence);
 // (summary.cancelled: thresholds are not checked), kExitBelowThreshold or kExitPartial
 // (rejected rows or failed scores, unless allow_failures).
 // `report_path` (not empty): also writes the HTML report of the run from `report_rows`,
-// the rows as the JSONL --out writes them. A path "-" is standard output. `text_out`:
+// the rows as the objects --out writes as lines (make_json_rows_collector); they are
+// moved from. A path "-" is standard output. `text_out`:
 // where the table and the judge's lines go (null: standard output).
 CommandOutcome report_eval(const EvalFlags& flags, const PreparedEval& eval,
                            const EvalSummary& summary, const std::string& source,
                            const std::string& summary_path, bool quiet, bool allow_failures,
                            const std::string& report_path = {},
-                           std::istream* report_rows = nullptr,
+                           std::vector<nlohmann::ordered_json>* report_rows = nullptr,
                            std::ostream* text_out = nullptr);
 
 }  // namespace ragmeter::cli
