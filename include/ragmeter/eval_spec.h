@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "ragmeter/gates.h"
 #include "ragmeter/image.h"
 #include "ragmeter/judge_factory.h"
+#include "ragmeter/llm_judge.h"
 #include "ragmeter/status.h"
 
 namespace ragmeter {
@@ -105,6 +107,23 @@ StatusOr<PreparedEval> prepare_eval(const EvalSpec& spec, SpecNaming naming = Sp
 // The same with a judge made already (one judge shared by many runs: Ray's workers).
 StatusOr<PreparedEval> prepare_eval(const EvalSpec& spec, const ConfiguredJudge& judge,
                                     SpecNaming naming = SpecNaming::kFlags);
+
+// What a run of the spec over `reader` would ask of the judge, sending nothing (`eval
+// --dry-run`, ragmeter.plan): the rows read and rejected, the judge calls and tokens of
+// the compact plan (PlannedCalls, llm_judge.h; each repeat makes a sample's calls again)
+// and, when the price of the model is known, their cost. Nothing is planned for the
+// offline judge, and only the embeddings calls for the offline judge with an embeddings
+// server. The errors of make_eval_options and of the judge's settings.
+struct EvalPlan {
+  std::int64_t rows = 0, rejected = 0;
+  std::size_t metrics = 0;
+  bool llm_judge = false;       // an LLM judge: `calls` are its calls
+  bool embedder_only = false;   // the offline judge with an embeddings server
+  llm::JudgeSettings settings;  // what the judge options resolved to
+  PlannedCalls calls;
+  std::optional<double> cost_usd;  // unknown price: none (a local model costs 0)
+};
+StatusOr<EvalPlan> plan_eval(const EvalSpec& spec, RowReader& reader, SpecNaming naming = SpecNaming::kFlags);
 
 // The spec from a JSON object of its field names (the judge as an object of JudgeOptions'
 // field names: "url", "model", "key_env", "cache_path", "cache_mode", "timeout_seconds",

@@ -297,6 +297,34 @@ void bind_run(nb::module_& m) {
 void bind_evaluate(nb::module_& m) {
   bind_run(m);
   m.def(
+      "plan",
+      [](DataSource& data, const nb::dict& spec_fields) {
+        const EvalSpec spec = eval_spec_from(spec_fields);
+        std::unique_ptr<RowReader> reader = data.open();
+        StatusOr<EvalPlan> planned = [&] {
+          nb::gil_scoped_release unlocked;
+          return plan_eval(spec, *reader, SpecNaming::kKeywords);
+        }();
+        const EvalPlan plan = value_or_raise(std::move(planned));
+        nlohmann::ordered_json out = {{"rows", plan.rows},
+                                      {"rejected", plan.rejected},
+                                      {"metrics", plan.metrics},
+                                      {"judge", plan.llm_judge       ? "llm"
+                                                : plan.embedder_only ? "offline with an embeddings server"
+                                                                     : "offline"},
+                                      {"calls", plan.calls.calls},
+                                      {"total_calls", plan.calls.total_calls()},
+                                      {"prompt_tokens", plan.calls.prompt_tokens},
+                                      {"completion_tokens", plan.calls.completion_tokens},
+                                      {"cost_usd", plan.cost_usd ? nlohmann::ordered_json(*plan.cost_usd)
+                                                                 : nlohmann::ordered_json(nullptr)}};
+        return from_json(out);
+      },
+      "data"_a, nb::kw_only(), "spec"_a = nb::dict(),
+      "What evaluate(data, spec) would ask of the judge, sending nothing (`ragmeter eval --dry-run`): "
+      "{rows, rejected, metrics, judge, calls: {kind: n}, total_calls, prompt_tokens, "
+      "completion_tokens, cost_usd (None: unknown price)}.");
+  m.def(
       "evaluate",
       [](DataSource& data, const nb::dict& spec, const ClusterJudge* made_judge, nb::object progress,
          CancelFlag* cancel) { return run_evaluate(data, spec, made_judge, std::move(progress), cancel); },

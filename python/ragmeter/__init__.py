@@ -18,7 +18,7 @@ from __future__ import annotations
 from . import adapters, errors, metrics, testing
 from ._agree import Agreement, agree
 from ._core import metric_table
-from ._evaluate import aevaluate, evaluate
+from ._evaluate import aevaluate, evaluate, plan
 from ._judges import LocalEmbedder, OfflineEmbedder, OfflineJudge, OpenAIEmbedder, OpenAIJudge
 from ._result import Result
 from ._run import RunResult, arun, run
@@ -44,6 +44,7 @@ except Exception:  # not installed as a distribution (a build tree)
 __all__ = [
     "evaluate",
     "aevaluate",
+    "plan",
     "agree",
     "Agreement",
     "Result",

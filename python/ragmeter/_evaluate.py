@@ -116,6 +116,7 @@ def evaluate(
     label_scale: str = "binary",
     label_id: str = "id",
     _cancel: Optional["_core.CancelFlag"] = None,
+    _plan_only: bool = False,
 ) -> Result:
     """Scores every sample of `data` with `metrics`; see docs/python.md.
 
@@ -208,6 +209,8 @@ def evaluate(
     if max_image_bytes is not None:
         spec_fields["max_image_bytes"] = max_image_bytes
     source = to_source(data, format=format)
+    if _plan_only:
+        return _core.plan(source, spec=spec_fields)
     total = len(source) if not isinstance(data, (str, os.PathLike)) else None
     if limit and total is not None:
         total = min(total, limit)
@@ -253,3 +256,17 @@ async def aevaluate(data: Any, metrics: MetricsArg = None, judge: Any = None,
         except BaseException:
             pass
         raise
+
+
+def plan(data: Any, metrics: MetricsArg = None, judge: Any = None, embedder: Any = None,
+         **options: Any) -> Dict[str, Any]:
+    """What ``evaluate(data, metrics, judge, embedder, **options)`` would ask of the judge,
+    sending nothing (``ragmeter eval --dry-run``): a dict with ``rows``, ``rejected``,
+    ``metrics`` (how many), ``judge`` ("llm", "offline", or "offline with an embeddings
+    server"), ``calls`` ({kind: planned calls}), ``total_calls``, ``prompt_tokens``,
+    ``completion_tokens`` (estimates of the compact plan; each repeat counts again) and
+    ``cost_usd`` (None when the model's price is unknown; a local model costs 0). The
+    options are checked as evaluate checks them. Calls already in the judge cache will
+    be free, so the plan is an upper bound."""
+    options.pop("progress", None)
+    return evaluate(data, metrics, judge, embedder, progress=False, _plan_only=True, **options)

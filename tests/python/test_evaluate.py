@@ -253,3 +253,24 @@ def test_the_library_checks_the_keywords_as_it_checks_the_clis_flags(tmp_path):
         ragmeter.evaluate([row], "token_f1", progress=False, media_root=tmp_path / "missing")
     with pytest.raises(ragmeter.InvalidArgumentError, match="critic_votes must be odd"):
         ragmeter.evaluate([row], "token_f1", progress=False, critic_votes=2)
+
+
+def test_plan_counts_the_calls_the_clis_dry_run_counts_and_sends_nothing(ragmeter_bin):
+    import subprocess
+
+    judge = ragmeter.OpenAIJudge("http://127.0.0.1:9/v1", "gpt-4o-mini")  # nothing listens there
+    planned = ragmeter.plan(EXAMPLE, "faithfulness,context_recall,answer_relevancy", judge=judge, repeat=2)
+    dry = subprocess.run([str(ragmeter_bin), "eval", str(EXAMPLE), "--metrics",
+                          "faithfulness,context_recall,answer_relevancy", "--judge-url", "http://127.0.0.1:9/v1",
+                          "--judge-model", "gpt-4o-mini", "--dry-run", "--repeat", "2"],
+                         capture_output=True, text=True, check=True).stdout
+    assert f"dry run: {planned['rows']} rows ({planned['rejected']} rejected), 3 metrics" in dry
+    calls = ", ".join(f"{kind} {n}" for kind, n in planned["calls"].items())
+    assert f"planned calls: {planned['total_calls']} ({calls})" in dry
+    assert f"estimated tokens: {planned['prompt_tokens']} prompt, {planned['completion_tokens']} completion" in dry
+    assert f"estimated cost: ${planned['cost_usd']:.4f}" in dry
+    assert planned["rows"] == 30 and planned["judge"] == "llm" and planned["total_calls"] > 0
+    offline = ragmeter.plan(EXAMPLE, "token_f1")
+    assert offline["judge"] == "offline" and offline["total_calls"] == 0 and offline["cost_usd"] is None
+    with pytest.raises(ragmeter.InvalidArgumentError, match="critic_votes must be odd"):
+        ragmeter.plan(EXAMPLE, "token_f1", critic_votes=4)

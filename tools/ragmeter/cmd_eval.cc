@@ -147,14 +147,15 @@ CommandOutcome print_wall_estimate(const EvalArgs& args, const llm::ClientOption
 
 // --dry-run: reads the dataset, prints the judge calls the run would make and an
 // estimate of their tokens and cost, and sends nothing.
-CommandOutcome run_dry(const EvalArgs& args, const EvalOptions& options, RowReader& reader) {
-  auto settings = judge_settings(args.eval.judge_flags);
-  if (!settings.ok()) {
-    return prefixed("judge: ", settings.status());
+CommandOutcome run_dry(const EvalArgs& args, const EvalSpec& spec, RowReader& reader) {
+  auto planned = plan_eval(spec, reader);
+  if (!planned.ok()) {
+    return planned.status();
   }
-  const bool llm_judge = settings->judge != "offline";
-  // The offline judge with an embeddings server: only the embeddings calls are made.
-  const bool embedder_only = !llm_judge && settings->embedder == "openai";
+  const EvalPlan& dry = *planned;
+  const bool llm_judge = dry.llm_judge, embedder_only = dry.embedder_only;
+  const llm::JudgeSettings* settings = &dry.settings;
+  const PlannedCalls& plan = dry.calls;
   std::optional<llm::ClientOptions> client;
   if (llm_judge) {
     auto made = llm::to_client_options(*settings);
@@ -163,38 +164,18 @@ CommandOutcome run_dry(const EvalArgs& args, const EvalOptions& options, RowRead
     }
     client = *made;
   }
-  PlannedCalls plan;
-  std::int64_t rows = 0, rejected = 0;
-  Row row;
-  RowError error;
-  for (RowReader::Result r; (r = reader.next(&row, &error)) != RowReader::Result::kEnd;) {
-    if (options.limit > 0 && rows >= options.limit) break;
-    auto sample = r == RowReader::Result::kRow ? sample_from_json(row.fields, options.column_map)
-                                               : StatusOr<Sample>(invalid_argument("bad row"));
-    if (!sample.ok()) {
-      ++rejected;
-      continue;
-    }
-    ++rows;
-    if (llm_judge || embedder_only) {
-      const PlannedCalls calls =
-          plan_llm_calls(*sample, options.metrics, settings->embedder == "openai",
-                         args.eval.judge_context_tokens, LlmJudgeOptions().max_tokens,
-                         args.eval.critic_votes);
-      // Each repeat makes the sample's calls again, with its own seed (--repeat).
-      for (int r = 0; r < (llm_judge ? std::max(1, options.repeat) : 1); ++r) plan += calls;
-    }
-  }
+  const std::int64_t rows = dry.rows, rejected = dry.rejected;
   std::cout << fmt::format("dry run: {} rows ({} rejected), {} metrics; {}\n", rows, rejected,
-                           options.metrics.size(),
+                           dry.metrics,
                            args.judge_probe && llm_judge ? "one speed probe is sent"
                                                          : "nothing was sent");
   if (embedder_only) {
+    const auto found = plan.calls.find("embeddings");
+    const std::int64_t embeddings = found != plan.calls.end() ? found->second : 0;
     std::cout << fmt::format("judge: offline, with embeddings from {} at {}: planned calls: {} "
                              "(embeddings {}); calls already in the cache will be free\n",
                              settings->embedder_model,
-                             settings->embedder_url, plan.calls["embeddings"],
-                             plan.calls["embeddings"]);
+                             settings->embedder_url, embeddings, embeddings);
     return kExitOk;
   }
   if (!llm_judge) {
@@ -215,11 +196,9 @@ CommandOutcome run_dry(const EvalArgs& args, const EvalOptions& options, RowRead
   std::cout << (plan.calls.empty() ? "" : ")") << "; calls already in the cache will be free\n";
   std::cout << fmt::format("estimated tokens: {} prompt, {} completion\n", plan.prompt_tokens,
                            plan.completion_tokens);
-  auto price = llm::find_price(client->endpoint.model, client->prices);
-  if (price) {
-    llm::TokenUsage usage{plan.prompt_tokens, plan.completion_tokens, 0};
-    std::cout << fmt::format("estimated cost: ${:.4f} (prices of {}, docs/judges.md)\n",
-                             llm::cost_usd(usage, *price), llm::price_table_date());
+  if (dry.cost_usd) {
+    std::cout << fmt::format("estimated cost: ${:.4f} (prices of {}, docs/judges.md)\n", *dry.cost_usd,
+                             llm::price_table_date());
   } else {
     std::cout << "estimated cost: unknown price for this model (a local model costs 0; set "
                  "[prices] in --config)\n";
@@ -234,18 +213,14 @@ CommandOutcome run_eval(const EvalArgs& args) {
     if (!spec.ok()) {
       return spec.status();
     }
-    auto options = make_eval_options(*spec);
-    if (!options.ok()) {
-      return options.status();
-    }
-    options->limit = args.limit;
+    spec->limit = args.limit;
     auto format = parse_dataset_format(args.format);
     auto reader = format.ok() ? open_dataset(args.dataset, *format, args.rows_path)
                               : StatusOr<std::unique_ptr<RowReader>>(format.status());
     if (!reader.ok()) {
       return reader.status();
     }
-    return run_dry(args, *options, **reader);
+    return run_dry(args, *spec, **reader);
   }
   install_stop_handlers(StopMode::kGraceful);  // before the judge and the embedder are loaded
   // Every output is checked before anything is sent: an unwritable --summary must not be
