@@ -7,7 +7,7 @@ src/llm/response_cache.cc, values in the form of src/llm/openai_protocol.cc's
 chat_cache_value / embedding_cache_value), so that `ragmeter eval ... --cache OUT
 --cache-mode replay` on the same rows sends nothing and answers every call with the reply
 the model gave then. What changes is only what ragmeter does with the replies: a change
-of the checks in code (src/judge/verdict_checks.h) is measured on the very replies it was
+of the checks in code (src/judge/llm/verdict_checks.h) is measured on the very replies it was
 made for, and on no new ones.
 
 A call whose request differs (another prompt text) has another key and misses: in replay

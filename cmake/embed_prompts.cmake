@@ -36,14 +36,15 @@ endfunction()
 # Paths below are relative to this file (CMAKE_CURRENT_FUNCTION_LIST_DIR), whichever
 # project includes ragmeter (add_subdirectory).
 
-# The judge's prompt files (src/judge/prompts/*.txt), included by src/judge/llm_prompts.cc.
+# The judge's prompt files (src/judge/prompts/*.txt), included as ragmeter_prompts.inc by the
+# LLM judge (src/judge/llm/), src/judge/conversation_tasks.cc and src/gen/.
 function(ragmeter_embed_prompts output)
   file(GLOB prompt_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../src/judge/prompts/*.txt)
   ragmeter_embed_text_files(${output} ragmeter::prompts PROMPT NAME_ONLY ${prompt_files})
 endfunction()
 
 # The offline judge's stopword lists (src/judge/stopwords/<language code>.txt, licences in
-# LICENSE.md there), included by src/judge/offline_language.cc as k_<code>.
+# LICENSE.md there), included by src/judge/offline/offline_language.cc as k_<code>.
 function(ragmeter_embed_stopwords output)
   file(GLOB stopword_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../src/judge/stopwords/*.txt)
   ragmeter_embed_text_files(${output} ragmeter::stopwords STOPWORDS NAME_ONLY ${stopword_files})

@@ -44,7 +44,7 @@
 // kLlmPromptVersion names the prompt set and is written into the ledger's provenance;
 // the reply cache needs no version, as it keys on the prompt text itself, but stored
 // verdicts carry it too: they are the model's verdicts after the checks in code
-// (src/judge/verdict_checks.h), so a change of the checks bumps the version; the re-ask
+// (src/judge/llm/verdict_checks.h), so a change of the checks bumps the version; the re-ask
 // of a long table's flagged claims (verdict_signs.h) did not, to keep every stored
 // English verdict (docs/design.md, "Long passages").
 //
@@ -244,7 +244,7 @@ llm::ChatRequest llm_verdict_table_request(
 // The cells [claim][premise] of a verdict table reply: each key "Pj: claim i" with a
 // verdict label fills its cell (non-entailed cells get "reason i" as reason); cells
 // without a key or with another value stay missing with no reason. The evidence is not
-// read here: the judge checks it against the passages (src/judge/verdict_checks.h).
+// read here: the judge checks it against the passages (src/judge/llm/verdict_checks.h).
 std::vector<std::vector<VerdictCell>> read_llm_verdict_table(const nlohmann::json& reply,
                                                              std::size_t claims,
                                                              std::size_t premises);

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "gen/context_draws.h"
-#include "judge/call_book.h"
-#include "judge/judge_language.h"
+#include "judge/llm/call_book.h"
+#include "judge/llm/judge_language.h"
 #include "ragmeter/chunker.h"
 #include "ragmeter/status.h"
 #include "ragmeter/testset.h"

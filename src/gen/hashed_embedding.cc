@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "judge/text_vectors.h"
+#include "judge/offline/text_vectors.h"
 
 namespace ragmeter {
 namespace {

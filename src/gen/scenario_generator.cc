@@ -4,9 +4,9 @@
 
 #include "gen/context_draws.h"
 #include "gen/generation_waves.h"
-#include "judge/call_book.h"
-#include "judge/judge_language.h"
-#include "judge/llm_requests.h"
+#include "judge/llm/call_book.h"
+#include "judge/llm/judge_language.h"
+#include "judge/llm/llm_requests.h"
 #include "ragmeter/scenarios.h"
 #include "ragmeter_prompts.inc"
 

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <set>
 
-#include "judge/judge_language.h"
-#include "judge/llm_requests.h"
+#include "judge/llm/judge_language.h"
+#include "judge/llm/llm_requests.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter/language.h"
 #include "ragmeter/testset.h"
-#include "judge/text_vectors.h"
+#include "judge/offline/text_vectors.h"
 #include "ragmeter/words.h"
 #include "ragmeter_prompts.inc"
 

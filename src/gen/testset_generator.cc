@@ -11,9 +11,9 @@
 
 #include "gen/context_draws.h"
 #include "gen/generation_waves.h"
-#include "judge/call_book.h"
-#include "judge/judge_language.h"
-#include "judge/llm_requests.h"
+#include "judge/llm/call_book.h"
+#include "judge/llm/judge_language.h"
+#include "judge/llm/llm_requests.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter_prompts.inc"
 

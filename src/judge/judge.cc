@@ -7,7 +7,7 @@
 #include "judge/local_similarity.h"
 #include "ragmeter/language.h"
 #include "ragmeter/offline_judge.h"
-#include "judge/text_vectors.h"
+#include "judge/offline/text_vectors.h"
 
 namespace ragmeter {
 namespace {

@@ -50,7 +50,7 @@ std::unique_ptr<ResponseCache> make_store_cache(std::shared_ptr<ReplyStore> stor
 std::string default_cache_path();
 
 // Hex SHA-256 of `canonical`: the content address other stores in the cache file use
-// for their keys (the verdict cells of src/judge/verdict_store.h).
+// for their keys (the verdict cells of src/judge/llm/verdict_store.h).
 std::string content_address(const std::string& canonical);
 
 }  // namespace ragmeter::llm

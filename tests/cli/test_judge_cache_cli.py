@@ -110,7 +110,7 @@ def test_a_premise_longer_than_the_window_is_split_not_truncated(run, tmp_path, 
     # window: the reply reserve (250) and the fixed prompt leave less than the chunk and
     # the claims need, so the chunk's verdict call is split into pieces, each judged. The
     # chunk names Paris, as the fake's claim does: an Entailment of a claim whose name the
-    # premise lacks is taken away in code (src/judge/verdict_checks.h).
+    # premise lacks is taken away in code (src/judge/llm/verdict_checks.h).
     chunk = " ".join(f"Sentence number {i} says the tower in Paris is tall." for i in range(40))
     data = tmp_path / "d.jsonl"
     write_row(data, [chunk])

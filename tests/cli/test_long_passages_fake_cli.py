@@ -6,7 +6,7 @@ characters whose one Contradiction has as reason the claim with a "not" inserted
 issue 39's local 1.5B model showed on long passages), then, for every later call, a table of
 one passage that finds the claim and quotes it. The judge sees the sign and asks the claim
 again against each passage alone: faithfulness is 1.0, where the table as it came gave 0.0
-(src/judge/verdict_signs.h; the reason each re-asked cell carries is checked in
+(src/judge/llm/verdict_signs.h; the reason each re-asked cell carries is checked in
 tests/unit/llm_long_passages_test.cc).
 """
 import json

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "judge/text_vectors.h"
+#include "judge/offline/text_vectors.h"
 #include "tests/unit/test_paths.h"
 
 namespace ragmeter {

@@ -14,8 +14,8 @@
 #include <regex>
 #include <thread>
 
-#include "judge/claim_store.h"
-#include "judge/llm_claims.h"
+#include "judge/llm/claim_store.h"
+#include "judge/llm/llm_claims.h"
 #include "ragmeter/ledger_metrics.h"
 #include "ragmeter/llm_judge.h"
 #include "tests/unit/fake_chat_client.h"

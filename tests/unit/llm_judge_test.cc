@@ -2,8 +2,8 @@
 // against the real local server is tests/llm/test_eval_llm_judge.py).
 #include <gtest/gtest.h>
 
-#include "judge/llm_requests.h"
-#include "judge/verdict_table.h"
+#include "judge/llm/llm_requests.h"
+#include "judge/llm/verdict_table.h"
 #include "ragmeter/llm_judge.h"
 
 namespace ragmeter {

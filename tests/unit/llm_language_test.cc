@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "../fakes/fake_llm_server_process.h"
-#include "judge/judge_language.h"
-#include "judge/llm_requests.h"
+#include "judge/llm/judge_language.h"
+#include "judge/llm/llm_requests.h"
 #include "ragmeter/evaluate.h"
 #include "ragmeter/evaluate_rows.h"
 #include "ragmeter/hashed_embedding.h"

@@ -3,7 +3,7 @@
 // "Long passages"): a table of several long passages whose reply shows that the model did not
 // read them has its flagged claims asked again passage by passage, and later tables that
 // large are cut before they are asked; a table without signs, or a small one, is taken as
-// it comes (src/judge/verdict_signs.h, llm_verdict_fill.cc).
+// it comes (src/judge/llm/verdict_signs.h, llm_verdict_fill.cc).
 #include <gtest/gtest.h>
 
 #include <unistd.h>

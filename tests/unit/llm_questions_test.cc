@@ -1,7 +1,7 @@
 // answer_relevancy under an LLM judge over the FAKE server (fixed replies; the end-to-end
 // test against the real local server is tests/llm/test_eval_llm_judge.py): the model's
 // noncommittal flag is read by its own key, and a response that declines in so many words
-// is noncommittal whatever the model said (src/judge/llm_judge.cc, questions_for).
+// is noncommittal whatever the model said (src/judge/llm/llm_judge.cc, questions_for).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,7 +10,7 @@
 
 #include "../fakes/fake_llm_server_process.h"
 #include "tests/unit/fake_llm_judge.h"
-#include "judge/llm_requests.h"
+#include "judge/llm/llm_requests.h"
 #include "ragmeter/evaluate.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/llm_judge.h"

@@ -1,4 +1,4 @@
-// OnceMap (src/judge/once_map.h): a value per key computed once, however many threads ask.
+// OnceMap (src/judge/llm/once_map.h): a value per key computed once, however many threads ask.
 // The claim and verdict stores rely on find_or_start_all being all-or-none for a set of
 // keys that nobody else holds: two rows asking for the same sentences at the same time
 // must not end up with one sentence each (two calls for one text, the race seen in
@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "judge/once_map.h"
+#include "judge/llm/once_map.h"
 
 namespace ragmeter {
 namespace {

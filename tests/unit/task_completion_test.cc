@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "judge/llm_requests.h"
+#include "judge/llm/llm_requests.h"
 #include "ragmeter/conversation_task.h"
 
 namespace ragmeter {

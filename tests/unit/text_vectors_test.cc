@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "judge/text_vectors.h"
+#include "judge/offline/text_vectors.h"
 
 namespace ragmeter {
 namespace {

@@ -1,9 +1,9 @@
-// The checks in code of the compact plan's verdicts (src/judge/verdict_checks.h), on
+// The checks in code of the compact plan's verdicts (src/judge/llm/verdict_checks.h), on
 // hand-checked cases: what the small local model was seen to accept (docs/judges.md,
 // "The LLM judge against people, beside ragas") and what must stay as the model said.
 #include <gtest/gtest.h>
 
-#include "judge/verdict_checks.h"
+#include "judge/llm/verdict_checks.h"
 #include "ragmeter/llm_judge.h"
 
 namespace ragmeter {

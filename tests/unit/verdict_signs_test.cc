@@ -1,9 +1,9 @@
-// Signs of an unread verdict table and the bound on table size (src/judge/verdict_signs.h),
+// Signs of an unread verdict table and the bound on table size (src/judge/llm/verdict_signs.h),
 // on replies the local 1.5B model gave (issue 39 and the long-passage dev runs of
 // docs/judges.md) and on hand-checked cases.
 #include <gtest/gtest.h>
 
-#include "judge/verdict_signs.h"
+#include "judge/llm/verdict_signs.h"
 
 namespace ragmeter {
 namespace {

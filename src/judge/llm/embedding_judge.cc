@@ -1,0 +1,77 @@
+// make_offline_judge_with_embedder (llm_judge.h): the offline judge, with similarities
+// from an embeddings server. For runs that have an embeddings server and no chat model:
+// the metrics that only embed (semantic_similarity) need nothing else.
+#include "judge/llm/call_book.h"
+#include "judge/llm/embedding_similarity.h"
+#include "ragmeter/llm_judge.h"
+
+namespace ragmeter {
+namespace {
+
+class OfflineJudgeWithEmbedder : public Judge {
+ public:
+  OfflineJudgeWithEmbedder(std::shared_ptr<llm::Client> embedder, llm::EndpointOptions endpoint)
+      : offline_(make_offline_judge()), embedder_(std::move(embedder)), book_(endpoint),
+        model_(endpoint.model), url_(endpoint.base_url) {}
+
+  std::string description() const override {
+    return offline_->description() + ", embeddings " + model_ + " at " + url_;
+  }
+  StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) override {
+    return offline_->claim_ledger(sample, calls);
+  }
+  StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) override {
+    return embedding_similarity(*embedder_, book_, a, b, calls);
+  }
+  StatusOr<std::vector<double>> similarities(std::string_view a,
+                                             const std::vector<std::string>& others,
+                                             CallLog* calls) override {
+    return embedding_similarities(*embedder_, book_, a, others, calls);
+  }
+  StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) override {
+    return offline_->questions_for(sample, calls);
+  }
+  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) override {
+    return offline_->entities(text, calls);
+  }
+  StatusOr<EntityLists> reference_and_context_entities(std::string_view reference,
+                                                       const std::vector<std::string>& contexts,
+                                                       CallLog* calls) override {
+    return offline_->reference_and_context_entities(reference, contexts, calls);
+  }
+  StatusOr<CriticVerdict> critique(const Sample& sample, std::string_view name,
+                                   std::string_view definition, int votes,
+                                   CallLog* calls) override {
+    return offline_->critique(sample, name, definition, votes, calls);
+  }
+  StatusOr<RubricScore> rubric_score(const Sample& sample,
+                                     const std::map<std::string, std::string>& rubrics,
+                                     CallLog* calls) override {
+    return offline_->rubric_score(sample, rubrics, calls);
+  }
+  StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override {
+    return offline_->relevant_sentences(sample, calls);
+  }
+  StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
+                                              CallLog* calls) override {
+    return offline_->key_fact_coverage(text, summary, calls);
+  }
+  nlohmann::ordered_json usage_by_call() const override { return book_.report(); }
+
+ private:
+  std::shared_ptr<Judge> offline_;
+  std::shared_ptr<llm::Client> embedder_;
+  CallBook book_;
+  std::string model_;
+  std::string url_;
+};
+
+}  // namespace
+
+std::shared_ptr<Judge> make_offline_judge_with_embedder(std::shared_ptr<llm::Client> embedder,
+                                                        llm::EndpointOptions endpoint) {
+  if (embedder == nullptr) return make_offline_judge();
+  return std::make_shared<OfflineJudgeWithEmbedder>(std::move(embedder), std::move(endpoint));
+}
+
+}  // namespace ragmeter

@@ -1,0 +1,155 @@
+// The LLM judge of include/ragmeter/llm_judge.h, declared for its implementation files:
+//   llm_judge.cc          the compact plan's ledger, similarity, questions, entities
+//   llm_verdict_fill.cc   the compact plan's verdicts: the verdict store, table calls
+//   llm_ragas_plan.cc     the ragas plan's per-metric ledgers
+//   llm_critics.cc        aspect critics, rubric scores, context relevance, key facts
+// with the requests in llm_requests.cc, claims in llm_claims.cc and window splitting in
+// llm_window.cc. Internal to src/judge/.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "judge/llm/call_book.h"
+#include "judge/llm/claim_store.h"
+#include "judge/llm/judge_language.h"
+#include "judge/llm/llm_claims.h"
+#include "judge/llm/verdict_signs.h"
+#include "judge/llm/verdict_store.h"
+#include "judge/local_similarity.h"
+#include "ragmeter/llm_judge.h"
+
+namespace ragmeter {
+
+class LlmJudge : public Judge {
+ public:
+  LlmJudge(LlmJudgeOptions options, std::shared_ptr<llm::ResponseCache> cache);
+  // The judge of one repeat (for_repeat): `base`'s options, clients, cache and local
+  // embedder, its books' counts, and stores of its own keyed by `draw`.
+  LlmJudge(const LlmJudge& base, RepeatDraw draw);
+
+  std::shared_ptr<Judge> for_repeat(int repeat, double temperature) override;
+
+  std::string description() const override;
+  StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) override;
+  void prepare_batch(const std::vector<const Sample*>& samples) override;
+  StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) override;
+  StatusOr<std::vector<double>> similarities(std::string_view a,
+                                             const std::vector<std::string>& others,
+                                             CallLog* calls) override;
+  StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) override;
+  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) override;
+  StatusOr<EntityLists> reference_and_context_entities(std::string_view reference,
+                                                       const std::vector<std::string>& contexts,
+                                                       CallLog* calls) override;
+  StatusOr<CriticVerdict> critique(const Sample& sample, std::string_view name,
+                                   std::string_view definition, int votes,
+                                   CallLog* calls) override;
+  StatusOr<RubricScore> rubric_score(const Sample& sample,
+                                     const std::map<std::string, std::string>& rubrics,
+                                     CallLog* calls) override;
+  // llm_topics.cc: one "topics" call over the whole conversation.
+  StatusOr<TopicVerdicts> topic_verdicts(const Sample& sample,
+                                         const std::vector<std::string>& reference_topics,
+                                         CallLog* calls) override;
+  // llm_conversation_tasks.cc: one call per (conversation, task).
+  StatusOr<ItemVerdicts> conversation_verdicts(const Sample& sample, const ConversationTask& task,
+                                               CallLog* calls) override;
+  // llm_task_completion.cc: one "task_completion" call over the whole conversation.
+  StatusOr<TaskCompletion> task_completion(const Sample& sample, CallLog* calls) override;
+  StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override;
+  StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
+                                              CallLog* calls) override;
+  // Images (llm_vision.cc): with LlmJudgeOptions::vision, each image is shown to the
+  // model with the claims (one "image_verdicts" call per image) and the one-call metrics
+  // are one "vision" call; without it, the images' OCR text is judged as text.
+  StatusOr<ClaimLedger> multimodal_claim_ledger(const Sample& sample,
+                                                const std::vector<SampleImage>& images,
+                                                OcrReader& ocr, CallLog* calls) override;
+  StatusOr<MultimodalVerdict> multimodal_verdict(const Sample& sample,
+                                                 const std::vector<SampleImage>& images,
+                                                 MultimodalQuestion question,
+                                                 CallLog* calls) override;
+  nlohmann::ordered_json usage_by_call() const override;
+  nlohmann::ordered_json judged_languages() const override;
+  std::string ledger_scope(std::string_view ragas_scope) const override;
+  StatusOr<ClaimLedger> scoped_claim_ledger(const Sample& sample, std::string_view scope,
+                                            CallLog* calls) override;
+
+ private:
+  using Pair = std::pair<std::size_t, std::size_t>;  // (claim, premise)
+
+  // The claims of `texts` read as answers to `question`, written in `language`
+  // (extract_text_claims).
+  StatusOr<std::vector<std::vector<std::string>>> text_claims(std::string_view question,
+                                                              const std::vector<std::string>& texts,
+                                                              CallLog* calls,
+                                                              const JudgeLanguage& language);
+  // The compact plan's verdicts: every response claim against every chunk and the
+  // reference, every reference claim against every chunk and the response. Each (claim,
+  // premise) pair already known (in memory or in the verdict store) is taken from there,
+  // one being judged by another thread is awaited; the others are asked in as few table
+  // calls as the window allows (verdict_table.h), run concurrently. A premise too long to
+  // share a call with the claims is judged on its own, split if need be
+  // (judge_within_window). Reasons are asked for in `language`; the warnings of calls
+  // whose reasons stayed in another script go to ledger->warnings.
+  void fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>& chunks,
+                     std::optional<std::string> reference, std::optional<std::string> response,
+                     CallLog* calls, const JudgeLanguage& language);
+  // Asks the judge for the `missing` (claim, premise) pairs and puts their cells in
+  // `found`.
+  void ask_missing(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
+                   const std::vector<Pair>& missing, const JudgeLanguage& language,
+                   std::map<Pair, StoredVerdict>* found);
+  // One group of ask_missing: a table call of the group's claims against its premises
+  // (claims the reply leaves out asked once more), or, for one premise too long to share
+  // a call, judge_within_window. Returns the cells of the group's missing pairs.
+  std::vector<std::pair<Pair, StoredVerdict>> ask_group(const std::vector<std::string>& claims,
+                                                        const std::vector<std::string>& premises,
+                                                        const std::vector<std::size_t>& group_claims,
+                                                        const std::vector<std::size_t>& group_premises,
+                                                        const std::vector<Pair>& missing,
+                                                        const JudgeLanguage& language);
+  // One verdict table call for `pairs` (claim, premise); a failed call leaves every
+  // cell missing with its error. Reasons in `language`: a reply whose reasons stay in
+  // another script when asked again keeps its verdicts, each cell with the warning.
+  // Returns the claims whose reply shows a sign that the model did not read the
+  // passages (verdict_signs.h).
+  std::vector<SuspectClaim> table_call(const std::vector<std::string>& claims,
+                                       const std::vector<std::string>& premises,
+                                       const std::vector<Pair>& pairs,
+                                       const JudgeLanguage& language,
+                                       std::vector<std::vector<StoredVerdict>>* cells);
+  // The `suspects` of a table call of `claims` against `premises` (the `asked` cells)
+  // asked again in one table call per passage, concurrently; their cells in `cells` are
+  // replaced by those calls' and their reasons say why.
+  void reask_by_passage(const std::vector<std::string>& claims,
+                        const std::vector<std::string>& premises, const std::vector<Pair>& asked,
+                        const std::vector<SuspectClaim>& suspects, const JudgeLanguage& language,
+                        std::vector<std::vector<StoredVerdict>>* cells);
+
+  LlmJudgeOptions options_;
+  std::shared_ptr<llm::ResponseCache> cache_;
+  CallBook book_;
+  CallBook embed_book_;
+  VerdictStore store_;
+  ClaimStore claims_;
+  // The largest verdict table this server's replies showed it reads (verdict_signs.h).
+  TableSpanLimit span_limit_;
+  std::shared_ptr<LocalSimilarity> local_;  // shared with the repeats' judges
+  std::mutex repeats_mutex_;
+  std::map<std::pair<int, double>, std::shared_ptr<Judge>> repeats_;  // for_repeat's judges
+  mutable std::mutex languages_mutex_;
+  std::map<std::string, std::int64_t> languages_;  // samples by the language judged in
+};
+
+// The prompt version of a ledger judged in `language`: kLlmPromptVersion for English,
+// else "llm-v12+lang-v1:zh" (kLlmLanguagePromptVersion and the code).
+std::string llm_prompt_version(const JudgeLanguage& language);
+
+}  // namespace ragmeter

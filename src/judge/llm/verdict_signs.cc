@@ -1,0 +1,188 @@
+// Signs of an unread table and the bound on table size (verdict_signs.h).
+#include "judge/llm/verdict_signs.h"
+
+#include <algorithm>
+#include <set>
+
+#include "judge/llm/verdict_checks.h"
+#include "ragmeter/offline_judge.h"
+
+namespace ragmeter {
+namespace {
+
+// A reason repeats the claim when it holds this share of the claim's content words ...
+constexpr double kNegatedShare = 0.8;
+constexpr double kAffirmedShare = 0.5;
+// ... and a negated claim adds at most this many content words of its own.
+constexpr std::size_t kOwnWords = 1;
+
+std::set<std::string> keys_of(std::string_view words) {
+  std::set<std::string> out;
+  for (const OfflineToken& token : offline_tokenize(words)) out.insert(token.key);
+  return out;
+}
+
+// Words a reason uses about the texts rather than about the claim's subject, as keys.
+const std::set<std::string>& words_about_texts() {
+  static const std::set<std::string> keys = keys_of(
+      "passage passages premise context text document mention mentions state states "
+      "stated say says claim claims support supports provide provides information "
+      "specify specifies indicate indicates given any evidence");
+  return keys;
+}
+
+// Words that reject without a negation.
+const std::set<std::string>& words_of_rejection() {
+  static const std::set<std::string> keys = keys_of(
+      "contradict contradicts contradiction incompatible differ differs different "
+      "instead however but whereas rather only false wrong incorrect unrelated "
+      "irrelevant");
+  return keys;
+}
+
+struct Words {
+  std::set<std::string> content;
+  std::set<std::string> all;
+  std::size_t negations = 0;
+};
+
+Words words_of(std::string_view text) {
+  Words words;
+  for (const OfflineToken& token : offline_tokenize(text)) {
+    if (token.negation) ++words.negations;
+    if (!token.stopword) words.content.insert(token.key);
+    words.all.insert(token.key);
+  }
+  return words;
+}
+
+double share_repeated(const Words& claim, const Words& reason) {
+  std::size_t repeated = 0;
+  for (const std::string& key : claim.content) repeated += reason.content.contains(key) ? 1 : 0;
+  return static_cast<double>(repeated) / static_cast<double>(claim.content.size());
+}
+
+bool any_of_keys(const std::set<std::string>& keys, const std::set<std::string>& words) {
+  for (const std::string& key : keys) {
+    if (words.contains(key)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool reason_negates_claim(std::string_view claim, std::string_view reason) {
+  const Words c = words_of(claim);
+  const Words r = words_of(reason);
+  if (c.content.empty() || r.negations <= c.negations) return false;
+  std::size_t own = 0;
+  for (const std::string& key : r.content) {
+    if (!c.content.contains(key) && !words_about_texts().contains(key)) ++own;
+  }
+  return share_repeated(c, r) >= kNegatedShare && own <= kOwnWords;
+}
+
+bool reason_affirms_claim(std::string_view claim, std::string_view reason) {
+  const Words c = words_of(claim);
+  const Words r = words_of(reason);
+  std::size_t own = 0;
+  for (const std::string& key : r.content) own += words_about_texts().contains(key) ? 0 : 1;
+  // "", "None" (a negation word, alone), or only words about the texts with no negation
+  if (r.all.size() <= 1 || (own == 0 && r.negations == 0)) return true;
+  if (c.content.empty() || r.negations > c.negations) return false;
+  if (any_of_keys(words_of_rejection(), r.all)) return false;
+  return share_repeated(c, r) >= kAffirmedShare;
+}
+
+std::string_view table_sign_name(TableSign sign) {
+  switch (sign) {
+    case TableSign::kNegatedClaim:
+      return "its reason was the claim negated";
+    case TableSign::kCopiedContradiction:
+      return "one reason for contradictions in several passages";
+    case TableSign::kUnexplainedRejection:
+      return "no passage entailed it, yet its reason affirmed it";
+    case TableSign::kEvidenceElsewhere:
+      return "Entailment where its evidence was not, and its evidence in another passage";
+  }
+  return "";
+}
+
+std::vector<SuspectClaim> suspect_claims(
+    const std::vector<std::string>& claims, const std::vector<std::string>& premises,
+    const std::vector<std::vector<VerdictCell>>& cells,
+    const std::vector<std::optional<std::string>>& evidence,
+    const std::vector<std::pair<std::size_t, std::size_t>>& asked) {
+  std::vector<SuspectClaim> out;
+  for (std::size_t i = 0; i < claims.size() && i < cells.size(); ++i) {
+    std::size_t contradicted = 0, judged = 0;
+    bool negated = false, entailed = false, entailed_off_quote = false, quote_in_asked = false;
+    std::string reason;
+    const std::optional<std::string> quote = i < evidence.size() ? evidence[i] : std::nullopt;
+    for (const auto& [claim, premise] : asked) {
+      if (claim != i || premise >= cells[i].size() || premise >= premises.size()) continue;
+      const VerdictCell& cell = cells[i][premise];
+      const bool quoted = quote && quote_found(*quote, premises[premise]);
+      quote_in_asked = quote_in_asked || quoted;
+      if (!cell.judged()) continue;
+      ++judged;
+      if (cell.verdict == Verdict::kEntailment) {
+        entailed = true;
+        entailed_off_quote = entailed_off_quote || (quote && !quoted);
+        continue;
+      }
+      reason = cell.reason;  // the claim's one reason, copied to each of its cells
+      if (cell.verdict != Verdict::kContradiction) continue;
+      ++contradicted;
+      negated = negated || reason_negates_claim(claims[i], cell.reason);
+    }
+    if (negated) {
+      out.push_back({i, TableSign::kNegatedClaim});
+    } else if (contradicted >= 2) {
+      out.push_back({i, TableSign::kCopiedContradiction});
+    } else if (judged > 0 && !entailed && reason_affirms_claim(claims[i], reason)) {
+      out.push_back({i, TableSign::kUnexplainedRejection});
+    } else if (entailed_off_quote && quote_in_asked) {
+      out.push_back({i, TableSign::kEvidenceElsewhere});
+    }
+  }
+  return out;
+}
+
+std::int64_t table_span(std::size_t claims, std::int64_t premise_tokens) {
+  return static_cast<std::int64_t>(claims) * premise_tokens;
+}
+
+std::vector<std::vector<std::size_t>> bound_table(std::size_t claims,
+                                                  const std::vector<std::int64_t>& premise_tokens,
+                                                  std::int64_t limit) {
+  std::vector<std::vector<std::size_t>> calls;
+  std::vector<std::size_t> current;
+  std::int64_t current_tokens = 0;
+  for (std::size_t j = 0; j < premise_tokens.size(); ++j) {
+    const std::int64_t tokens = std::max<std::int64_t>(premise_tokens[j], 1);
+    if (limit > 0 && !current.empty() && table_span(claims, current_tokens + tokens) > limit) {
+      calls.push_back(std::move(current));
+      current.clear();
+      current_tokens = 0;
+    }
+    current.push_back(j);
+    current_tokens += tokens;
+  }
+  if (!current.empty()) calls.push_back(std::move(current));
+  return calls;
+}
+
+std::int64_t TableSpanLimit::limit() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return limit_;
+}
+
+void TableSpanLimit::lower_after_signs(std::int64_t span) {
+  if (span <= kSmallTableSpan) return;
+  const std::int64_t lowered = std::max(kSmallTableSpan, span / 2);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (limit_ == 0 || lowered < limit_) limit_ = lowered;
+}
+
+}  // namespace ragmeter
