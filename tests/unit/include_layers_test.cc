@@ -176,6 +176,22 @@ TEST(IncludeLayersTest, NoFileIncludesAHeaderOfAHigherLayer) {
   for (const std::string& problem : problems) ADD_FAILURE() << problem;
 }
 
+// Inside the judge layer, the offline judge stands on its own: the LLM judge may use it
+// (its similarity fallback), never the reverse (docs/design.md, "The judge's folders").
+TEST(IncludeLayersTest, TheOfflineJudgeIncludesNothingOfTheLlmJudge) {
+  const fs::path root(RAGMETER_SOURCE_DIR);
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(root / "src" / "judge" / "offline")) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    for (const std::string& name : quoted_includes(entry.path())) {
+      EXPECT_NE(name.rfind("judge/llm/", 0), 0u) << fs::relative(entry.path(), root).string() << " includes " << name;
+      EXPECT_NE(name, "ragmeter/llm_judge.h") << fs::relative(entry.path(), root).string();
+    }
+  }
+  EXPECT_GT(files, 5);  // the walk found the folder
+}
+
 TEST(IncludeLayersTest, TheCheckPlacesHeadersAsTheSourcesNameThem) {
   const Placed judge{"judge", 3};
   EXPECT_EQ(place_include("ragmeter/sample.h", judge)->component, "core");
