@@ -1,108 +1,9 @@
-// The offline Judge and the per-sample cache of a judge's answers (judge.h).
+// The Judge base's defaults and the per-sample cache of a judge's answers (judge.h).
 #include "ragmeter/judge.h"
 
 #include <algorithm>
-#include <optional>
-
-#include "judge/local_similarity.h"
-#include "ragmeter/language.h"
-#include "ragmeter/offline_judge.h"
-#include "judge/offline/text_vectors.h"
 
 namespace ragmeter {
-namespace {
-
-class OfflineJudge : public Judge {
- public:
-  explicit OfflineJudge(LocalEmbedders embedders) {
-    if (embedders) local_.emplace(std::move(embedders));
-  }
-
-  std::string description() const override {
-    if (local_) {
-      return "offline (lexical entailment; similarity: " + local_->identity() + "; " +
-             std::string(kOfflineJudgeVersion) + ")";
-    }
-    return "offline (lexical entailment, no model; " + std::string(kOfflineJudgeVersion) + ")";
-  }
-
-  bool is_offline() const override { return true; }
-
-  void prepare_batch(const std::vector<const Sample*>& samples) override {
-    if (local_) local_->prepare_batch(samples);
-  }
-
-  StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog*) override {
-    return offline_claim_ledger(sample);
-  }
-
-  StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog*) override {
-    if (local_) return local_->similarity(a, b);
-    return offline_similarity(a, b);
-  }
-
-  StatusOr<std::vector<double>> similarities(std::string_view a, const std::vector<std::string>& others,
-                                             CallLog* calls) override {
-    if (local_) return local_->similarities(a, others);
-    return Judge::similarities(a, others, calls);
-  }
-
-  StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog*) override {
-    GeneratedQuestions out;
-    const std::string response = sample.response.value_or("");
-    out.noncommittal = is_noncommittal(response);
-    out.questions.push_back(response);
-    out.method = "offline: no questions are generated; the response stands in for them";
-    return out;
-  }
-
-  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog*) override {
-    return offline_entities(text);
-  }
-
-  // A context sentence is needed when it holds at least half of the question's content
-  // words (stemmed; at least one).
-  StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog*) override {
-    RelevantSentences out;
-    const std::string language = offline_sample_language(sample);
-    const OfflineClaim question(sample.user_input.value_or(""), language);
-    std::vector<std::string> keys;
-    for (std::size_t i : question.content()) keys.push_back(question.tokens()[i].key);
-    const std::size_t needed = std::max<std::size_t>(1, (keys.size() + 1) / 2);
-    if (!sample.retrieved_contexts) return out;
-    for (const std::string& context : *sample.retrieved_contexts) {
-      for (std::string_view sentence : split_sentences(context)) {
-        ++out.total;
-        const OfflinePremise premise(sentence, language);
-        std::size_t found = 0;
-        for (const std::string& key : keys) found += premise.sentences_with(key).empty() ? 0 : 1;
-        if (!keys.empty() && found >= needed) out.relevant.emplace_back(sentence);
-      }
-    }
-    return out;
-  }
-
-  StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
-                                              CallLog*) override {
-    // No sample here. A text in Latin script is read with the English rules (as before
-    // languages were told apart): CLD2 on one passage alone misreads English passages
-    // full of German or Swedish names. Other scripts name their language (or go to CLD2).
-    KeyFactCoverage out;
-    const std::string language =
-        dominant_script(text) == Script::kLatin ? std::string("en") : detect_language(text);
-    out.facts = extract_claims(text, {}, language);
-    const OfflinePremise premise(summary, language);
-    for (const std::string& fact : out.facts) {
-      out.covered.push_back(judge_claim(OfflineClaim(fact, language), premise).supports());
-    }
-    return out;
-  }
-
- private:
-  std::optional<LocalSimilarity> local_;
-};
-
-}  // namespace
 
 StatusOr<std::vector<double>> Judge::similarities(std::string_view a,
                                                  const std::vector<std::string>& others,
@@ -159,12 +60,6 @@ StatusOr<RubricScore> Judge::rubric_score(const Sample&, const std::map<std::str
                                           CallLog*) {
   return failed_precondition("rubric scores need an LLM judge (--judge-url, --judge-model); the " +
                              description() + " judge cannot judge them");
-}
-
-std::shared_ptr<Judge> make_offline_judge() { return std::make_shared<OfflineJudge>(LocalEmbedders()); }
-
-std::shared_ptr<Judge> make_offline_judge(LocalEmbedders embedders) {
-  return std::make_shared<OfflineJudge>(std::move(embedders));
 }
 
 const StatusOr<ClaimLedger>& SampleJudgement::ledger() {
