@@ -104,6 +104,10 @@ struct PreparedEval {
 };
 // The judge's errors keep their code, their message prefixed "judge: ".
 StatusOr<PreparedEval> prepare_eval(const EvalSpec& spec, SpecNaming naming = SpecNaming::kFlags);
+// The same from the options make_eval_options(spec) gave, with a judge made already
+// (a caller that checks the options before making the judge does not make them twice).
+StatusOr<PreparedEval> prepare_eval(const EvalSpec& spec, EvalOptions options, const ConfiguredJudge& judge,
+                                    SpecNaming naming = SpecNaming::kFlags);
 // The same with a judge made already (one judge shared by many runs: Ray's workers).
 StatusOr<PreparedEval> prepare_eval(const EvalSpec& spec, const ConfiguredJudge& judge,
                                     SpecNaming naming = SpecNaming::kFlags);

@@ -94,7 +94,7 @@ Status check_counts(const EvalSpec& spec, SpecNaming naming) {
   auto bad = [&](std::string_view field, const char* rule) {
     return invalid_argument(spec_field_name(field, naming) + " " + rule);
   };
-  if (spec.threads < 0) return bad("threads", "must be at least 1");
+  if (spec.threads < 0) return bad("threads", "must not be negative (0: one per core)");
   if (spec.limit < 0) return bad("limit", "must not be negative");
   if (spec.bootstrap_resamples < 0) return bad("bootstrap_resamples", "must not be negative");
   if (spec.repeat < 1) return bad("repeat", "must be at least 1");
@@ -192,11 +192,8 @@ StatusOr<std::vector<ThresholdGate>> make_thresholds(const EvalSpec& spec, const
   return gates;
 }
 
-namespace {
-
-// The options with the judge applied, and the gates.
-StatusOr<PreparedEval> prepared(const EvalSpec& spec, EvalOptions options, const ConfiguredJudge& judge,
-                                SpecNaming naming) {
+StatusOr<PreparedEval> prepare_eval(const EvalSpec& spec, EvalOptions options, const ConfiguredJudge& judge,
+                                    SpecNaming naming) {
   PreparedEval eval;
   eval.options = std::move(options);
   eval.judge = judge;
@@ -208,11 +205,9 @@ StatusOr<PreparedEval> prepared(const EvalSpec& spec, EvalOptions options, const
   return eval;
 }
 
-}  // namespace
-
 StatusOr<PreparedEval> prepare_eval(const EvalSpec& spec, const ConfiguredJudge& judge, SpecNaming naming) {
   RAGMETER_ASSIGN_OR_RETURN(EvalOptions options, make_eval_options(spec, naming));
-  return prepared(spec, std::move(options), judge, naming);
+  return prepare_eval(spec, std::move(options), judge, naming);
 }
 
 StatusOr<PreparedEval> prepare_eval(const EvalSpec& spec, SpecNaming naming) {
@@ -220,7 +215,7 @@ StatusOr<PreparedEval> prepare_eval(const EvalSpec& spec, SpecNaming naming) {
   RAGMETER_ASSIGN_OR_RETURN(EvalOptions options, make_eval_options(spec, naming));
   auto judge = make_judge(spec.judge);
   if (!judge.ok()) return Status(judge.status().code(), "judge: " + judge.status().message());
-  return prepared(spec, std::move(options), *judge, naming);
+  return prepare_eval(spec, std::move(options), *judge, naming);
 }
 
 }  // namespace ragmeter

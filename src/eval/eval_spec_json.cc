@@ -32,8 +32,7 @@ template <typename Integer>
   requires std::is_integral_v<Integer>
 Status read(const std::string& path, const Json& value, Integer* out) {
   if (!value.is_number_integer()) return wrong_type(path, "a whole number", value);
-  if (std::is_unsigned_v<Integer> && value.is_number_integer() && !value.is_number_unsigned() &&
-      value.get<std::int64_t>() < 0) {
+  if (std::is_unsigned_v<Integer> && !value.is_number_unsigned() && value.get<std::int64_t>() < 0) {
     return invalid_argument("evaluation field '" + path + "': must not be negative");
   }
   *out = value.get<Integer>();

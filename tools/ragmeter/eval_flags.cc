@@ -100,10 +100,10 @@ static bool any_failed(const EvalSummary& summary) {
 StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence) {
   RAGMETER_ASSIGN_OR_RETURN(EvalSpec spec, eval_spec(flags, keep_evidence));
   // The options are checked first; a judge that cannot be made is a usage error here.
-  RAGMETER_RETURN_IF_ERROR(make_eval_options(spec).status());
+  RAGMETER_ASSIGN_OR_RETURN(EvalOptions options, make_eval_options(spec));
   auto judge = make_judge(spec.judge);
   if (!judge.ok()) return invalid_argument("judge: " + judge.status().message());
-  RAGMETER_ASSIGN_OR_RETURN(PreparedEval eval, ragmeter::prepare_eval(spec, *judge));
+  RAGMETER_ASSIGN_OR_RETURN(PreparedEval eval, ragmeter::prepare_eval(spec, std::move(options), *judge));
   if (const std::string why = judged_once_reason(eval.options); !why.empty()) {
     std::cerr << "ragmeter: " << why << ": --repeat " << flags.repeat
               << " would give the same scores each time, so each sample is judged once\n";
