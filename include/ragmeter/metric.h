@@ -157,11 +157,53 @@ inline constexpr unsigned kRagas = 1u << 0;       // "ragas": ragas's default fo
 inline constexpr unsigned kRagchecker = 1u << 1;  // "ragchecker": RAGChecker's diagnostics
 }  // namespace metric_groups
 
+// The fields a metric needs (bits of MetricInfo::needs), said once in the metric's table
+// row. Before a metric is scored, the first of them a sample lacks (in the order below)
+// makes the (sample, metric) `skipped` with a reason naming the field
+// (missing_required_field); `ragmeter metrics`, the summary's "needs" and the metric
+// reference print them (required_fields_text), and the dry run plans no call for a metric
+// that would be skipped so.
+namespace sample_fields {
+inline constexpr unsigned kNone = 0;
+inline constexpr unsigned kUserInput = 1u << 0;
+inline constexpr unsigned kResponse = 1u << 1;
+inline constexpr unsigned kReference = 1u << 2;  // on a conversation: its desired outcome
+inline constexpr unsigned kRetrievedContexts = 1u << 3;  // text passages: a sample whose
+                                                         // contexts are all images is skipped
+inline constexpr unsigned kContextImages = 1u << 4;  // with kRetrievedContexts: image
+                                                     // contexts count too
+inline constexpr unsigned kReferenceContexts = 1u << 5;
+inline constexpr unsigned kRetrievedContextIds = 1u << 6;
+inline constexpr unsigned kReferenceContextIds = 1u << 7;
+// The rank metrics: retrieved_context_ids and reference_context_ids when the sample has
+// both, else retrieved_contexts and reference_contexts.
+inline constexpr unsigned kContextIdsOrTexts = 1u << 8;
+inline constexpr unsigned kConversation = 1u << 9;  // a multi-turn row (conversation.h)
+// The conversation's expected tool calls, present (an empty list is given); the second
+// bit names the field as DeepEval does.
+inline constexpr unsigned kReferenceToolCalls = 1u << 10;
+inline constexpr unsigned kExpectedTools = 1u << 11;
+inline constexpr unsigned kReferenceTopics = 1u << 12;  // present and not empty
+inline constexpr unsigned kChatbotRole = 1u << 13;      // present
+}  // namespace sample_fields
+
+// The fields of `needs` (sample_fields bits) as the help text prints them, e.g.
+// "response, reference" or "response, retrieved_contexts (text and images)".
+std::string required_fields_text(unsigned needs);
+
+// The bit of a field named as required_fields_text names it ("chatbot_role" ->
+// kChatbotRole); kNone for a name that is no such field.
+unsigned required_field_bit(std::string_view name);
+
+// The `skipped` result for the first field of `needs` that `sample` lacks or has empty,
+// e.g. "field 'reference' is missing"; nullopt when it has them all. Thread-safe.
+std::optional<MetricResult> missing_required_field(const Sample& sample, unsigned needs);
+
 // One row of the metric table (src/metrics/builtin.cc).
 struct MetricInfo {
   std::string_view name;
   MetricFamily family;
-  std::string_view fields;      // required fields, e.g. "response, reference"
+  unsigned needs;               // sample_fields bits: the fields the metric reads
   std::string_view definition;  // one line
   bool takes_cutoff;            // accepts "@k"
   bool higher_is_better;
@@ -171,6 +213,8 @@ struct MetricInfo {
   // histograms and compare's effect sizes use it.
   double min_score;
   double max_score;
+  // The scoring functions are called only on a sample that has the fields of `needs`
+  // (score_sample, evaluate.h, checks them first: missing_required_field).
   ScoreFunction score;          // deterministic metrics; nullptr for judged ones
   CorpusFunction corpus;        // nullptr unless the metric has a corpus-level form
   JudgedScoreFunction judged;   // judged metrics; nullptr for deterministic ones

@@ -320,7 +320,7 @@ void bind_metric_table(nb::module_& m) {
           nb::dict row;
           row["name"] = nb::str(info.name.data(), info.name.size());
           row["family"] = metric_family_name(info.family);
-          row["fields"] = nb::str(info.fields.data(), info.fields.size());
+          row["fields"] = required_fields_text(info.needs);
           row["definition"] = nb::str(info.definition.data(), info.definition.size());
           row["takes_cutoff"] = info.takes_cutoff;
           row["higher_is_better"] = info.higher_is_better;

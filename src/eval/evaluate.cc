@@ -182,6 +182,8 @@ StatusOr<bool> score_and_deliver(std::vector<PendingRow>& batch, const EvalOptio
 MetricResult guarded_score(const MetricRequest& request, const Sample& sample,
                            const EvalOptions& options, std::optional<SampleJudgement>& judgement,
                            Judge& judge) {
+  // A field the metric needs and the sample lacks: skipped before anything is asked.
+  if (auto skip = missing_required_field(sample, request.info->needs)) return std::move(*skip);
   try {
     if (request.info->judged != nullptr) {
       if (!judgement) judgement.emplace(sample, judge, ImageAccess{&options.media, options.ocr.get()});

@@ -134,7 +134,7 @@ EvalSummary SummaryBuilder::finish() && {
     metric.higher_is_better = request.info->higher_is_better;
     metric.min_score = request.info->min_score;
     metric.max_score = request.info->max_score;
-    metric.fields = std::string(request.info->fields);
+    metric.fields = required_fields_text(request.info->needs);
     metric.top_skip_reason = most_common(acc.skip_reasons);
     metric.top_failure_reason = most_common(acc.failure_reasons);
     metric.noted = acc.noted;

@@ -46,9 +46,6 @@ RAGMETER_DECLARE_SCORE(hamming_similarity);
 RAGMETER_DECLARE_SCORE(k_precision);
 RAGMETER_DECLARE_SCORE(answer_token_recall);
 
-// What a conversation metric says of a single-turn row (conversation_adapters.cc).
-MetricResult single_turn_row_skip();
-
 // Conversations (conversation_adapters.cc): the tool calls of a multi-turn sample.
 RAGMETER_DECLARE_SCORE(ragas_tool_call_accuracy);
 RAGMETER_DECLARE_SCORE(ragas_tool_call_accuracy_flexible);

@@ -1,5 +1,6 @@
-// Adapters from a multi-turn Sample to the tool-call metrics (tool_metrics.h): a
-// single-turn sample, or one without expected tool calls, is `skipped` with the reason.
+// Adapters from a multi-turn Sample to the tool-call metrics (tool_metrics.h). A
+// single-turn sample, or one without expected tool calls, is `skipped` before they are
+// called (MetricInfo::needs).
 #include <optional>
 
 #include "metrics/adapters.h"
@@ -13,20 +14,11 @@ struct ToolCallLists {
   std::vector<ToolCall> expected;
 };
 
-// The called and expected tool calls, or why the sample has none to compare. An empty
-// list of expected calls is given (it expects no call); only an absent one skips.
-std::optional<MetricResult> tool_call_lists(const Sample& sample, ToolCallLists* out) {
-  if (!sample.conversation) {
-    return single_turn_row_skip();
-  }
+// The called and expected tool calls (the fields were checked: MetricInfo::needs; an empty
+// list of expected calls is given, it expects no call).
+ToolCallLists tool_call_lists(const Sample& sample) {
   const Conversation& conversation = *sample.conversation;
-  if (!conversation.reference_tool_calls) {
-    return MetricResult::skipped(
-        "field 'reference_tool_calls' is missing (DeepEval's name: 'expected_tools')");
-  }
-  out->called = conversation.tool_calls();
-  out->expected = *conversation.reference_tool_calls;
-  return std::nullopt;
+  return ToolCallLists{conversation.tool_calls(), *conversation.reference_tool_calls};
 }
 
 MetricResult with_counts(double score, const ToolCallLists& lists) {
@@ -36,16 +28,14 @@ MetricResult with_counts(double score, const ToolCallLists& lists) {
 }
 
 MetricResult ragas_accuracy(const Sample& s, bool strict_order) {
-  ToolCallLists lists;
-  if (auto skipped = tool_call_lists(s, &lists)) return *skipped;
+  const ToolCallLists lists = tool_call_lists(s);
   return with_counts(ragmeter::ragas_tool_call_accuracy(lists.called, lists.expected, strict_order),
                      lists);
 }
 
 MetricResult deepeval(const Sample& s, const ScoringOptions& o,
                       DeepEvalToolOptions::Matching matching) {
-  ToolCallLists lists;
-  if (auto skipped = tool_call_lists(s, &lists)) return *skipped;
+  const ToolCallLists lists = tool_call_lists(s);
   DeepEvalToolOptions options = o.deepeval_tools;
   options.matching = matching;
   return with_counts(ragmeter::deepeval_tool_correctness(lists.called, lists.expected, options),
@@ -53,12 +43,6 @@ MetricResult deepeval(const Sample& s, const ScoringOptions& o,
 }
 
 }  // namespace
-
-MetricResult single_turn_row_skip() {
-  return MetricResult::skipped(
-      "a conversation metric: the row is single-turn (it needs `user_input` as a list of "
-      "messages, `messages` or `turns`, docs/agents.md)");
-}
 
 MetricResult ragas_tool_call_accuracy(const Sample& s, const MetricRequest&, const ScoringOptions&) {
   return ragas_accuracy(s, true);
@@ -70,8 +54,7 @@ MetricResult ragas_tool_call_accuracy_flexible(const Sample& s, const MetricRequ
 }
 
 MetricResult ragas_tool_call_f1(const Sample& s, const MetricRequest&, const ScoringOptions&) {
-  ToolCallLists lists;
-  if (auto skipped = tool_call_lists(s, &lists)) return *skipped;
+  const ToolCallLists lists = tool_call_lists(s);
   return with_counts(ragmeter::ragas_tool_call_f1(lists.called, lists.expected), lists);
 }
 

@@ -29,11 +29,9 @@ std::string joined(const std::vector<std::string>& items) {
 MetricResult conversation_task(SampleJudgement& j, const MetricRequest& r, const ScoringOptions&) {
   const ConversationTask* task = find_conversation_task(r.info->name);
   if (task == nullptr) return MetricResult::failed("no conversation task is named " + std::string(r.info->name));
+  // The conversation and the task's field were checked (MetricInfo::needs holds the
+  // field's bit: MetricTableTest.ConversationTasksNeedTheirField).
   const Sample& s = j.sample();
-  if (!s.conversation) return single_turn_row_skip();
-  if (!task->field.empty() && !conversation_field_text(*s.conversation, task->field)) {
-    return MetricResult::skipped("field '" + task->field + "' is missing or empty");
-  }
   const std::vector<std::string> asked = conversation_task_items(*s.conversation, task->items);
   const std::string nothing = task->nothing_to_judge + " (" + task->source_score + ")";
   if (task->items != TaskItems::kFound && asked.empty()) return MetricResult::skipped(nothing);
@@ -68,10 +66,10 @@ MetricResult conversation_task(SampleJudgement& j, const MetricRequest& r, const
 
 MetricResult deepeval_task_completion(SampleJudgement& j, const MetricRequest&,
                                       const ScoringOptions&) {
+  // A single-turn row was skipped (kConversation): ragmeter reads no tool calls on one; its
+  // `user_input`, `response` and `tools_called` are written as a conversation of two
+  // messages (docs/agents.md).
   const Sample& s = j.sample();
-  // ragmeter reads no tool calls on a single-turn row: its `user_input`, `response` and
-  // `tools_called` are written as a conversation of two messages (docs/agents.md).
-  if (!s.conversation) return single_turn_row_skip();
   if (std::string skip = task_completion_skip(*s.conversation); !skip.empty()) {
     return MetricResult::skipped(std::move(skip));
   }

@@ -10,7 +10,6 @@
 
 #include "metrics/adapters.h"
 #include "metrics/judged_evidence.h"
-#include "metrics/required_fields.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/tool_metrics.h"
 #include "ragmeter/ledger_metrics.h"
@@ -23,40 +22,15 @@ namespace {
 
 using Judgement = SampleJudgement;
 
-constexpr const char* kOnlyImages =
-    "the retrieved contexts are all images, which a text metric does not read (the multimodal_* "
-    "metrics do)";
 // The note on a text metric's score for a sample with images among its contexts.
 constexpr const char* kImagesNotRead =
     "image contexts were not read by this text metric (multimodal_claim_faithfulness, "
     "multimodal_context_recall and multimodal_context_utilization read them)";
 
-// The first missing field among the ones asked for, as a skipped result.
-std::optional<MetricResult> require(const Sample& s, bool user_input, bool response,
-                                    bool reference, bool contexts) {
-  if (user_input) {
-    if (auto skip = require_field(s.user_input, "user_input")) return skip;
-  }
-  if (response) {
-    if (auto skip = require_field(s.response, "response")) return skip;
-  }
-  if (reference) {
-    if (auto skip = require_field(s.reference(), "reference")) return skip;
-  }
-  if (contexts) {
-    if (!s.retrieved_images.empty() && s.retrieved_contexts && s.retrieved_contexts->empty()) {
-      return MetricResult::skipped(kOnlyImages);
-    }
-    if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return skip;
-  }
-  return std::nullopt;
-}
-
-// Reads a ledger metric after checking the fields.
+// Reads a ledger metric (its fields were checked: MetricInfo::needs); `contexts`: whether it
+// reads the retrieved contexts, so that a sample with image contexts gets a note.
 template <typename Read>
-MetricResult from_ledger(Judgement& j, std::string_view ragas_scope, bool response,
-                         bool reference, bool contexts, Read read) {
-  if (auto skip = require(j.sample(), false, response, reference, contexts)) return *skip;
+MetricResult from_ledger(Judgement& j, std::string_view ragas_scope, bool contexts, Read read) {
   const CallLog* calls = nullptr;
   const auto& ledger = j.ledger_for(ragas_scope, &calls);
   if (!ledger.ok()) return with_calls(judge_failed(ledger.status()), *calls);
@@ -90,30 +64,30 @@ double similarity_share(double cosine) { return std::max(0.0, cosine); }
 }  // namespace
 
 MetricResult faithfulness(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  return from_ledger(j, r.info->ragas_scope, true, false, true, ledger_faithfulness);
+  return from_ledger(j, r.info->ragas_scope, true, ledger_faithfulness);
 }
 
 MetricResult context_precision(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  return from_ledger(j, r.info->ragas_scope, false, true, true, ledger_context_precision);
+  return from_ledger(j, r.info->ragas_scope, true, ledger_context_precision);
 }
 
 MetricResult context_utilization(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  return from_ledger(j, r.info->ragas_scope, true, false, true, ledger_context_utilization);
+  return from_ledger(j, r.info->ragas_scope, true, ledger_context_utilization);
 }
 
 MetricResult context_recall(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  return from_ledger(j, r.info->ragas_scope, false, true, true, ledger_context_recall);
+  return from_ledger(j, r.info->ragas_scope, true, ledger_context_recall);
 }
 
 MetricResult noise_sensitivity_relevant(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  return from_ledger(j, r.info->ragas_scope, true, true, true, [](const ClaimLedger& ledger) {
+  return from_ledger(j, r.info->ragas_scope, true, [](const ClaimLedger& ledger) {
     return ledger_noise_sensitivity(ledger, NoiseMode::kRelevant);
   });
 }
 
 MetricResult noise_sensitivity_irrelevant(Judgement& j, const MetricRequest& r,
                                           const ScoringOptions&) {
-  return from_ledger(j, r.info->ragas_scope, true, true, true, [](const ClaimLedger& ledger) {
+  return from_ledger(j, r.info->ragas_scope, true, [](const ClaimLedger& ledger) {
     return ledger_noise_sensitivity(ledger, NoiseMode::kIrrelevant);
   });
 }
@@ -125,7 +99,7 @@ constexpr std::string_view kFactualScope = "factual_correctness";
 
 MetricResult factual(Judgement& j, FactualMode mode, const ScoringOptions& o) {
   // Every factual_correctness mode and answer_correctness read the same ledger scope.
-  return from_ledger(j, kFactualScope, true, true, false, [&](const ClaimLedger& ledger) {
+  return from_ledger(j, kFactualScope, false, [&](const ClaimLedger& ledger) {
     return ledger_factual_correctness(ledger, mode, LedgerMetricOptions{o.factual_beta, false});
   });
 }
@@ -146,7 +120,6 @@ MetricResult factual_correctness_recall(Judgement& j, const MetricRequest&,
 }
 
 MetricResult semantic_similarity(Judgement& j, const MetricRequest&, const ScoringOptions& o) {
-  if (auto skip = require(j.sample(), false, true, true, false)) return *skip;
   return similarity_result(j, o);
 }
 
@@ -154,7 +127,6 @@ MetricResult semantic_similarity(Judgement& j, const MetricRequest&, const Scori
 // similarity's negative cosines counted as 0 (similarity_share). A response or reference
 // without claims has no F1: the metric is skipped with its reason.
 MetricResult answer_correctness(Judgement& j, const MetricRequest&, const ScoringOptions& o) {
-  if (auto skip = require(j.sample(), false, true, true, false)) return *skip;
   double wf = o.answer_correctness_factual_weight;
   double ws = o.answer_correctness_semantic_weight;
   if (!(wf >= 0 && ws >= 0 && wf + ws > 0 && std::isfinite(wf + ws))) {
@@ -177,7 +149,6 @@ MetricResult answer_correctness(Judgement& j, const MetricRequest&, const Scorin
 // Mean similarity of the question to each generated question (negative cosines as 0,
 // similarity_share); 0 when noncommittal.
 MetricResult answer_relevancy(Judgement& j, const MetricRequest&, const ScoringOptions&) {
-  if (auto skip = require(j.sample(), true, true, false, false)) return *skip;
   const auto& generated = j.questions();
   if (!generated.ok()) return with_calls(judge_failed(generated.status()), j.questions_calls());
   CallLog calls = j.questions_calls();
@@ -237,7 +208,6 @@ WordEdges word_edges(std::string_view text) {
 // without spaces (Chinese, Japanese, Thai, ...), whose ends must be word ends of ICU's
 // word break.
 MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
-  if (auto skip = require(j.sample(), false, false, true, true)) return *skip;
   CallLog calls;
   auto entities = j.judge().reference_and_context_entities(*j.sample().reference(),
                                                             *j.sample().retrieved_contexts, &calls);
@@ -350,7 +320,6 @@ MetricResult critic_result(Judgement& j, const Sample& sample, const MetricReque
 }  // namespace
 
 MetricResult aspect_critic(Judgement& j, const MetricRequest& r, const ScoringOptions& o) {
-  if (auto skip = require(j.sample(), false, true, false, false)) return *skip;
   std::string_view definition =
       r.definition.empty() ? builtin_critic_definition(r.info->name) : std::string_view(r.definition);
   if (definition.empty()) return MetricResult::failed("aspect critic '" + r.name + "' has no definition");
@@ -376,14 +345,6 @@ constexpr std::string_view kGoalWithoutReference =
 MetricResult goal_accuracy(Judgement& j, const MetricRequest& r, const ScoringOptions& o,
                            bool with_reference) {
   const Sample& s = j.sample();
-  if (!s.conversation) {
-    return single_turn_row_skip();
-  }
-  if (with_reference && (!s.reference() || s.reference()->empty())) {
-    return MetricResult::skipped(
-        "field 'reference' is missing (the desired outcome; "
-        "ragas_agent_goal_accuracy_without_reference needs none)");
-  }
   // Without a reference the judge is not shown one, even when the row has it (ragas's
   // metric reads the messages alone).
   Sample asked = s;
@@ -406,13 +367,6 @@ MetricResult ragas_agent_goal_accuracy_without_reference(Judgement& j, const Met
 namespace {
 
 MetricResult topic_adherence(Judgement& j, TopicAdherenceMode mode) {
-  const Sample& s = j.sample();
-  if (!s.conversation) {
-    return single_turn_row_skip();
-  }
-  if (!s.conversation->reference_topics || s.conversation->reference_topics->empty()) {
-    return MetricResult::skipped("field 'reference_topics' is missing or empty");
-  }
   const StatusOr<TopicVerdicts>& verdicts = j.topic_verdicts();
   if (!verdicts.ok()) return judge_refused_or_failed(verdicts.status(), j.topic_calls());
   if (verdicts->topics.empty()) {  // ragas: NaN
@@ -449,7 +403,6 @@ MetricResult ragas_topic_adherence_recall(Judgement& j, const MetricRequest&, co
 }
 
 MetricResult rubric_score(Judgement& j, const MetricRequest&, const ScoringOptions&) {
-  if (auto skip = require(j.sample(), false, true, false, false)) return *skip;
   const Sample& s = j.sample();
   const bool own = s.rubrics.has_value() && !s.rubrics->empty();
   const auto& rubrics = own ? *s.rubrics : default_rubrics(s.reference() && !s.reference()->empty());
@@ -470,7 +423,6 @@ MetricResult rubric_score(Judgement& j, const MetricRequest&, const ScoringOptio
 
 // The original RAGAS paper's context relevance: needed sentences / all sentences.
 MetricResult context_relevance(Judgement& j, const MetricRequest&, const ScoringOptions&) {
-  if (auto skip = require(j.sample(), true, false, false, true)) return *skip;
   CallLog calls;
   auto found = j.judge().relevant_sentences(j.sample(), &calls);
   if (!found.ok()) return with_calls(judge_failed(found.status()), calls);
@@ -493,8 +445,6 @@ std::size_t code_points(std::string_view text) {
 // ragas's summary_score: 0.5 * (share of the text's key facts the summary states)
 // + 0.5 * conciseness, conciseness = 1 - min(|summary|, |text|) / |text| in characters.
 MetricResult summary_score(Judgement& j, const MetricRequest&, const ScoringOptions&) {
-  if (auto skip = require(j.sample(), false, true, false, false)) return *skip;
-  if (auto skip = require_field(j.sample().reference_contexts, "reference_contexts")) return *skip;
   std::string text;
   for (const std::string& context : *j.sample().reference_contexts) {
     if (!text.empty()) text += "\n";
@@ -530,12 +480,9 @@ MetricResult summary_score(Judgement& j, const MetricRequest&, const ScoringOpti
 
 template <RagcheckerMetric M>
 MetricResult ragchecker(Judgement& j, const MetricRequest& r, const ScoringOptions&) {
-  constexpr bool kResponse = M != RagcheckerMetric::kClaimRecall &&
-                             M != RagcheckerMetric::kContextPrecision;
-  constexpr bool kReference = M != RagcheckerMetric::kFaithfulness;
   constexpr bool kContexts = M != RagcheckerMetric::kPrecision &&
                              M != RagcheckerMetric::kRecall && M != RagcheckerMetric::kF1;
-  return from_ledger(j, r.info->ragas_scope, kResponse, kReference, kContexts,
+  return from_ledger(j, r.info->ragas_scope, kContexts,
                      [](const ClaimLedger& ledger) { return ragchecker_metric(ledger, M); });
 }
 

@@ -13,7 +13,6 @@
 // so they equal faithfulness, context_recall and context_utilization.
 #include "metrics/adapters.h"
 #include "metrics/judged_evidence.h"
-#include "metrics/required_fields.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/ledger_metrics.h"
 #include "ragmeter/ocr.h"
@@ -23,12 +22,6 @@ namespace ragmeter::adapters {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-// The contexts a multimodal metric reads: text, images or both.
-std::optional<MetricResult> require_contexts(const Sample& s) {
-  if (!s.retrieved_images.empty()) return std::nullopt;
-  return require_field(s.retrieved_contexts, "retrieved_contexts");
-}
 
 // An image that could not be read: `skipped` when the run does not allow its source
 // (a file without --media-root, a URL without --allow-media-urls), else `failed`.
@@ -86,13 +79,6 @@ template <typename Read>
 MetricResult from_multimodal_ledger(SampleJudgement& j, bool response, bool reference,
                                     Read read) {
   const Sample& s = j.sample();
-  if (response) {
-    if (auto skip = require_field(s.response, "response")) return *skip;
-  }
-  if (reference) {
-    if (auto skip = require_field(s.reference(), "reference")) return *skip;
-  }
-  if (auto skip = require_contexts(s)) return *skip;
   if (!s.retrieved_images.empty() && !j.images().ok()) return image_problem(j.images().status());
   const auto& ledger = j.multimodal_ledger();
   const CallLog& calls = s.retrieved_images.empty() ? j.ledger_calls() : j.multimodal_calls();
@@ -108,11 +94,6 @@ MetricResult from_multimodal_ledger(SampleJudgement& j, bool response, bool refe
 
 MetricResult one_call(SampleJudgement& j, MultimodalQuestion question) {
   const Sample& s = j.sample();
-  if (question == MultimodalQuestion::kRelevance) {
-    if (auto skip = require_field(s.user_input, "user_input")) return *skip;
-  }
-  if (auto skip = require_field(s.response, "response")) return *skip;
-  if (auto skip = require_contexts(s)) return *skip;
   const auto& read = j.images();
   if (!read.ok()) return image_problem(read.status());
   CallLog calls;

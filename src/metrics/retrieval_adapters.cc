@@ -7,10 +7,8 @@
 // the threshold. A second chunk matching an already matched reference is a duplicate
 // and counts as non-relevant, just as a repeated id would not add a relevant document.
 #include <unordered_set>
-#include <variant>
 
 #include "metrics/adapters.h"
-#include "metrics/required_fields.h"
 #include "ragmeter/retrieval.h"
 #include "ragmeter/string_similarity.h"
 
@@ -57,29 +55,16 @@ RankingWithJudgements from_text(const Sample& s, double threshold) {
   return out;
 }
 
-// Builds the ranking and judgements of a row, or the reason it must be skipped.
-std::variant<RankingWithJudgements, MetricResult> relevance(const Sample& s,
-                                                           const ScoringOptions& o) {
-  if (s.retrieved_context_ids && s.reference_context_ids) {
-    if (auto skip = require_field(s.retrieved_context_ids, "retrieved_context_ids")) return *skip;
-    if (auto skip = require_field(s.reference_context_ids, "reference_context_ids")) return *skip;
-    return from_ids(s);
-  }
-  if (s.retrieved_contexts && s.reference_contexts) {
-    if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return *skip;
-    if (auto skip = require_field(s.reference_contexts, "reference_contexts")) return *skip;
-    return from_text(s, o.context_match_threshold);
-  }
-  return MetricResult::skipped(
-      "needs retrieved_context_ids and reference_context_ids, or retrieved_contexts and "
-      "reference_contexts");
+// The ranking and judgements of a row: from ids when it has both lists, else from texts
+// (the fields were checked: sample_fields::kContextIdsOrTexts).
+RankingWithJudgements relevance(const Sample& s, const ScoringOptions& o) {
+  if (s.retrieved_context_ids && s.reference_context_ids) return from_ids(s);
+  return from_text(s, o.context_match_threshold);
 }
 
 template <typename Fn>
 MetricResult rank_metric(const Sample& s, const ScoringOptions& o, Fn fn) {
-  auto rel = relevance(s, o);
-  if (auto* skip = std::get_if<MetricResult>(&rel)) return *skip;
-  const auto& r = std::get<RankingWithJudgements>(rel);
+  const RankingWithJudgements r = relevance(s, o);
   return MetricResult::ok(fn(r.ranking, r.qrels));
 }
 
@@ -112,15 +97,11 @@ MetricResult ndcg(const Sample& s, const MetricRequest& r, const ScoringOptions&
 
 MetricResult id_based_context_precision(const Sample& s, const MetricRequest&,
                                         const ScoringOptions&) {
-  if (auto skip = require_field(s.retrieved_context_ids, "retrieved_context_ids")) return *skip;
-  if (auto skip = require_field(s.reference_context_ids, "reference_context_ids")) return *skip;
   return MetricResult::ok(id_context_precision(*s.retrieved_context_ids, *s.reference_context_ids));
 }
 
 MetricResult id_based_context_recall(const Sample& s, const MetricRequest&,
                                      const ScoringOptions&) {
-  if (auto skip = require_field(s.retrieved_context_ids, "retrieved_context_ids")) return *skip;
-  if (auto skip = require_field(s.reference_context_ids, "reference_context_ids")) return *skip;
   return MetricResult::ok(id_context_recall(*s.retrieved_context_ids, *s.reference_context_ids));
 }
 
@@ -129,8 +110,6 @@ MetricResult id_based_context_recall(const Sample& s, const MetricRequest&,
 // 1e-10 to the denominator, we do not).
 MetricResult non_llm_context_precision(const Sample& s, const MetricRequest&,
                                        const ScoringOptions& o) {
-  if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return *skip;
-  if (auto skip = require_field(s.reference_contexts, "reference_contexts")) return *skip;
   double numerator = 0.0;
   int relevant = 0;
   const auto& chunks = *s.retrieved_contexts;
@@ -150,8 +129,6 @@ MetricResult non_llm_context_precision(const Sample& s, const MetricRequest&,
 // ragas NonLLMContextRecall: share of reference contexts whose best similarity to some
 // retrieved chunk is > threshold (strict, as ragas).
 MetricResult non_llm_context_recall(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
-  if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return *skip;
-  if (auto skip = require_field(s.reference_contexts, "reference_contexts")) return *skip;
   int found = 0;
   for (const auto& reference : *s.reference_contexts) {
     if (best_reference(reference, *s.retrieved_contexts).second > o.context_match_threshold) ++found;

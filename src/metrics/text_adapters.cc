@@ -1,7 +1,7 @@
-// Adapters for the text metrics (response against reference): field checks, then the
-// pure functions of bleu.h, chrf.h, rouge.h, string_similarity.h, text_overlap.h.
+// Adapters for the text metrics (response against reference) to the pure functions of
+// bleu.h, chrf.h, rouge.h, string_similarity.h, text_overlap.h. The fields each needs are
+// checked before it is called (the table's `needs`, missing_required_field).
 #include "metrics/adapters.h"
-#include "metrics/required_fields.h"
 #include "ragmeter/cmrc.h"
 #include "ragmeter/language.h"
 #include "ragmeter/string_similarity.h"
@@ -9,12 +9,6 @@
 
 namespace ragmeter::adapters {
 namespace {
-
-// Checks that response and reference are present and non-empty.
-std::optional<MetricResult> require_pair(const Sample& s) {
-  if (auto skip = require_field(s.response, "response")) return skip;
-  return require_field(s.reference(), "reference");
-}
 
 // The token-overlap metrics' tokens for this sample, comparing `texts`: SQuAD's for an
 // English (or undetermined) sample, ragmeter's words for another language, and also
@@ -40,14 +34,12 @@ OverlapTokens overlap_tokens_with(const Sample& s, const std::vector<std::string
 
 template <typename Fn>
 MetricResult score_pair(const Sample& s, Fn fn) {
-  if (auto skip = require_pair(s)) return *skip;
   return MetricResult::ok(fn(*s.response, *s.reference()));
 }
 
 MetricResult rouge_result(const Sample& s, RougeScore (*fn)(std::string_view, std::string_view,
                                                             const RougeOptions&),
                           const RougeOptions& options) {
-  if (auto skip = require_pair(s)) return *skip;
   RougeScore rouge = fn(*s.response, *s.reference(), options);
   MetricResult result = MetricResult::ok(rouge.fmeasure);
   result.evidence = {{"precision", rouge.precision}, {"recall", rouge.recall}};
@@ -58,7 +50,6 @@ MetricResult rouge_result(const Sample& s, RougeScore (*fn)(std::string_view, st
 }
 
 MetricResult chrf_result(const Sample& s, ChrfOptions options, int word_order) {
-  if (auto skip = require_pair(s)) return *skip;
   options.word_order = word_order;
   // The statistics serve both the sentence score and the corpus sum: computed once.
   std::vector<double> stats = chrf_statistics(*s.response, s.references(), options);
@@ -85,28 +76,23 @@ MetricResult string_presence(const Sample& s, const MetricRequest&, const Scorin
 }
 
 MetricResult squad_exact_match(const Sample& s, const MetricRequest&, const ScoringOptions&) {
-  if (auto skip = require_pair(s)) return *skip;
   return MetricResult::ok(ragmeter::squad_exact_match(*s.response, s.references()));
 }
 
 MetricResult token_f1(const Sample& s, const MetricRequest&, const ScoringOptions&) {
-  if (auto skip = require_pair(s)) return *skip;
   return MetricResult::ok(
       ragmeter::token_f1(*s.response, s.references(), overlap_tokens_with(s, s.references())));
 }
 
 MetricResult cmrc_f1(const Sample& s, const MetricRequest&, const ScoringOptions&) {
-  if (auto skip = require_pair(s)) return *skip;
   return MetricResult::ok(ragmeter::cmrc_f1(*s.response, s.references()));
 }
 
 MetricResult cmrc_em(const Sample& s, const MetricRequest&, const ScoringOptions&) {
-  if (auto skip = require_pair(s)) return *skip;
   return MetricResult::ok(ragmeter::cmrc_exact_match(*s.response, s.references()));
 }
 
 MetricResult bleu(const Sample& s, const MetricRequest&, const ScoringOptions& o) {
-  if (auto skip = require_pair(s)) return *skip;
   // ja-mecab and ko-mecab need MeCab's dictionary (loaded once; later calls are a lookup).
   if (Status ready = prepare_bleu_tokenizer(o.bleu.tokenizer); !ready.ok()) {
     return MetricResult::failed(ready.message());
@@ -158,8 +144,6 @@ MetricResult hamming_similarity(const Sample& s, const MetricRequest&, const Sco
 }
 
 MetricResult k_precision(const Sample& s, const MetricRequest&, const ScoringOptions&) {
-  if (auto skip = require_field(s.response, "response")) return *skip;
-  if (auto skip = require_field(s.retrieved_contexts, "retrieved_contexts")) return *skip;
   return MetricResult::ok(
       ragmeter::k_precision(*s.response, *s.retrieved_contexts,
                             overlap_tokens_with(s, *s.retrieved_contexts)));

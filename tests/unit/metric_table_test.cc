@@ -12,7 +12,7 @@ TEST(MetricTableTest, NamesAreUniqueAndEveryEntryIsComplete) {
   std::set<std::string_view> names;
   for (const auto& info : builtin_metrics()) {
     EXPECT_TRUE(names.insert(info.name).second) << info.name;
-    EXPECT_FALSE(info.fields.empty()) << info.name;
+    EXPECT_NE(info.needs, sample_fields::kNone) << info.name;
     EXPECT_FALSE(info.definition.empty()) << info.name;
     // Exactly one scoring function: deterministic metrics score a sample, judged ones a
     // judgement. Every judged-family metric is judged; a conversation metric may be either

@@ -26,7 +26,7 @@ void print_text() {
   for (const MetricInfo& info : builtin_metrics()) {
     fmt::print("{:<28} {:<9} {}{}\n{:<28}           needs: {}; range {}..{}, {} is better\n",
                info.name, metric_family_name(info.family), info.definition,
-               info.takes_cutoff ? " Accepts @k." : "", "", info.fields, info.min_score,
+               info.takes_cutoff ? " Accepts @k." : "", "", required_fields_text(info.needs), info.min_score,
                info.max_score, info.higher_is_better ? "higher" : "lower");
     if (std::string facts = judge_facts(info); !facts.empty()) {
       fmt::print("{:<28}           {}\n", "", facts);
@@ -60,7 +60,7 @@ void print_markdown() {
       "|---|---|---|---|---|---|---|\n");
   for (const MetricInfo& info : builtin_metrics()) {
     fmt::print("| `{}` | {} | {} | {} | {}..{}, {} | {} | {} |\n", info.name,
-               metric_family_name(info.family), info.takes_cutoff ? "yes" : "", info.fields,
+               metric_family_name(info.family), info.takes_cutoff ? "yes" : "", required_fields_text(info.needs),
                info.min_score, info.max_score, info.higher_is_better ? "higher" : "lower",
                judge_call_names(info.calls), info.definition);
   }

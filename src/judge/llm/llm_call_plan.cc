@@ -43,19 +43,6 @@ PlannedCalls& PlannedCalls::operator+=(const PlannedCalls& other) {
 
 namespace {
 
-// Whether the metric table lists `field` among the metric's needs ("conversation, reference").
-bool needs_field(const MetricInfo& info, std::string_view field) {
-  std::string_view rest = info.fields;
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    std::string_view item = rest.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    if (item == field) return true;
-    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
-  }
-  return false;
-}
-
 // A conversation task's one call (llm_conversation_tasks.cc), when the metric would make it:
 // not when the row lacks the task's field or the conversation has none of its items.
 void plan_conversation_task(const Sample& sample, const ConversationTask& task, PlannedCalls* plan) {
@@ -144,8 +131,8 @@ PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<Met
     if (request.info->family != MetricFamily::kConversation) {
       single_turn.push_back(request);
     } else if (request.info->judged != nullptr && (request.info->calls & judge_calls::kCritic) &&
-               (!needs_field(*request.info, "reference") || sample.reference())) {
-      critic_calls += std::max(critic_votes, 1);  // not when skipped for a missing reference
+               !missing_required_field(sample, request.info->needs)) {
+      critic_calls += std::max(critic_votes, 1);  // not when skipped for a missing field
     }
   }
   PlannedCalls plan = std::move(plan_tasks);
@@ -161,18 +148,19 @@ PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<Met
 }
 
 // What a single-turn sample's requested metrics ask (MetricInfo::calls), and how many
-// critic calls.
+// critic calls: none for a metric the sample lacks a field of (it is skipped unasked).
 struct RequestedCalls {
   unsigned calls = judge_calls::kNone;
   int critic_calls = 0;
 };
 
-RequestedCalls requested_calls(const std::vector<MetricRequest>& metrics, int critic_votes) {
+RequestedCalls requested_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
+                               int critic_votes) {
   RequestedCalls requested;
   for (const MetricRequest& request : metrics) {
     if (request.info == nullptr || request.info->judged == nullptr) continue;
-    // A conversation metric on a single-turn row is skipped: no call.
-    if (request.info->family == MetricFamily::kConversation) continue;
+    // A conversation metric on a single-turn row is skipped (it needs the conversation).
+    if (missing_required_field(sample, request.info->needs)) continue;
     requested.calls |= request.info->calls;
     if (request.info->calls & judge_calls::kCritic) {
       requested.critic_calls += std::max(critic_votes, 1);
@@ -365,7 +353,7 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
     return plan_conversation_calls(sample, metrics, with_embedder, context_tokens, max_tokens,
                                    critic_votes);
   }
-  const RequestedCalls requested = requested_calls(metrics, critic_votes);
+  const RequestedCalls requested = requested_calls(sample, metrics, critic_votes);
   const unsigned calls = requested.calls;
   const PlanTexts texts = plan_texts(sample);
   PlannedCalls plan;
