@@ -3,7 +3,7 @@
 // per (conversation, task) answers every item at once; DeepEval's conversational metrics
 // (conversation completeness, knowledge retention, role adherence, turn relevancy,
 // argument correctness, topic adherence) are rows of conversation_tasks() (docs/agents.md), and a library
-// user can define a task of their own and ask any Judge for it (Judge::conversation_verdicts).
+// user can define a task of their own and ask any Judge for it (ask_conversation_task, judge_tasks.h).
 //
 // The judge's reply is one shape for every task:
 //   {"verdicts": [{"item": "3", "verdict": "yes", "reason": "..."}], "reason": "..."}

@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ragmeter/claim_ledger.h"
 #include "ragmeter/conversation_task.h"
 #include "ragmeter/image.h"
@@ -111,6 +113,36 @@ struct TopicVerdicts {
   std::string warning;  // as CriticVerdict::warning
 };
 
+// A question only an LLM judge answers, as data (judge_tasks.h builds them): one request,
+// a JSON reply. Judge::ask asks it.
+struct JudgeTask {
+  std::string kind;         // the call's name in usage and traces: "rubric", "critic:polite"
+  std::string prompt;       // the task's instructions: the request's fixed text, first
+  nlohmann::json schema;    // the reply's JSON schema
+  std::string schema_name;  // the schema's name in the request
+  std::string sections;     // the sample's texts as the request shows them, after the prompt
+  // What the reply writes in the sample's language ("the reason"), and its texts there,
+  // which the language check reads.
+  std::string_view written;
+  std::vector<std::string> (*written_texts)(const nlohmann::json& reply) = nullptr;
+  // Ballot `vote` (0-based) of a majority of `votes`: with votes > 1 each ballot samples at
+  // temperature 0.7 with a seed of its own (so each is its own cache entry).
+  int vote = 0;
+  int votes = 1;
+  // What needs an LLM judge, as a judge without one says it: "rubric scores" (plural) or
+  // "topic adherence".
+  std::string subject;
+  bool subject_plural = false;
+};
+
+// A task's reply.
+struct TaskReply {
+  nlohmann::json reply;
+  // Why the reply's written texts are not in the sample's language ("the judge wrote the
+  // reason in Latin script, not in Chinese, also when asked again"); empty when they are.
+  std::string wrong_script;
+};
+
 class Judge {
  public:
   virtual ~Judge() = default;
@@ -163,34 +195,13 @@ class Judge {
   // entities against the contexts' words).
   virtual StatusOr<EntityLists> reference_and_context_entities(
       std::string_view reference, const std::vector<std::string>& contexts, CallLog* calls);
-  // The verdict of the aspect critic `name` with `definition` on the sample (question,
-  // response, contexts and reference when present), by majority over `votes` (odd)
-  // judgements. The default, and the offline judge, answer FailedPrecondition: critics
-  // need a model.
-  virtual StatusOr<CriticVerdict> critique(const Sample& sample, std::string_view name,
-                                           std::string_view definition, int votes, CallLog* calls);
-  // The sample's score 1..5 against `rubrics` ({"score1_description": ..., ...,
-  // "score5_description": ...}). Default and offline: FailedPrecondition.
-  virtual StatusOr<RubricScore> rubric_score(const Sample& sample,
-                                             const std::map<std::string, std::string>& rubrics,
-                                             CallLog* calls);
-  // The topics of a conversation (sample.conversation set) with, for each, whether the
-  // assistant answered it and whether it is one of `reference_topics` (ragas's
-  // topic_adherence). The default, and the offline judge, answer FailedPrecondition.
-  virtual StatusOr<TopicVerdicts> topic_verdicts(const Sample& sample,
-                                                 const std::vector<std::string>& reference_topics,
-                                                 CallLog* calls);
-  // A conversation task (conversation_task.h) over the sample's conversation (set): one
-  // call whose verdicts cover the task's items. The default, and the offline judge,
-  // answer FailedPrecondition: these tasks need an LLM judge.
-  virtual StatusOr<ItemVerdicts> conversation_verdicts(const Sample& sample,
-                                                       const ConversationTask& task,
-                                                       CallLog* calls);
-  // DeepEval's task completion over the sample's conversation (set): the task (the row's
-  // `task` when given, given_task), the outcome and a verdict in [0, 1], in one call. A
-  // verdict that is not a number in [0, 1] is an error naming what the judge sent. The
-  // default, and the offline judge, answer FailedPrecondition: it needs an LLM judge.
-  virtual StatusOr<TaskCompletion> task_completion(const Sample& sample, CallLog* calls);
+  // One way to ask a task (judge_tasks.h: aspect critics, rubric scores, topic adherence,
+  // the conversation tasks, task completion): one request of `task.prompt` over
+  // `task.sections` whose reply is the JSON `task.schema` describes, asked in the
+  // sample's language (a reply mostly in another script is asked again once; still so,
+  // TaskReply::wrong_script says it). The default, and the offline judge, answer
+  // FailedPrecondition naming task.subject: these tasks need an LLM judge.
+  virtual StatusOr<TaskReply> ask(const JudgeTask& task, const Sample& sample, CallLog* calls);
   // The sentences of the sample's retrieved contexts needed to answer its question.
   virtual StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) = 0;
   // The key facts (claims) of `text` and whether `summary` states each of them.
@@ -268,7 +279,7 @@ class SampleJudgement {
   const StatusOr<ClaimLedger>& ledger_for(std::string_view ragas_scope, const CallLog** calls);
   // The generated questions (asked for on the first call).
   const StatusOr<GeneratedQuestions>& questions();
-  // Judge::topic_verdicts over the conversation's reference topics, asked for once (the
+  // ask_topics (judge_tasks.h) over the conversation's reference topics, asked for once (the
   // three topic adherence metrics read one call). Precondition: both set.
   const StatusOr<TopicVerdicts>& topic_verdicts();
   const CallLog& topic_calls() const { return topic_calls_; }

@@ -32,6 +32,7 @@
 #include "ragmeter/image.h"
 #include "ragmeter/image_ref.h"
 #include "ragmeter/judge.h"
+#include "ragmeter/judge_tasks.h"
 #include "ragmeter/judge_factory.h"
 #include "ragmeter/judge_hooks.h"
 #include "ragmeter/labels.h"

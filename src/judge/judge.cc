@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "ragmeter/judge_tasks.h"
+
 namespace ragmeter {
 
 StatusOr<std::vector<double>> Judge::similarities(std::string_view a,
@@ -32,34 +34,10 @@ StatusOr<EntityLists> Judge::reference_and_context_entities(std::string_view ref
   return out;
 }
 
-StatusOr<TopicVerdicts> Judge::topic_verdicts(const Sample&, const std::vector<std::string>&,
-                                              CallLog*) {
-  return failed_precondition("topic adherence needs an LLM judge (--judge-url, --judge-model); "
-                             "the " + description() + " judge cannot judge it");
-}
-
-StatusOr<ItemVerdicts> Judge::conversation_verdicts(const Sample&, const ConversationTask& task,
-                                                    CallLog*) {
-  return failed_precondition(task.name + " needs an LLM judge (--judge-url, --judge-model); the " +
-                             description() + " judge cannot judge it");
-}
-
-StatusOr<TaskCompletion> Judge::task_completion(const Sample&, CallLog*) {
-  return failed_precondition("deepeval_task_completion needs an LLM judge (--judge-url, "
-                             "--judge-model); the " + description() + " judge cannot judge it");
-}
-
-StatusOr<CriticVerdict> Judge::critique(const Sample&, std::string_view name, std::string_view,
-                                        int, CallLog*) {
-  return failed_precondition("the aspect critic '" + std::string(name) +
-                             "' needs an LLM judge (--judge-url, --judge-model); the " +
-                             description() + " judge cannot judge it");
-}
-
-StatusOr<RubricScore> Judge::rubric_score(const Sample&, const std::map<std::string, std::string>&,
-                                          CallLog*) {
-  return failed_precondition("rubric scores need an LLM judge (--judge-url, --judge-model); the " +
-                             description() + " judge cannot judge them");
+StatusOr<TaskReply> Judge::ask(const JudgeTask& task, const Sample&, CallLog*) {
+  return failed_precondition(task.subject + (task.subject_plural ? " need" : " needs") +
+                             " an LLM judge (--judge-url, --judge-model); the " + description() +
+                             " judge cannot judge " + (task.subject_plural ? "them" : "it"));
 }
 
 const StatusOr<ClaimLedger>& SampleJudgement::ledger() {
@@ -87,7 +65,7 @@ const StatusOr<GeneratedQuestions>& SampleJudgement::questions() {
 
 const StatusOr<TopicVerdicts>& SampleJudgement::topic_verdicts() {
   if (!topics_) {
-    topics_.emplace(judge_.topic_verdicts(sample_, *sample_.conversation->reference_topics,
+    topics_.emplace(ask_topics(judge_, sample_, *sample_.conversation->reference_topics,
                                           &topic_calls_));
   }
   return *topics_;

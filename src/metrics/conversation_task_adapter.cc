@@ -5,6 +5,7 @@
 #include "metrics/judged_evidence.h"
 #include "ragmeter/conversation_task.h"
 #include "ragmeter/judge.h"
+#include "ragmeter/judge_tasks.h"
 
 namespace ragmeter::adapters {
 
@@ -36,7 +37,7 @@ MetricResult conversation_task(SampleJudgement& j, const MetricRequest& r, const
   const std::string nothing = task->nothing_to_judge + " (" + task->source_score + ")";
   if (task->items != TaskItems::kFound && asked.empty()) return MetricResult::skipped(nothing);
   CallLog calls;
-  const StatusOr<ItemVerdicts> verdicts = j.judge().conversation_verdicts(s, *task, &calls);
+  const StatusOr<ItemVerdicts> verdicts = ask_conversation_task(j.judge(), s, *task, &calls);
   if (!verdicts.ok()) return judge_refused_or_failed(verdicts.status(), calls);
   const ItemScore score = score_item_verdicts(*task, asked, *verdicts);
   // Items asked, none with a readable verdict: the judge's failure, not an empty conversation
@@ -74,7 +75,7 @@ MetricResult deepeval_task_completion(SampleJudgement& j, const MetricRequest&,
     return MetricResult::skipped(std::move(skip));
   }
   CallLog calls;
-  const StatusOr<TaskCompletion> judged = j.judge().task_completion(s, &calls);
+  const StatusOr<TaskCompletion> judged = ask_task_completion(j.judge(), s, &calls);
   if (!judged.ok()) return judge_refused_or_failed(judged.status(), calls);
   MetricResult result = MetricResult::ok(judged->verdict);
   result.evidence["task"] = judged->task;

@@ -11,6 +11,7 @@
 #include "metrics/adapters.h"
 #include "metrics/judged_evidence.h"
 #include "ragmeter/judge.h"
+#include "ragmeter/judge_tasks.h"
 #include "ragmeter/tool_metrics.h"
 #include "ragmeter/ledger_metrics.h"
 #include "ragmeter/language.h"
@@ -306,7 +307,7 @@ MetricResult critic_result(Judgement& j, const Sample& sample, const MetricReque
     return MetricResult::failed("critic votes must be odd and at least 1");
   }
   CallLog calls;
-  auto verdict = j.judge().critique(sample, r.name, definition, o.critic_votes, &calls);
+  auto verdict = ask_critic(j.judge(), sample, r.name, definition, o.critic_votes, &calls);
   if (!verdict.ok()) return judge_refused_or_failed(verdict.status(), calls);
   MetricResult result = MetricResult::ok(verdict->verdict ? 1.0 : 0.0);
   result.evidence["definition"] = std::string(definition);
@@ -407,7 +408,7 @@ MetricResult rubric_score(Judgement& j, const MetricRequest&, const ScoringOptio
   const bool own = s.rubrics.has_value() && !s.rubrics->empty();
   const auto& rubrics = own ? *s.rubrics : default_rubrics(s.reference() && !s.reference()->empty());
   CallLog calls;
-  auto score = j.judge().rubric_score(s, rubrics, &calls);
+  auto score = ask_rubric(j.judge(), s, rubrics, &calls);
   if (!score.ok()) return judge_refused_or_failed(score.status(), calls);
   if (score->score < 1 || score->score > 5) {
     return with_calls(MetricResult::failed("judge: rubric score " + std::to_string(score->score) +

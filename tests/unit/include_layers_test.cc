@@ -62,6 +62,7 @@ const std::map<std::string, std::string>& public_header_components() {
       {"ledger_metrics.h", "metrics"},
       {"tool_metrics.h", "metrics"},
       {"judge.h", "judge"},
+      {"judge_tasks.h", "judge"},
       {"judge_factory.h", "judge"},
       {"offline_judge.h", "judge"},
       {"llm_judge.h", "judge"},

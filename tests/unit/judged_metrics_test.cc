@@ -8,6 +8,7 @@
 
 #include "ragmeter/evaluate.h"
 #include "ragmeter/judge.h"
+#include "ragmeter/judge_tasks.h"
 #include "ragmeter/ledger_metrics.h"
 
 namespace ragmeter {
@@ -311,17 +312,34 @@ class CriticJudge : public Judge {
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view, std::string_view, CallLog*) override {
     return not_found("x");
   }
-  StatusOr<CriticVerdict> critique(const Sample&, std::string_view name, std::string_view definition,
-                                   int votes, CallLog* calls) override {
-    seen_definition = std::string(definition);
-    seen_votes = votes;
-    calls->push_back(std::string(name));
-    return CriticVerdict{votes_for * 2 > votes, "because", votes_for, votes};
+  // The critic and rubric tasks (judge_tasks.h) as a model would answer them: ballot i of
+  // a critic says yes when i < votes_for; the rubric gives `score`. What the task showed is
+  // read back from its sections.
+  StatusOr<TaskReply> ask(const JudgeTask& task, const Sample&, CallLog* calls) override {
+    if (task.kind.starts_with("critic:")) {
+      seen_definition = section(task.sections, "CRITERION");
+      seen_votes = task.votes;
+      if (task.vote == 0) calls->push_back(task.kind.substr(7));
+      return TaskReply{{{"verdict", task.vote < votes_for ? 1 : 0}, {"reason", "because"}}, ""};
+    }
+    seen_rubrics.clear();
+    const std::string rubric = section(task.sections, "RUBRIC");
+    for (std::size_t start = 0; start < rubric.size();) {
+      const std::size_t end = std::min(rubric.find('\n', start), rubric.size());
+      const std::string line = rubric.substr(start, end - start);
+      const std::size_t colon = line.find(": ");
+      if (colon != std::string::npos) seen_rubrics[line.substr(0, colon)] = line.substr(colon + 2);
+      start = end + 1;
+    }
+    return TaskReply{{{"score", score}, {"reason", "fits level " + std::to_string(score)}}, ""};
   }
-  StatusOr<RubricScore> rubric_score(const Sample&, const std::map<std::string, std::string>& rubrics,
-                                     CallLog*) override {
-    seen_rubrics = rubrics;
-    return RubricScore{score, "fits level " + std::to_string(score)};
+  // The text of section NAME ("NAME:\n" ... up to the blank line that ends it).
+  static std::string section(const std::string& sections, const std::string& name) {
+    const std::size_t start = sections.find(name + ":\n");
+    if (start == std::string::npos) return "";
+    const std::size_t text = start + name.size() + 2;
+    const std::size_t end = sections.find("\n\n", text);
+    return sections.substr(text, end == std::string::npos ? std::string::npos : end - text);
   }
   int votes_for = 0;
   int score = 4;

@@ -13,6 +13,7 @@
 #include "ragmeter/evaluate.h"
 #include "ragmeter/gates.h"
 #include "ragmeter/llm_judge.h"
+#include "ragmeter/judge_tasks.h"
 #include "ragmeter/repeats.h"
 #include "ragmeter/summary_builder.h"
 #include "tests/unit/fake_chat_client.h"
@@ -352,8 +353,8 @@ TEST(LlmJudgeRepeatsTest, ACriticsBallotsTakeSeedsNoOtherRepeatUses) {
   auto judge = judge_over(client);
   std::set<std::int64_t> seeds;
   for (int repeat : {1, 2}) {
-    auto verdict = judge->for_repeat(repeat, 0.7)->critique(tower_row(), "kind", "Is it kind?", 3,
-                                                             nullptr);
+    auto verdict = ask_critic(*judge->for_repeat(repeat, 0.7), tower_row(), "kind", "Is it kind?", 3,
+                              nullptr);
     ASSERT_TRUE(verdict.ok()) << verdict.status().message();
   }
   for (const SeededClient::Seen& seen : client->seen()) seeds.insert(*seen.seed);

@@ -39,16 +39,6 @@ class OfflineJudgeWithEmbedder : public Judge {
                                                        CallLog* calls) override {
     return offline_->reference_and_context_entities(reference, contexts, calls);
   }
-  StatusOr<CriticVerdict> critique(const Sample& sample, std::string_view name,
-                                   std::string_view definition, int votes,
-                                   CallLog* calls) override {
-    return offline_->critique(sample, name, definition, votes, calls);
-  }
-  StatusOr<RubricScore> rubric_score(const Sample& sample,
-                                     const std::map<std::string, std::string>& rubrics,
-                                     CallLog* calls) override {
-    return offline_->rubric_score(sample, rubrics, calls);
-  }
   StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override {
     return offline_->relevant_sentences(sample, calls);
   }

@@ -2,7 +2,8 @@
 //   llm_judge.cc          the compact plan's ledger, similarity, questions, entities
 //   llm_verdict_fill.cc   the compact plan's verdicts: the verdict store, table calls
 //   llm_ragas_plan.cc     the ragas plan's per-metric ledgers
-//   llm_critics.cc        aspect critics, rubric scores, context relevance, key facts
+//   llm_critics.cc        context relevance, key facts
+//   llm_task.cc           the judge's tasks (judge_tasks.h: critics, rubrics, conversations)
 // with the requests in llm_requests.cc, claims in llm_claims.cc and window splitting in
 // llm_window.cc. Internal to src/judge/.
 #pragma once
@@ -47,21 +48,9 @@ class LlmJudge : public Judge {
   StatusOr<EntityLists> reference_and_context_entities(std::string_view reference,
                                                        const std::vector<std::string>& contexts,
                                                        CallLog* calls) override;
-  StatusOr<CriticVerdict> critique(const Sample& sample, std::string_view name,
-                                   std::string_view definition, int votes,
-                                   CallLog* calls) override;
-  StatusOr<RubricScore> rubric_score(const Sample& sample,
-                                     const std::map<std::string, std::string>& rubrics,
-                                     CallLog* calls) override;
-  // llm_topics.cc: one "topics" call over the whole conversation.
-  StatusOr<TopicVerdicts> topic_verdicts(const Sample& sample,
-                                         const std::vector<std::string>& reference_topics,
-                                         CallLog* calls) override;
-  // llm_conversation_tasks.cc: one call per (conversation, task).
-  StatusOr<ItemVerdicts> conversation_verdicts(const Sample& sample, const ConversationTask& task,
-                                               CallLog* calls) override;
-  // llm_task_completion.cc: one "task_completion" call over the whole conversation.
-  StatusOr<TaskCompletion> task_completion(const Sample& sample, CallLog* calls) override;
+  // llm_task.cc: the judge's tasks (judge_tasks.h), one request each, in the sample's
+  // language.
+  StatusOr<TaskReply> ask(const JudgeTask& task, const Sample& sample, CallLog* calls) override;
   StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override;
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog* calls) override;

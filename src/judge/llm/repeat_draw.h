@@ -17,7 +17,7 @@ struct RepeatDraw {
   bool active() const { return repeat > 0; }
 
   // Sets the seed and the temperature of a request that has no seed of its own (a critic's
-  // ballots have theirs: LlmJudge::critique numbers them per repeat). Nothing when inactive.
+  // ballots have theirs: LlmJudge::ask numbers them per repeat). Nothing when inactive.
   void apply(llm::ChatRequest* request) const {
     if (!active() || request->seed) return;
     request->seed = repeat;

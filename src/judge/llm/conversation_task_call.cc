@@ -1,9 +1,8 @@
-// Conversation tasks (conversation_task.h) with the LLM judge (llm_judge_impl.h): one call
-// shows the numbered conversation, the task's field (e.g. the chatbot's role) and the
+// Conversation tasks (conversation_task.h) as judge tasks (judge_tasks.h): one call shows the numbered conversation, the task's field (e.g. the chatbot's role) and the
 // items to judge, and reads one verdict per item (DeepEval asks one call per item or turn,
 // plus one for the reason: docs/agents.md).
-#include "judge/llm/llm_judge_impl.h"
 #include "judge/llm/llm_requests.h"
+#include "ragmeter/judge_tasks.h"
 #include "ragmeter_prompts.inc"
 
 namespace ragmeter {
@@ -68,32 +67,29 @@ StatusOr<ItemVerdicts> read_task_reply(const Json& reply) {
 
 }  // namespace
 
-StatusOr<ItemVerdicts> LlmJudge::conversation_verdicts(const Sample& sample,
-                                                       const ConversationTask& task,
-                                                       CallLog* calls) {
+StatusOr<ItemVerdicts> ask_conversation_task(Judge& judge, const Sample& sample,
+                                             const ConversationTask& task, CallLog* calls) {
   if (!sample.conversation) return invalid_argument(task.name + ": the sample is not a conversation");
   const Conversation& conversation = *sample.conversation;
-  std::string sections = judge_conversation_section(conversation);
+  JudgeTask asked;
+  asked.kind = task.name;
+  asked.prompt = "Task: " + task.instructions + "\n" + std::string(prompts::k_conversation_task);
+  asked.schema = task_schema();
+  asked.schema_name = "verdicts";
+  asked.sections = judge_conversation_section(conversation);
   if (!task.field.empty()) {
     // DeepEval's names: the chatbot role, the relevant topics.
     std::string name = task.field == "reference_topics" ? "relevant_topics" : task.field;
     for (char& c : name) c = (c == '_') ? ' ' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    sections += judge_section(name, conversation_field_text(conversation, task.field).value_or(""));
+    asked.sections += judge_section(name, conversation_field_text(conversation, task.field).value_or(""));
   }
-  sections += conversation_task_item_section(conversation, task.items);
-  const std::string prompt = "Task: " + task.instructions + "\n" + std::string(prompts::k_conversation_task);
-  const JudgeLanguage language = judge_language_of(sample);
-  LanguageReply answer = chat_in_language(
-      book_, *options_.chat, language, kTaskWhat,
-      [&](const std::string& line) {
-        return make_judge_request(sections, prompt, task_schema(), "verdicts", options_.max_tokens, {}, line);
-      },
-      task_texts, task.name, calls);
-  RAGMETER_ASSIGN_OR_RETURN(Json reply, std::move(answer.reply));
-  RAGMETER_ASSIGN_OR_RETURN(ItemVerdicts out, read_task_reply(reply));
-  if (answer.wrong) {
-    out.warning = wrong_script_message(language, kTaskWhat, *answer.wrong) + "; the verdicts are kept";
-  }
+  asked.sections += conversation_task_item_section(conversation, task.items);
+  asked.written = kTaskWhat;
+  asked.written_texts = task_texts;
+  asked.subject = task.name;
+  RAGMETER_ASSIGN_OR_RETURN(TaskReply answer, judge.ask(asked, sample, calls));
+  RAGMETER_ASSIGN_OR_RETURN(ItemVerdicts out, read_task_reply(answer.reply));
+  if (!answer.wrong_script.empty()) out.warning = answer.wrong_script + "; the verdicts are kept";
   return out;
 }
 

@@ -1,9 +1,9 @@
-// ragas's topic adherence with the LLM judge (llm_judge_impl.h): one "topics" call over the
-// whole conversation lists the user's topics and, for each, whether the assistant answered
-// it and whether it falls into the reference topics (ragas asks this in 2 + one call per
+// ragas's topic adherence as a judge task (judge_tasks.h): one "topics" call over the whole
+// conversation lists the user's topics and, for each, whether the assistant answered it
+// and whether it falls into the reference topics (ragas asks this in 2 + one call per
 // topic: docs/agents.md).
-#include "judge/llm/llm_judge_impl.h"
 #include "judge/llm/llm_requests.h"
+#include "ragmeter/judge_tasks.h"
 #include "ragmeter_prompts.inc"
 
 namespace ragmeter {
@@ -46,22 +46,22 @@ Json topics_schema() {
 
 }  // namespace
 
-StatusOr<TopicVerdicts> LlmJudge::topic_verdicts(const Sample& sample,
-                                                 const std::vector<std::string>& reference_topics,
-                                                 CallLog* calls) {
-  const JudgeLanguage language = judge_language_of(sample);
+StatusOr<TopicVerdicts> ask_topics(Judge& judge, const Sample& sample,
+                                   const std::vector<std::string>& reference_topics,
+                                   CallLog* calls) {
   std::string listed;
   for (const std::string& topic : reference_topics) listed += "- " + topic + "\n";
-  const std::string sections =
-      judge_sample_sections(sample) + judge_section("REFERENCE TOPICS", listed);
-  LanguageReply answer = chat_in_language(
-      book_, *options_.chat, language, kTopicsWhat,
-      [&](const std::string& line) {
-        return make_judge_request(sections, prompts::k_topics, topics_schema(), "topics",
-                                  options_.max_tokens, {}, line);
-      },
-      topic_texts, "topics", calls);
-  RAGMETER_ASSIGN_OR_RETURN(Json reply, std::move(answer.reply));
+  JudgeTask task;
+  task.kind = "topics";
+  task.prompt = std::string(prompts::k_topics);
+  task.schema = topics_schema();
+  task.schema_name = "topics";
+  task.sections = judge_sample_sections(sample) + judge_section("REFERENCE TOPICS", listed);
+  task.written = kTopicsWhat;
+  task.written_texts = topic_texts;
+  task.subject = "topic adherence";
+  RAGMETER_ASSIGN_OR_RETURN(TaskReply answer, judge.ask(task, sample, calls));
+  const Json& reply = answer.reply;
   const auto topics = reply.find("topics");
   if (topics == reply.end() || !topics->is_array()) {
     return invalid_argument("the topics reply has no list of topics");
@@ -83,9 +83,7 @@ StatusOr<TopicVerdicts> LlmJudge::topic_verdicts(const Sample& sample,
   }
   const auto reason = reply.find("reason");
   if (reason != reply.end() && reason->is_string()) out.reason = reason->get<std::string>();
-  if (answer.wrong) {
-    out.warning = wrong_script_message(language, kTopicsWhat, *answer.wrong) + "; the topics are kept";
-  }
+  if (!answer.wrong_script.empty()) out.warning = answer.wrong_script + "; the topics are kept";
   return out;
 }
 

@@ -1,12 +1,12 @@
-// DeepEval's task completion with the LLM judge (llm_judge_impl.h): one "task_completion"
-// call shows the numbered conversation (and the row's task when given) and reads the task,
+// DeepEval's task completion as a judge task (judge_tasks.h): one "task_completion" call
+// shows the numbered conversation (and the row's task when given) and reads the task,
 // the outcome and a verdict in [0, 1]. DeepEval asks two calls: the task and outcome, then
 // the verdict on them (docs/agents.md).
 #include <charconv>
 #include <cmath>
 
-#include "judge/llm/llm_judge_impl.h"
 #include "judge/llm/llm_requests.h"
+#include "ragmeter/judge_tasks.h"
 #include "ragmeter_prompts.inc"
 
 namespace ragmeter {
@@ -102,31 +102,28 @@ StatusOr<TaskCompletion> read_task_completion_reply(const Json& reply) {
   return out;
 }
 
-StatusOr<TaskCompletion> LlmJudge::task_completion(const Sample& sample, CallLog* calls) {
+StatusOr<TaskCompletion> ask_task_completion(Judge& judge, const Sample& sample, CallLog* calls) {
   if (!sample.conversation) {
     return invalid_argument("deepeval_task_completion: the sample is not a conversation");
   }
-  const std::optional<std::string> task = given_task(*sample.conversation);
-  std::string sections = judge_conversation_section(*sample.conversation);
-  if (task) sections += judge_section("TASK", *task);
-  const JudgeLanguage language = judge_language_of(sample);
-  LanguageReply answer = chat_in_language(
-      book_, *options_.chat, language, kTaskCompletionWhat,
-      [&](const std::string& line) {
-        return make_judge_request(sections, prompts::k_task_completion, task_completion_schema(),
-                                  "task_completion", options_.max_tokens, {}, line);
-      },
-      task_completion_texts, "task_completion", calls);
-  RAGMETER_ASSIGN_OR_RETURN(Json reply, std::move(answer.reply));
-  RAGMETER_ASSIGN_OR_RETURN(TaskCompletion out, read_task_completion_reply(reply));
-  if (task) {
-    out.task = *task;
+  const std::optional<std::string> given = given_task(*sample.conversation);
+  JudgeTask task;
+  task.kind = "task_completion";
+  task.prompt = std::string(prompts::k_task_completion);
+  task.schema = task_completion_schema();
+  task.schema_name = "task_completion";
+  task.sections = judge_conversation_section(*sample.conversation);
+  if (given) task.sections += judge_section("TASK", *given);
+  task.written = kTaskCompletionWhat;
+  task.written_texts = task_completion_texts;
+  task.subject = "deepeval_task_completion";
+  RAGMETER_ASSIGN_OR_RETURN(TaskReply answer, judge.ask(task, sample, calls));
+  RAGMETER_ASSIGN_OR_RETURN(TaskCompletion out, read_task_completion_reply(answer.reply));
+  if (given) {
+    out.task = *given;
     out.task_given = true;
   }
-  if (answer.wrong) {
-    out.warning = wrong_script_message(language, kTaskCompletionWhat, *answer.wrong) +
-                  "; the verdict is kept";
-  }
+  if (!answer.wrong_script.empty()) out.warning = answer.wrong_script + "; the verdict is kept";
   return out;
 }
 

@@ -1,0 +1,52 @@
+// The judge's tasks: questions only an LLM judge answers, each built as a JudgeTask
+// (judge.h: the prompt, the sample's sections, the reply's schema) and asked of any judge
+// through the one Judge::ask, their replies read here. A judge without a model answers
+// FailedPrecondition naming the task ("rubric scores need an LLM judge ..."), which the
+// metrics report as `skipped`. Requests are byte for byte what the judge's own methods
+// sent before they became tasks, so cached replies still answer them. Thread-safe as the
+// judge is.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ragmeter/conversation_task.h"
+#include "ragmeter/judge.h"
+#include "ragmeter/sample.h"
+#include "ragmeter/status.h"
+
+namespace ragmeter {
+
+// The aspect critic `name` with `definition` on the sample (question, response, contexts
+// and reference when present; a conversation's messages), by majority over `votes` (odd)
+// ballots, asked concurrently; call kind "critic:NAME". InvalidArgument when a ballot's
+// reply has no verdict 0 or 1.
+StatusOr<CriticVerdict> ask_critic(Judge& judge, const Sample& sample, std::string_view name,
+                                   std::string_view definition, int votes, CallLog* calls);
+
+// The sample's score 1..5 against `rubrics` ({"score1_description": ..., ...}); call kind
+// "rubric". InvalidArgument when the reply has no integer score.
+StatusOr<RubricScore> ask_rubric(Judge& judge, const Sample& sample,
+                                 const std::map<std::string, std::string>& rubrics,
+                                 CallLog* calls);
+
+// ragas's topic adherence over the sample's conversation: its topics, each with whether
+// the assistant answered it and whether it is one of `reference_topics`; call kind "topics".
+StatusOr<TopicVerdicts> ask_topics(Judge& judge, const Sample& sample,
+                                   const std::vector<std::string>& reference_topics,
+                                   CallLog* calls);
+
+// A conversation task (conversation_task.h) over the sample's conversation: one call, named
+// by the task, whose verdicts cover the task's items. InvalidArgument on a single-turn
+// sample.
+StatusOr<ItemVerdicts> ask_conversation_task(Judge& judge, const Sample& sample,
+                                             const ConversationTask& task, CallLog* calls);
+
+// DeepEval's task completion over the sample's conversation: the task (the row's `task`
+// when given), the outcome and a verdict in [0, 1] (read_task_completion_reply), one
+// "task_completion" call. InvalidArgument on a single-turn sample.
+StatusOr<TaskCompletion> ask_task_completion(Judge& judge, const Sample& sample, CallLog* calls);
+
+}  // namespace ragmeter

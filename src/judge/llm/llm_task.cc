@@ -1,0 +1,46 @@
+// The one way the LLM judge asks a task (judge.h's Judge::ask; the tasks are built in
+// judge_tasks.h): one request of the task's prompt over its sections, in the sample's
+// language.
+#include <algorithm>
+
+#include "judge/llm/llm_judge_impl.h"
+#include "judge/llm/llm_requests.h"
+
+namespace ragmeter {
+
+using Json = nlohmann::json;
+
+namespace {
+
+std::vector<std::string> no_texts(const Json&) { return {}; }
+
+}  // namespace
+
+StatusOr<TaskReply> LlmJudge::ask(const JudgeTask& task, const Sample& sample, CallLog* calls) {
+  const JudgeLanguage language = judge_language_of(sample);
+  // A ballot of several is sampled at 0.7 with a seed of its own. Repeat r's ballots take
+  // the seeds after repeat r - 1's, so no two repeats share a ballot, and repeat 1's are an
+  // unrepeated run's. One judgement is at temperature 0 (a repeat's: at its temperature
+  // and seed).
+  const int first_seed = std::max(0, book_.draw().repeat - 1) * task.votes + 1;
+  LanguageReply answer = chat_in_language(
+      book_, *options_.chat, language, task.written,
+      [&](const std::string& line) {
+        llm::ChatRequest request = make_judge_request(task.sections, task.prompt, task.schema,
+                                                      task.schema_name, options_.max_tokens, {},
+                                                      line);
+        if (task.votes > 1) {
+          request.temperature = 0.7;
+          request.seed = first_seed + task.vote;
+        }
+        return request;
+      },
+      task.written_texts ? task.written_texts : no_texts, task.kind, calls);
+  RAGMETER_ASSIGN_OR_RETURN(Json reply, std::move(answer.reply));
+  TaskReply out;
+  out.reply = std::move(reply);
+  if (answer.wrong) out.wrong_script = wrong_script_message(language, task.written, *answer.wrong);
+  return out;
+}
+
+}  // namespace ragmeter
