@@ -18,6 +18,9 @@ and the tables.
 
 Run:  RAGMETER_BUILD_DIR=build python3 bench/agree_public_sets.py --outdir /tmp/agree-sets
           [--judge-args "--embedder offline"] [--resamples 1000]
+          [--sets halueval,ragchecker] [--halueval-items FIRST:END] [--ragchecker-items N]
+      (an LLM judge: --judge-args "--judge openai --judge-url ... --judge-model ... --cache F"
+      and a slice of the items, since a small local model answers a call in tens of seconds)
 Needs only Python 3's standard library. Results are in docs/judges.md.
 """
 import argparse
@@ -71,8 +74,9 @@ def agree(results, labels, out, args, commands, extra=()):
 
 def halueval(outdir, args, commands):
     items = [json.loads(line) for line in open(HALUEVAL, encoding="utf-8")]
+    first, end = args.halueval_items
     rows, binary, pairwise = [], [], []
-    for i, item in enumerate(items):
+    for i, item in list(enumerate(items))[first:end]:
         for kind in ("right", "hallucinated"):
             rows.append({"id": f"{i}:{kind}", "user_input": item["question"],
                          "response": item[f"{kind}_answer"],
@@ -100,8 +104,11 @@ def ragchecker(outdir, args, commands):
     items = {}
     for a in annotations:
         items.setdefault(a["instance_id"], a)
+    kept = sorted(items)[:args.ragchecker_items] if args.ragchecker_items else sorted(items)
+    kept_ids = set(kept)
+    annotations = [a for a in annotations if a["instance_id"] in kept_ids]
     rows = []
-    for iid in sorted(items):
+    for iid in kept:
         for model in ("model1", "model2"):
             rows.append({"id": f"{iid}:{model}", "user_input": items[iid]["query"],
                          "response": items[iid][model]["response"],
@@ -129,6 +136,13 @@ def cell(stat):
 
 
 def markdown(halu, rag):
+    if halu:
+        markdown_halueval(halu)
+    if rag:
+        markdown_ragchecker(rag)
+
+
+def markdown_halueval(halu):
     print("\n### HaluEval, right (1) vs hallucinated (0) answers, binary labels\n")
     print("| metric | pass mark (dev) | accuracy (test) | balanced accuracy (test) | Cohen's kappa (test) "
           "| Krippendorff's alpha (test) | AUROC (all) | Kendall tau-b (all) | pairwise accuracy (all pairs) |")
@@ -144,6 +158,9 @@ def markdown(halu, rag):
     first = halu["binary"]["metrics"][0]
     print(f"\n{first['labels']} labels on {first['items']} rows; dev {first['dev_items']} / test "
           f"{first['test_items']} rows; pairwise: {halu['pairwise']['metrics'][0]['items']} pairs.")
+
+
+def markdown_ragchecker(rag):
     for kind in LABEL_KINDS:
         report = rag[kind]
         print(f"\n### RAGChecker, {kind}: delta = score(model2) - score(model1) vs the preference "
@@ -168,12 +185,21 @@ def main():
     parser.add_argument("--judge-args", default="--embedder offline",
                         help="extra `ragmeter eval` flags choosing the judge and embedder")
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--sets", default="halueval,ragchecker",
+                        help="comma-separated: halueval, ragchecker")
+    parser.add_argument("--halueval-items", default="0:",
+                        help="the HaluEval items as a Python slice FIRST:END (default: all 500)")
+    parser.add_argument("--ragchecker-items", type=int, default=0,
+                        help="the first N RAGChecker items by instance id (default 0: all 280)")
     args = parser.parse_args()
+    first, _, end = args.halueval_items.partition(":")
+    args.halueval_items = (int(first or 0), int(end) if end else None)
+    sets = set(args.sets.split(","))
     outdir = pathlib.Path(args.outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     commands = []
-    halu = halueval(outdir, args, commands)
-    rag = ragchecker(outdir, args, commands)
+    halu = halueval(outdir, args, commands) if "halueval" in sets else None
+    rag = ragchecker(outdir, args, commands) if "ragchecker" in sets else None
     print("## Commands\n")
     for c in commands:
         print("    " + c)

@@ -102,7 +102,7 @@ struct ItemScore {
 ItemScore score_item_verdicts(const ConversationTask& task, const std::vector<std::string>& asked,
                               const ItemVerdicts& verdicts);
 
-// DeepEval's TaskCompletionMetric as one call (Judge::task_completion, docs/agents.md):
+// DeepEval's TaskCompletionMetric as one call (ask_task_completion, judge_tasks.h; docs/agents.md):
 // the task the user wants done (the row's `task` when given), what the assistant and its
 // tool calls achieved, and how far that achieves the task, a number in [0, 1].
 struct TaskCompletion {

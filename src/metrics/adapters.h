@@ -84,7 +84,7 @@ RAGMETER_DECLARE_JUDGED(ragas_topic_adherence_recall);
 // ... and DeepEval's conversational metrics, each a conversation task named by the metric
 // (conversation_task.h; conversation_task_adapter.cc).
 RAGMETER_DECLARE_JUDGED(conversation_task);
-// DeepEval's task completion (Judge::task_completion; conversation_task_adapter.cc).
+// DeepEval's task completion (ask_task_completion; conversation_task_adapter.cc).
 RAGMETER_DECLARE_JUDGED(deepeval_task_completion);
 RAGMETER_DECLARE_JUDGED(rubric_score);
 RAGMETER_DECLARE_JUDGED(context_relevance);

@@ -1,6 +1,6 @@
 // The conversation-task metrics (DeepEval's conversational metrics, conversation_task.h):
 // one adapter reads any task's verdicts, found by the metric's name; and DeepEval's task
-// completion, a verdict in [0, 1] (Judge::task_completion).
+// completion, a verdict in [0, 1] (ask_task_completion, judge_tasks.h).
 #include "metrics/adapters.h"
 #include "metrics/judged_evidence.h"
 #include "ragmeter/conversation_task.h"
