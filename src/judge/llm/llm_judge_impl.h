@@ -104,6 +104,16 @@ class LlmJudge : public Judge {
                                                         const std::vector<std::size_t>& group_premises,
                                                         const std::vector<Pair>& missing,
                                                         const JudgeLanguage& language);
+  // ask_group's two ways: the claims against one premise too long to share a call
+  // (judge_within_window, column 0 of `cells`), or one table call of the `asked` cells
+  // (cells the reply left out asked once more, a table whose reply shows signs of not being
+  // read asked again passage by passage: reask_by_passage).
+  void judge_long_premise(const std::vector<std::string>& claim_texts, const std::string& premise,
+                          const JudgeLanguage& language,
+                          std::vector<std::vector<StoredVerdict>>* cells);
+  void ask_table(const std::vector<std::string>& claim_texts,
+                 const std::vector<std::string>& premise_texts, const std::vector<Pair>& asked,
+                 const JudgeLanguage& language, std::vector<std::vector<StoredVerdict>>* cells);
   // One verdict table call for `pairs` (claim, premise); a failed call leaves every
   // cell missing with its error. Reasons in `language`: a reply whose reasons stay in
   // another script when asked again keeps its verdicts, each cell with the warning.

@@ -224,9 +224,22 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
   note_warnings_and_calls(needed, sources.found, ledger, calls);
 }
 
-void LlmJudge::ask_missing(const std::vector<std::string>& claims,
-                         const std::vector<std::string>& premises, const std::vector<Pair>& missing,
-                         const JudgeLanguage& language, std::map<Pair, StoredVerdict>* found) {
+namespace {
+
+// One table call's claims and premises (indices into the ledger's texts).
+struct TableGroup {
+  std::vector<std::size_t> claims;
+  std::vector<std::size_t> premises;
+};
+
+// The table calls that ask the `missing` pairs: the premises grouped as the window allows
+// (group_premises), each window's group cut further to the span this server was seen to
+// read (`span_limit`, bound_table), each call with the claims that have a missing pair
+// against one of its premises.
+std::vector<TableGroup> table_groups(const std::vector<std::string>& claims,
+                                     const std::vector<std::string>& premises,
+                                     const std::vector<Pair>& missing, std::size_t fixed_bytes,
+                                     int window, int max_tokens, std::int64_t span_limit) {
   std::vector<std::size_t> missing_premises, missing_claims;
   for (const auto& [c, p] : missing) {
     if (std::find(missing_premises.begin(), missing_premises.end(), p) == missing_premises.end()) missing_premises.push_back(p);
@@ -236,12 +249,6 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
   for (std::size_t c : missing_claims) claim_bytes += claims[c].size() + 6;
   std::vector<std::size_t> premise_bytes;
   for (std::size_t p : missing_premises) premise_bytes.push_back(premises[p].size());
-  const std::size_t fixed =
-      verdict_table_fixed_bytes() + language_instruction(language, kReasonsWhat).size();
-  const int window = options_.context_tokens;
-  const int max_tokens = options_.max_tokens;
-  const auto groups = group_premises(claim_bytes, premise_bytes, fixed, window, max_tokens);
-
   // The claims with a missing pair against any of `group`'s premises.
   auto claims_for = [&](const std::vector<std::size_t>& group) {
     std::vector<std::size_t> out;
@@ -255,13 +262,8 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
     }
     return out;
   };
-  // One task per group; each returns its pairs' cells with the key of the call behind them.
-  // A window's group is cut further when it would be larger than the tables this server
-  // was seen to read (TableSpanLimit, learned from earlier replies).
-  using Cells = std::vector<std::pair<std::pair<std::size_t, std::size_t>, StoredVerdict>>;
-  std::vector<std::future<Cells>> tasks;
-  const std::int64_t span_limit = span_limit_.limit();
-  for (const auto& group : groups) {
+  std::vector<TableGroup> out;
+  for (const auto& group : group_premises(claim_bytes, premise_bytes, fixed_bytes, window, max_tokens)) {
     std::vector<std::size_t> window_premises;
     std::vector<std::int64_t> tokens;
     for (std::size_t g : group) {
@@ -269,18 +271,86 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
       tokens.push_back(estimate_tokens(premises[missing_premises[g]].size()));
     }
     for (const auto& part : bound_table(claims_for(window_premises).size(), tokens, span_limit)) {
-      std::vector<std::size_t> group_premises_;
-      for (std::size_t k : part) group_premises_.push_back(window_premises[k]);
-      std::vector<std::size_t> group_claims = claims_for(group_premises_);
-      tasks.push_back(std::async(std::launch::async, [&, group_premises_, group_claims] {
-        return ask_group(claims, premises, group_claims, group_premises_, missing, language);
-      }));
+      TableGroup call;
+      for (std::size_t k : part) call.premises.push_back(window_premises[k]);
+      call.claims = claims_for(call.premises);
+      out.push_back(std::move(call));
     }
+  }
+  return out;
+}
+
+}  // namespace
+
+void LlmJudge::ask_missing(const std::vector<std::string>& claims,
+                           const std::vector<std::string>& premises, const std::vector<Pair>& missing,
+                           const JudgeLanguage& language, std::map<Pair, StoredVerdict>* found) {
+  const std::size_t fixed =
+      verdict_table_fixed_bytes() + language_instruction(language, kReasonsWhat).size();
+  // One task per table call, run concurrently; each returns its pairs' cells with the key
+  // of the call behind them.
+  std::vector<std::future<std::vector<std::pair<Pair, StoredVerdict>>>> tasks;
+  for (TableGroup& group : table_groups(claims, premises, missing, fixed, options_.context_tokens,
+                                        options_.max_tokens, span_limit_.limit())) {
+    tasks.push_back(std::async(std::launch::async, [&, group = std::move(group)] {
+      return ask_group(claims, premises, group.claims, group.premises, missing, language);
+    }));
   }
   for (auto& task : tasks) {
     for (auto& [pair, verdict] : task.get()) (*found)[pair] = std::move(verdict);
   }
 }
+
+namespace {
+
+using GroupCells = std::vector<std::vector<StoredVerdict>>;  // [claim][premise] of a group
+
+// The (claim, premise) cells of a group that `missing` asks for, in the group's numbering.
+std::vector<std::pair<std::size_t, std::size_t>> asked_cells(
+    const std::vector<std::size_t>& group_claims, const std::vector<std::size_t>& group_premises,
+    const std::vector<Pair>& missing) {
+  std::vector<std::pair<std::size_t, std::size_t>> asked;
+  for (std::size_t i = 0; i < group_claims.size(); ++i) {
+    for (std::size_t j = 0; j < group_premises.size(); ++j) {
+      if (std::find(missing.begin(), missing.end(), std::pair{group_claims[i], group_premises[j]}) !=
+          missing.end()) {
+        asked.emplace_back(i, j);
+      }
+    }
+  }
+  return asked;
+}
+
+// The group's asked cells as the store keeps them: the model's Entailments vetted in code
+// (verdict_checks.h, each text analysed once), a cell the reply left out saying so.
+std::vector<std::pair<Pair, StoredVerdict>> vetted_cells(
+    const std::vector<std::string>& claim_texts, const std::vector<std::string>& premise_texts,
+    const std::vector<std::size_t>& group_claims, const std::vector<std::size_t>& group_premises,
+    const std::vector<Pair>& missing, GroupCells* cells) {
+  std::vector<std::optional<OfflineClaim>> claim_analyses(claim_texts.size());
+  std::vector<std::optional<OfflinePremise>> premise_analyses(premise_texts.size());
+  std::vector<std::pair<Pair, StoredVerdict>> out;
+  for (std::size_t i = 0; i < group_claims.size(); ++i) {
+    for (std::size_t j = 0; j < group_premises.size(); ++j) {
+      const Pair pair{group_claims[i], group_premises[j]};
+      if (std::find(missing.begin(), missing.end(), pair) == missing.end()) continue;
+      StoredVerdict verdict = std::move((*cells)[i][j]);
+      if (verdict.cell.supports()) {
+        if (!claim_analyses[i]) claim_analyses[i].emplace(claim_texts[i]);
+        if (!premise_analyses[j]) premise_analyses[j].emplace(premise_texts[j]);
+        verdict.cell =
+            vet_entailment(std::move(verdict.cell), *claim_analyses[i], *premise_analyses[j]);
+      }
+      if (!verdict.cell.judged() && verdict.cell.reason.empty()) {
+        verdict.cell.reason = "not judged: the judge's reply had no verdict for this claim";
+      }
+      out.emplace_back(pair, std::move(verdict));
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
   const std::vector<std::string>& claims, const std::vector<std::string>& premises,
@@ -297,80 +367,61 @@ std::vector<std::pair<LlmJudge::Pair, StoredVerdict>> LlmJudge::ask_group(
     premise_bytes += premises[p].size() + 8;
   }
   // cells[i][j]: claim i against premise j, with the call that judged it.
-  std::vector<std::vector<StoredVerdict>> cells(claim_texts.size(),
-                                                std::vector<StoredVerdict>(premise_texts.size()));
+  GroupCells cells(claim_texts.size(), std::vector<StoredVerdict>(premise_texts.size()));
   const std::size_t fixed =
       verdict_table_fixed_bytes() + language_instruction(language, kReasonsWhat).size();
   if (premise_texts.size() == 1 &&
       !fits_window(claim_bytes, premise_bytes, fixed, options_.context_tokens, options_.max_tokens)) {
-    CallLog log;
-    std::vector<std::string> warnings;
-    std::vector<VerdictCell> column =
-        judge_within_window(book_, *options_.chat, claim_texts, premise_texts[0],
-                            options_.context_tokens, options_.max_tokens, &log, language, &warnings);
-    for (std::size_t i = 0; i < column.size(); ++i) {
-      cells[i][0].cell = std::move(column[i]);
-      cells[i][0].call = log.empty() ? "" : log.front();
-      if (!warnings.empty()) cells[i][0].language_warning = warnings.front();
-    }
+    judge_long_premise(claim_texts, premise_texts[0], language, &cells);
   } else {
-    // The cells this call must fill, in its own numbering.
-    std::vector<std::pair<std::size_t, std::size_t>> asked;
-    for (std::size_t i = 0; i < group_claims.size(); ++i) {
-      for (std::size_t j = 0; j < group_premises_.size(); ++j) {
-        if (std::find(missing.begin(), missing.end(),
-                      std::pair{group_claims[i], group_premises_[j]}) != missing.end()) {
-          asked.emplace_back(i, j);
-        }
-      }
-    }
-    std::vector<SuspectClaim> suspects =
-        table_call(claim_texts, premise_texts, asked, language, &cells);
-    // Cells the reply left out (not a failed call: that leaves a reason) are asked
-    // once more, in one call.
-    std::vector<std::pair<std::size_t, std::size_t>> again;
-    for (const auto& [i, j] : asked) {
-      if (!cells[i][j].cell.judged() && cells[i][j].cell.reason.empty()) again.emplace_back(i, j);
-    }
-    if (!again.empty() && again.size() < asked.size()) {
-      std::vector<std::vector<StoredVerdict>> second(
-          claim_texts.size(), std::vector<StoredVerdict>(premise_texts.size()));
-      table_call(claim_texts, premise_texts, again, language, &second);
-      for (const auto& [i, j] : again) cells[i][j] = std::move(second[i][j]);
-    }
-    // A table of several passages too large to go unchecked whose reply shows the model
-    // did not read them: its flagged claims are asked again passage by passage, and later
-    // tables that large are cut before they are asked (docs/design.md, "Long passages").
-    std::int64_t premise_tokens = 0;
-    for (const std::string& premise : premise_texts) premise_tokens += estimate_tokens(premise.size());
-    const std::int64_t span = table_span(claim_texts.size(), premise_tokens);
-    if (premise_texts.size() > 1 && span > kSmallTableSpan && !suspects.empty()) {
-      span_limit_.lower_after_signs(span);
-      reask_by_passage(claim_texts, premise_texts, asked, suspects, language, &cells);
-    }
+    ask_table(claim_texts, premise_texts, asked_cells(group_claims, group_premises_, missing),
+              language, &cells);
   }
-  // The model's Entailments vetted in code (verdict_checks.h): each text analysed once.
-  std::vector<std::optional<OfflineClaim>> claim_analyses(claim_texts.size());
-  std::vector<std::optional<OfflinePremise>> premise_analyses(premise_texts.size());
-  std::vector<std::pair<std::pair<std::size_t, std::size_t>, StoredVerdict>> out;
-  for (std::size_t i = 0; i < group_claims.size(); ++i) {
-    for (std::size_t j = 0; j < group_premises_.size(); ++j) {
-      const std::pair<std::size_t, std::size_t> pair{group_claims[i], group_premises_[j]};
-      if (std::find(missing.begin(), missing.end(), pair) == missing.end()) continue;
-      StoredVerdict verdict = std::move(cells[i][j]);
-      if (verdict.cell.supports()) {
-        if (!claim_analyses[i]) claim_analyses[i].emplace(claim_texts[i]);
-        if (!premise_analyses[j]) premise_analyses[j].emplace(premise_texts[j]);
-        verdict.cell =
-            vet_entailment(std::move(verdict.cell), *claim_analyses[i], *premise_analyses[j]);
-      }
-      if (!verdict.cell.judged() && verdict.cell.reason.empty()) {
-        verdict.cell.reason = "not judged: the judge's reply had no verdict for this claim";
-      }
-      out.emplace_back(pair, std::move(verdict));
-    }
+  return vetted_cells(claim_texts, premise_texts, group_claims, group_premises_, missing, &cells);
+}
+
+void LlmJudge::judge_long_premise(const std::vector<std::string>& claim_texts,
+                                  const std::string& premise, const JudgeLanguage& language,
+                                  std::vector<std::vector<StoredVerdict>>* cells) {
+  CallLog log;
+  std::vector<std::string> warnings;
+  std::vector<VerdictCell> column =
+      judge_within_window(book_, *options_.chat, claim_texts, premise, options_.context_tokens,
+                          options_.max_tokens, &log, language, &warnings);
+  for (std::size_t i = 0; i < column.size(); ++i) {
+    (*cells)[i][0].cell = std::move(column[i]);
+    (*cells)[i][0].call = log.empty() ? "" : log.front();
+    if (!warnings.empty()) (*cells)[i][0].language_warning = warnings.front();
   }
-  return out;
+}
+
+void LlmJudge::ask_table(const std::vector<std::string>& claim_texts,
+                         const std::vector<std::string>& premise_texts,
+                         const std::vector<Pair>& asked, const JudgeLanguage& language,
+                         std::vector<std::vector<StoredVerdict>>* cells) {
+  std::vector<SuspectClaim> suspects = table_call(claim_texts, premise_texts, asked, language, cells);
+  // Cells the reply left out (not a failed call: that leaves a reason) are asked once more,
+  // in one call.
+  std::vector<Pair> again;
+  for (const auto& [i, j] : asked) {
+    if (!(*cells)[i][j].cell.judged() && (*cells)[i][j].cell.reason.empty()) again.emplace_back(i, j);
+  }
+  if (!again.empty() && again.size() < asked.size()) {
+    std::vector<std::vector<StoredVerdict>> second(claim_texts.size(),
+                                                   std::vector<StoredVerdict>(premise_texts.size()));
+    table_call(claim_texts, premise_texts, again, language, &second);
+    for (const auto& [i, j] : again) (*cells)[i][j] = std::move(second[i][j]);
+  }
+  // A table of several passages too large to go unchecked whose reply shows the model did
+  // not read them: its flagged claims are asked again passage by passage, and later tables
+  // that large are cut before they are asked (docs/design.md, "Long passages").
+  std::int64_t premise_tokens = 0;
+  for (const std::string& premise : premise_texts) premise_tokens += estimate_tokens(premise.size());
+  const std::int64_t span = table_span(claim_texts.size(), premise_tokens);
+  if (premise_texts.size() > 1 && span > kSmallTableSpan && !suspects.empty()) {
+    span_limit_.lower_after_signs(span);
+    reask_by_passage(claim_texts, premise_texts, asked, suspects, language, cells);
+  }
 }
 
 void LlmJudge::reask_by_passage(const std::vector<std::string>& claims,
