@@ -235,8 +235,25 @@ struct MetricInfo {
 // Every built-in metric, in the order of the table. Thread-safe (immutable).
 std::span<const MetricInfo> builtin_metrics();
 
-// Finds a metric by name; nullptr when unknown.
+// Finds a metric by name, built-in or registered (register_metric); nullptr when unknown.
 const MetricInfo* find_metric(std::string_view name);
+
+// Adds a metric of the caller's own, after the built-in ones: parse_metric_list,
+// find_metric, evaluate, the summary and every writer then take it as they take a built-in
+// metric (the groups, "all" and the families list the built-in table only; name it). A
+// deterministic metric sets `score` (and `corpus` for a corpus-level form), a judged one
+// `judged`, which reads the sample's SampleJudgement (judge.h); `needs` says the fields it
+// reads, checked before it runs (missing_required_field), and every score must lie in
+// [min_score, max_score] (check_score_range). Its name and definition are copied; its
+// groups, ragas scope and offline withdrawal are not read. InvalidArgument when the name is
+// empty, has characters other than letters, digits and '_', or is a built-in or registered
+// metric's; when not exactly one of score and judged is set, a corpus form has no score,
+// `needs` is kNone or the range is empty or infinite. Thread-safe; a registered metric
+// stays for the life of the process (docs/library.md).
+Status register_metric(const MetricInfo& info);
+
+// The metrics register_metric added, in the order they were added.
+std::vector<const MetricInfo*> registered_metrics();
 
 // Parses a comma-separated list of metric names with optional "@k" cutoffs, and the
 // shorthands "all" (every single-turn metric), "text"/"retrieval"/"judged"/"conversation"

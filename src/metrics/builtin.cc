@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "metrics/adapters.h"
+#include "metrics/registered_metrics.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/string_similarity.h"
 
@@ -289,7 +290,7 @@ const MetricInfo* find_metric(std::string_view name) {
   for (const auto& info : kMetrics) {
     if (info.name == name) return &info;
   }
-  return nullptr;
+  return find_registered_metric(name);
 }
 
 bool metric_needs_llm(const MetricInfo& info) {

@@ -1,7 +1,8 @@
 """examples/cmake_consumer: another CMake project using the library, built both ways CMake
 allows (find_package on an installed copy, add_subdirectory on the source tree) and run.
 Its printed scores are checked against values found independently: SQuAD token F1 counted
-by hand, BLEU from sacreBLEU, ROUGE-L from rouge-score."""
+by hand, BLEU from sacreBLEU, ROUGE-L from rouge-score, and the example's own registered
+metric (register_metric: words of the shorter text over the longer's) from str.split()."""
 
 import os
 import pathlib
@@ -33,6 +34,8 @@ def expected_scores():
         "token_f1": TOKEN_F1,
         "bleu": [bleu.sentence_score(r, [ref]).score / 100 for r, ref in PAIRS],
         "rouge_l": [rouge.score(ref, r)["rougeL"].fmeasure for r, ref in PAIRS],
+        "word_count_ratio": [min(len(r.split()), len(ref.split())) / max(len(r.split()), len(ref.split()))
+                             for r, ref in PAIRS],
     }
 
 
