@@ -21,8 +21,8 @@ namespace ragmeter {
 
 // The aspect critic `name` with `definition` on the sample (question, response, contexts
 // and reference when present; a conversation's messages), by majority over `votes` (odd)
-// ballots, asked concurrently; call kind "critic:NAME". InvalidArgument when a ballot's
-// reply has no verdict 0 or 1.
+// ballots, asked concurrently; call kind "critic:NAME". InvalidArgument when `votes` is
+// even or below 1, or a ballot's reply has no verdict 0 or 1.
 StatusOr<CriticVerdict> ask_critic(Judge& judge, const Sample& sample, std::string_view name,
                                    std::string_view definition, int votes, CallLog* calls);
 

@@ -303,10 +303,7 @@ const std::map<std::string, std::string>& default_rubrics(bool with_reference) {
 // judge's reason in the evidence.
 MetricResult critic_result(Judgement& j, const Sample& sample, const MetricRequest& r,
                            const ScoringOptions& o, std::string_view definition) {
-  if (o.critic_votes < 1 || o.critic_votes % 2 == 0) {
-    return MetricResult::failed("critic votes must be odd and at least 1");
-  }
-  CallLog calls;
+  CallLog calls;  // ask_critic refuses an even or zero number of votes
   auto verdict = ask_critic(j.judge(), sample, r.name, definition, o.critic_votes, &calls);
   if (!verdict.ok()) return judge_refused_or_failed(verdict.status(), calls);
   MetricResult result = MetricResult::ok(verdict->verdict ? 1.0 : 0.0);

@@ -107,7 +107,9 @@ TEST(RegisterMetricTest, AScoreOutsideTheDeclaredRangeIsCaught) {
   ASSERT_TRUE(register_metric(row("out_of_range_metric", out_of_range)).ok());
   auto metrics = parse_metric_list("out_of_range_metric");
   ASSERT_TRUE(metrics.ok());
-  const Status status = check_score_range((*metrics)[0], MetricResult::ok(2.0));
+  const Sample sample;
+  const Status status =
+      check_score_range((*metrics)[0], out_of_range(sample, (*metrics)[0], ScoringOptions{}));
   EXPECT_EQ(status.code(), StatusCode::kInternal);
 }
 

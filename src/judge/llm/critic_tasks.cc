@@ -45,6 +45,7 @@ JudgeTask critic_task(const Sample& sample, std::string_view name, std::string_v
 
 StatusOr<CriticVerdict> ask_critic(Judge& judge, const Sample& sample, std::string_view name,
                                    std::string_view definition, int votes, CallLog* calls) {
+  if (votes < 1 || votes % 2 == 0) return invalid_argument("critic votes must be odd and at least 1");
   const JudgeTask task = critic_task(sample, name, definition, votes);
   std::vector<CallLog> logs(static_cast<std::size_t>(votes));
   std::vector<std::future<StatusOr<TaskReply>>> replies;
