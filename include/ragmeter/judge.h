@@ -149,9 +149,20 @@ class Judge {
   // Short description for reports: "offline (lexical entailment, no model; offline-v3)", "llm gpt-4o-mini at ...".
   // Never contains a key.
   virtual std::string description() const = 0;
-  // True for the offline judge (whatever its embedder): the metric table's
-  // MetricInfo::offline_withdrawn then applies (evaluate.h, EvalOptions).
+  // True for the offline judge, alone or with the local sentence models: the metric table's
+  // MetricInfo::offline_withdrawn then applies (evaluate.h, EvalOptions). The offline judge
+  // with an embeddings server (make_offline_judge_with_embedder) answers false: a metric
+  // asked for by name is scored with the server's embeddings.
   virtual bool is_offline() const { return false; }
+  // Why this judge cannot make the calls `calls` (judge_calls bits, MetricInfo::calls) on
+  // text in `language` (a code: "th"), in one sentence; empty when it can. The offline
+  // judge's rules cover some languages (offline_judge_gap, offline_judge.h); a judge with a
+  // model has no gap (the default). score_sample makes a judged metric `skipped` with it.
+  virtual std::string language_gap(std::string_view language, unsigned calls) const {
+    (void)language;
+    (void)calls;
+    return {};
+  }
   // The judge of repeat `repeat` (1, 2, ...) of a run that judges each sample several times
   // (EvalOptions::repeat, repeats.h): the same judge, sampling every reply at
   // `temperature` with the seed `repeat`, whose claims, verdicts and replies are its own

@@ -333,13 +333,14 @@ std::vector<MetricResult> score_sample(const Sample& sample, const EvalOptions& 
   const std::vector<std::shared_ptr<Judge>> repeats = repeat_judges(judge, options);
   std::vector<std::size_t> repeated;  // judged metrics scored once per repeat, below
   std::optional<SampleJudgement> judgement;  // asked for by the first judged metric
-  // The offline judge's gap for the sample's language (offline_judge_gap), found once.
-  std::optional<std::string> not_covered;
+  std::optional<std::string> language;  // the judge's reading of it, found once
   for (const auto& request : options.metrics) {
-    if (judge.is_offline() && request.info->judged != nullptr) {
-      if (!not_covered) not_covered = offline_judge_gap(offline_sample_language(sample));
-      if (!not_covered->empty()) {
-        results.push_back(MetricResult::skipped(*not_covered));
+    // A language the judge has no rules for (the offline judge's: offline_judge_gap).
+    if (request.info->judged != nullptr) {
+      if (!language) language = offline_sample_language(sample);
+      std::string gap = judge.language_gap(*language, request.info->calls);
+      if (!gap.empty()) {
+        results.push_back(MetricResult::skipped(std::move(gap)));
         continue;
       }
     }

@@ -46,3 +46,28 @@ def test_language_without_rules_is_skipped_with_the_reason(run, tmp_path):
         assert row["scores"][metric] is None
         assert row["reasons"][metric] == "the offline judge does not cover Korean"
     assert row["status"]["exact_match"] == "ok"
+
+
+def test_with_an_embeddings_server_the_gap_still_skips_and_similarity_still_scores(
+        run, tmp_path, start_fake_llm_server):
+    """The offline judge with an embeddings server (the FAKE server here) reads claims with
+    the same rules, so a language without rules is `skipped` as above (it was `failed`,
+    "judge: the offline judge does not cover Korean"); semantic_similarity only embeds, and
+    the server embeds any language, so it is scored."""
+    url = start_fake_llm_server("{}")
+    data, out = tmp_path / "ko.jsonl", tmp_path / "out.jsonl"
+    korean = "서울은 대한민국의 수도이며 가장 큰 도시이다."
+    write_rows(data, [{"id": "ko", "user_input": "대한민국의 수도는 어디입니까?", "response": korean,
+                       "retrieved_contexts": [korean], "reference": korean}])
+    p = run("eval", data, "--metrics", JUDGED + ",semantic_similarity", "--out", out,
+            "--embedder", "openai", "--embedder-url", url + "/v1", "--embedder-model", "fake-embedder",
+            "--cache-mode", "off")
+    assert p.returncode == 0, p.stderr
+    (row,) = read_jsonl(out)
+    for metric in JUDGED.split(","):
+        assert row["status"][metric] == "skipped", row
+        assert row["reasons"][metric] == "the offline judge does not cover Korean"
+    assert row["status"]["semantic_similarity"] == "ok"
+    # The same text embeds to the same vector: cosine 1 (rounding made it 1.0000000000000002,
+    # outside the metric's range, which ended the run with exit 4 before the cosine was clamped).
+    assert abs(row["scores"]["semantic_similarity"] - 1.0) < 1e-9

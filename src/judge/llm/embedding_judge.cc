@@ -17,6 +17,11 @@ class OfflineJudgeWithEmbedder : public Judge {
   std::string description() const override {
     return offline_->description() + ", embeddings " + model_ + " at " + url_;
   }
+  // The server embeds any language it embeds; every other call is the offline judge's.
+  std::string language_gap(std::string_view language, unsigned calls) const override {
+    if ((calls & ~judge_calls::kSimilarity) == 0) return {};
+    return offline_->language_gap(language, calls);
+  }
   StatusOr<ClaimLedger> claim_ledger(const Sample& sample, CallLog* calls) override {
     return offline_->claim_ledger(sample, calls);
   }

@@ -1,6 +1,7 @@
 // embedding_similarities (embedding_similarity.h).
 #include "judge/llm/embedding_similarity.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ragmeter {
@@ -34,7 +35,10 @@ StatusOr<std::vector<double>> embedding_similarities(llm::Client& embedder, Call
       na += vectors[0][i] * vectors[0][i];
       nb += vectors[n][i] * vectors[n][i];
     }
-    out.push_back(na == 0 || nb == 0 ? 0.0 : dot / (std::sqrt(na) * std::sqrt(nb)));
+    // Clamped: rounding takes the cosine of a text with itself to 1.0000000000000002,
+    // outside semantic_similarity's declared range.
+    out.push_back(na == 0 || nb == 0 ? 0.0
+                                     : std::clamp(dot / (std::sqrt(na) * std::sqrt(nb)), -1.0, 1.0));
   }
   return out;
 }

@@ -29,6 +29,11 @@ class OfflineJudge : public Judge {
 
   bool is_offline() const override { return true; }
 
+  // Every call, a similarity too: the local models' languages are not told apart here.
+  std::string language_gap(std::string_view language, unsigned) const override {
+    return offline_judge_gap(language);
+  }
+
   void prepare_batch(const std::vector<const Sample*>& samples) override {
     if (local_) local_->prepare_batch(samples);
   }
