@@ -114,7 +114,8 @@ StatusOr<PreparedEval> prepare_eval(const EvalSpec& spec, const ConfiguredJudge&
 
 // What a run of the spec over `reader` would ask of the judge, sending nothing (`eval
 // --dry-run`, ragmeter.plan): the rows read and rejected, the judge calls and tokens of
-// the compact plan (PlannedCalls, llm_judge.h; each repeat makes a sample's calls again)
+// the judge's plan, compact or ragas (PlannedCalls, llm_judge.h; each repeat makes a
+// sample's calls again)
 // and, when the price of the model is known, their cost. Nothing is planned for the
 // offline judge, and only the embeddings calls for the offline judge with an embeddings
 // server. The errors of make_eval_options and of the judge's settings.

@@ -193,13 +193,21 @@ struct PlannedCalls {
   PlannedCalls& operator+=(const PlannedCalls& other);
 };
 
-// `with_embedder`: similarity goes to an embeddings endpoint (else offline, no call).
-// `critic_votes`: judgements per aspect critic (--critic-votes). A conversation: the
-// single-turn metrics' calls for each of its turns (as evaluate scores them, turn by turn)
-// and the judged conversation metrics' calls over the whole of it.
+// How the judge whose calls are planned is set up.
+struct CallPlanOptions {
+  bool with_embedder = false;  // similarity goes to an embeddings endpoint (else offline, no call)
+  int context_tokens = 0;      // the judge's context window (LlmJudgeOptions); 0: no limit
+  int max_tokens = 2048;       // a reply's tokens at most (LlmJudgeOptions)
+  int critic_votes = 1;        // judgements per aspect critic (--critic-votes)
+  bool ragas_plan = false;     // --plan ragas: each metric its own ledger calls, as ragas
+};
+
+// The calls the LLM judge would make for `metrics` on `sample`, by kind, with estimated
+// tokens. A conversation: the single-turn metrics' calls for each of its turns (as
+// evaluate scores them, turn by turn) and the judged conversation metrics' calls over the
+// whole of it.
 PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
-                            bool with_embedder, int context_tokens = 0, int max_tokens = 2048,
-                            int critic_votes = 1);
+                            const CallPlanOptions& options);
 
 // ---- The requests, exposed for tests --------------------------------------------
 

@@ -264,9 +264,9 @@ def plan(data: Any, metrics: MetricsArg = None, judge: Any = None, embedder: Any
     sending nothing (``ragmeter eval --dry-run``): a dict with ``rows``, ``rejected``,
     ``metrics`` (how many), ``judge`` ("llm", "offline", or "offline with an embeddings
     server"), ``calls`` ({kind: planned calls}), ``total_calls``, ``prompt_tokens``,
-    ``completion_tokens`` (estimates of the compact plan; each repeat counts again) and
-    ``cost_usd`` (None when the model's price is unknown; a local model costs 0). The
-    options are checked as evaluate checks them. Calls already in the judge cache will
-    be free, so the plan is an upper bound."""
+    ``completion_tokens`` (estimates of the judge's plan, compact or ragas; each repeat
+    counts again) and ``cost_usd`` (None when the model's price is unknown; a local model
+    costs 0). The options are checked as evaluate checks them. Calls already in the judge
+    cache will be free, so the plan is an upper bound."""
     options.pop("progress", None)
     return evaluate(data, metrics, judge, embedder, progress=False, _plan_only=True, **options)

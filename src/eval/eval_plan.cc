@@ -10,7 +10,12 @@ namespace {
 
 // Adds the calls of each sample `reader` gives to `plan`.
 void plan_rows(const EvalSpec& spec, const EvalOptions& options, RowReader& reader, EvalPlan* plan) {
-  const bool with_embedder = plan->settings.embedder == "openai";
+  CallPlanOptions call_options;
+  call_options.with_embedder = plan->settings.embedder == "openai";
+  call_options.context_tokens = spec.judge.context_tokens;
+  call_options.max_tokens = LlmJudgeOptions().max_tokens;
+  call_options.critic_votes = spec.critic_votes;
+  call_options.ragas_plan = spec.judge.plan == "ragas";
   // Each repeat makes the sample's calls again, with its own seed (--repeat).
   const int repeats = plan->llm_judge ? std::max(1, options.repeat) : 1;
   Row row;
@@ -25,8 +30,7 @@ void plan_rows(const EvalSpec& spec, const EvalOptions& options, RowReader& read
     }
     ++plan->rows;
     if (!plan->llm_judge && !plan->embedder_only) continue;
-    const PlannedCalls calls = plan_llm_calls(*sample, options.metrics, with_embedder, spec.judge.context_tokens,
-                                              LlmJudgeOptions().max_tokens, spec.critic_votes);
+    const PlannedCalls calls = plan_llm_calls(*sample, options.metrics, call_options);
     for (int k = 0; k < repeats; ++k) plan->calls += calls;
   }
 }

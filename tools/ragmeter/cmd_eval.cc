@@ -183,10 +183,7 @@ CommandOutcome run_dry(const EvalArgs& args, const EvalSpec& spec, RowReader& re
     return kExitOk;
   }
   std::cout << fmt::format("judge: {} at {}\n", client->endpoint.model, client->endpoint.base_url);
-  if (args.eval.plan != "compact") {
-    std::cout << "note: the estimate below is for the compact plan; --plan " << args.eval.plan
-              << " makes more calls\n";
-  }
+  if (args.eval.plan != "compact") std::cout << "plan: " << args.eval.plan << "\n";
   std::cout << fmt::format("planned calls: {}", plan.total_calls());
   std::string sep = " (";
   for (const auto& [kind, n] : plan.calls) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/conversation_turns.h"
+#include "judge/llm/call_plan_parts.h"
 #include "judge/llm/llm_requests.h"
 #include "judge/llm/verdict_table.h"
 
@@ -14,19 +15,20 @@
 namespace ragmeter {
 namespace {
 
-constexpr std::int64_t kBytesPerToken = 4;
-constexpr std::int64_t kTokensPerVerdict = 30;
 constexpr std::int64_t kQuestionTokens = 80;
 constexpr std::int64_t kEntityTokens = 40;
 constexpr std::int64_t kCriticTokens = 60;
 constexpr std::int64_t kTopicsTokens = 120;  // a few topics with two flags each, and a reason
 constexpr std::int64_t kTaskCompletionTokens = 150;  // a task, an outcome, a reason, a number
 
-std::int64_t tokens(std::size_t bytes) {
-  return static_cast<std::int64_t>(bytes) / kBytesPerToken + 1;
-}
+std::int64_t tokens(std::size_t bytes) { return plan_tokens(bytes); }
 
 }  // namespace
+
+std::int64_t plan_tokens(std::size_t bytes) {
+  constexpr std::int64_t kBytesPerToken = 4;
+  return static_cast<std::int64_t>(bytes) / kBytesPerToken + 1;
+}
 
 std::int64_t PlannedCalls::total_calls() const {
   std::int64_t total = 0;
@@ -106,8 +108,8 @@ void plan_conversation_critic_calls(const Sample& sample, int critic_calls, Plan
 // conversation_turns.h), and a critic call per vote for each judged conversation metric
 // over the whole conversation.
 PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
-                                     bool with_embedder, int context_tokens, int max_tokens,
-                                     int critic_votes) {
+                                     const CallPlanOptions& options) {
+  const int critic_votes = options.critic_votes;
   std::vector<MetricRequest> single_turn;
   int critic_calls = 0;
   bool topics = false;  // one topics call serves the three topic adherence metrics
@@ -138,8 +140,7 @@ PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<Met
   PlannedCalls plan = std::move(plan_tasks);
   if (!single_turn.empty()) {
     for (const ConversationTurn& turn : conversation_turns(sample)) {
-      plan += plan_llm_calls(turn.sample, single_turn, with_embedder, context_tokens, max_tokens,
-                             critic_votes);
+      plan += plan_llm_calls(turn.sample, single_turn, options);
     }
   }
   if (topics) plan_topics_call(sample, &plan);
@@ -152,6 +153,7 @@ PlannedCalls plan_conversation_calls(const Sample& sample, const std::vector<Met
 struct RequestedCalls {
   unsigned calls = judge_calls::kNone;
   int critic_calls = 0;
+  std::vector<const MetricInfo*> ledger_metrics;  // those reading a claim ledger, in order
 };
 
 RequestedCalls requested_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
@@ -162,21 +164,14 @@ RequestedCalls requested_calls(const Sample& sample, const std::vector<MetricReq
     // A conversation metric on a single-turn row is skipped (it needs the conversation).
     if (missing_required_field(sample, request.info->needs)) continue;
     requested.calls |= request.info->calls;
+    if (request.info->calls & judge_calls::kLedger) requested.ledger_metrics.push_back(request.info);
     if (request.info->calls & judge_calls::kCritic) {
       requested.critic_calls += std::max(critic_votes, 1);
     }
   }
   return requested;
 }
-
-// A single-turn sample's texts as the prompts carry them.
-struct PlanTexts {
-  std::string question;
-  std::string response;
-  std::string reference;
-  const std::vector<std::string>& chunks;
-  const std::vector<std::string>& reference_contexts;
-};
+}  // namespace
 
 PlanTexts plan_texts(const Sample& sample) {
   static const std::vector<std::string> kNone;
@@ -186,17 +181,26 @@ PlanTexts plan_texts(const Sample& sample) {
                    sample.reference_contexts ? *sample.reference_contexts : kNone};
 }
 
-// The claims call of the response and the reference; short answers carry the question.
+namespace {
+
+// The claims call of the response and the reference, for those not stated yet (each is
+// then); short answers carry the question, with no call.
 void plan_claims_call(const PlanTexts& texts, bool response_short, bool reference_short,
-                      PlannedCalls* plan) {
+                      StatedTexts* stated, PlannedCalls* plan) {
   const std::string& response = texts.response;
   const std::string& reference = texts.reference;
-  if ((!response.empty() && !response_short) || (!reference.empty() && !reference_short)) {
-    plan->calls["claims"] += 1;
-    plan->prompt_tokens += tokens(prompts::k_system.size() + prompts::k_claims.size() +
-                                  texts.question.size() + response.size() + reference.size());
-    plan->completion_tokens += tokens(response.size() + reference.size());
-  }
+  const bool response_asked = !response.empty() && !response_short && !stated->contains(response);
+  const bool reference_asked =
+      !reference.empty() && !reference_short && !stated->contains(reference);
+  if (!response_asked && !reference_asked) return;
+  // Both texts are shown (the one stated for its context); only the asked ones are stated.
+  plan->calls["claims"] += 1;
+  plan->prompt_tokens += tokens(prompts::k_system.size() + prompts::k_claims.size() +
+                                texts.question.size() + response.size() + reference.size());
+  plan->completion_tokens += tokens((stated->contains(response) ? 0 : response.size()) +
+                                    (stated->contains(reference) ? 0 : reference.size()));
+  if (response_asked) stated->insert(response);
+  if (reference_asked) stated->insert(reference);
 }
 
 // One verdict table per group of distinct premises that fits the window together
@@ -229,9 +233,10 @@ void plan_verdict_tables(const PlanTexts& texts, std::size_t response_claims,
   }
 }
 
-// The claim ledger's calls: the claims call, then the verdict tables.
+}  // namespace
+
 void plan_ledger_calls(const PlanTexts& texts, int context_tokens, int max_tokens,
-                       PlannedCalls* plan) {
+                       StatedTexts* stated, PlannedCalls* plan) {
   const std::string& question = texts.question;
   const std::string& response = texts.response;
   const std::string& reference = texts.reference;
@@ -244,10 +249,12 @@ void plan_ledger_calls(const PlanTexts& texts, int context_tokens, int max_token
       reference.empty() ? 0 : reference.size() + (reference_short ? question.size() : 0);
   const std::int64_t claim_count = static_cast<std::int64_t>(
       extract_claims(response, question).size() + extract_claims(reference, question).size());
-  plan_claims_call(texts, response_short, reference_short, plan);
+  plan_claims_call(texts, response_short, reference_short, stated, plan);
   plan_verdict_tables(texts, response_claims, reference_claims, claim_count, context_tokens,
                       max_tokens, plan);
 }
+
+namespace {
 
 void plan_questions_call(const PlanTexts& texts, bool with_embedder, PlannedCalls* plan) {
   if (texts.response.empty()) return;
@@ -347,17 +354,20 @@ void plan_image_verdicts_calls(const Sample& sample, const PlanTexts& texts, Pla
 }  // namespace
 
 PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
-                            bool with_embedder, int context_tokens, int max_tokens,
-                            int critic_votes) {
-  if (sample.conversation) {
-    return plan_conversation_calls(sample, metrics, with_embedder, context_tokens, max_tokens,
-                                   critic_votes);
-  }
-  const RequestedCalls requested = requested_calls(sample, metrics, critic_votes);
+                            const CallPlanOptions& options) {
+  if (sample.conversation) return plan_conversation_calls(sample, metrics, options);
+  const bool with_embedder = options.with_embedder;
+  const RequestedCalls requested = requested_calls(sample, metrics, options.critic_votes);
   const unsigned calls = requested.calls;
   const PlanTexts texts = plan_texts(sample);
   PlannedCalls plan;
-  if (calls & judge_calls::kLedger) plan_ledger_calls(texts, context_tokens, max_tokens, &plan);
+  if (options.ragas_plan) {
+    plan_ragas_ledgers(texts, requested.ledger_metrics, options.context_tokens, options.max_tokens,
+                       &plan);
+  } else if (calls & judge_calls::kLedger) {
+    StatedTexts stated;
+    plan_ledger_calls(texts, options.context_tokens, options.max_tokens, &stated, &plan);
+  }
   if (calls & judge_calls::kQuestions) plan_questions_call(texts, with_embedder, &plan);
   if (calls & judge_calls::kEntities) plan_entities_call(texts, &plan);
   if (calls & judge_calls::kSimilarity) plan_similarity_call(texts, with_embedder, &plan);

@@ -1,9 +1,10 @@
 // The ragas plan (LlmJudgeOptions::ragas_plan, llm_judge_impl.h): each metric its own
-// calls, as ragas makes them.
+// calls, as ragas makes them, read from the scope's row (ragas_scopes.h).
 #include <future>
 
 #include "judge/llm/llm_judge_impl.h"
 #include "judge/llm/llm_window.h"
+#include "judge/llm/ragas_scopes.h"
 #include "ragmeter/offline_judge.h"
 
 namespace ragmeter {
@@ -14,11 +15,23 @@ std::string LlmJudge::ledger_scope(std::string_view ragas_scope) const {
   return options_.ragas_plan ? std::string(ragas_scope) : std::string();
 }
 
+namespace {
+
+// One side of a scope: its claims and the ledger tables they fill.
+struct ScopeSide {
+  std::vector<std::string> claims;
+  VerdictTable* vs_chunks = nullptr;
+  std::vector<VerdictCell>* vs_other = nullptr;  // against the other text
+};
+
+}  // namespace
+
 StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::string_view scope,
                                                     CallLog* calls) {
   if (scope.empty()) return claim_ledger(sample, calls);
+  const RagasScope* row = find_ragas_scope(scope);
+  if (row == nullptr) return invalid_argument("unknown ledger scope '" + std::string(scope) + "'");
   const JudgeLanguage language = judge_language_of(sample);
-  const std::string instruction = language_instruction(language, kReasonsWhat);
   std::vector<std::string> warnings;
   const std::string question = sample.user_input.value_or("");
   const std::string response = sample.response.value_or("");
@@ -30,84 +43,70 @@ StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::s
   llm::Client& client = *options_.chat;
   const int window = options_.context_tokens;
   const int max_tokens = options_.max_tokens;
-  auto verdicts = [&](const std::vector<std::string>& claims, const std::string& premise) {
-    return judge_within_window(book_, client, claims, premise, window, max_tokens, calls, language,
-                               &warnings);
+  auto verdicts = [&](const std::vector<std::string>& claims, const std::string& premise,
+                      CallLog* log, std::vector<std::string>* found) {
+    return judge_within_window(book_, client, claims, premise, window, max_tokens, log, language,
+                               found);
   };
   // One statement-extraction call per text as ragas makes, unless stored: the compact
   // plan's claims for the same text (text_claims), except that a short answer is stated
   // too, where the compact plan takes the question and the answer (docs/design.md,
   // "Short answers").
-  auto claims_of = [&](const std::string& text, bool) -> StatusOr<std::vector<std::string>> {
+  auto claims_of = [&](ScopeClaims kind, const std::string& text) -> StatusOr<std::vector<std::string>> {
+    if (kind == ScopeClaims::kNone) return std::vector<std::string>{};
+    if (kind == ScopeClaims::kWholeText) return std::vector<std::string>{text};
     if (text.empty()) return std::vector<std::string>{};
     RAGMETER_ASSIGN_OR_RETURN(std::vector<std::vector<std::string>> claims,
                               text_claims(question, {text}, calls, language));
     return std::move(claims.front());
   };
-  ClaimLedger ledger;
-  if (scope == "faithfulness" || scope == "context_recall") {
-    // Statements, then one verdict call against every context joined.
-    const bool of_response = scope == "faithfulness";
-    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::string> claims,
-                              claims_of(of_response ? response : reference, of_response));
-    std::vector<std::string> premise_list;
-    if (!chunks.empty()) premise_list.push_back(joined);
-    ledger = of_response ? make_claim_ledger(claims, {}, premise_list)
-                         : make_claim_ledger({}, claims, premise_list);
-    if (!claims.empty() && !chunks.empty()) {
-      std::vector<VerdictCell> cells = verdicts(claims, joined);
-      VerdictTable& table = of_response ? ledger.response_vs_chunks : ledger.reference_vs_chunks;
-      for (std::size_t i = 0; i < cells.size(); ++i) table.at(i, 0) = std::move(cells[i]);
-    }
-  } else if (scope == "context_precision" || scope == "context_utilization") {
-    // One usefulness verdict per chunk: the whole reference (or response) as the claim.
-    const bool of_response = scope == "context_utilization";
-    const std::string& text = of_response ? response : reference;
-    std::vector<std::string> claim = {text};
-    ledger = of_response ? make_claim_ledger(claim, {}, chunks) : make_claim_ledger({}, claim, chunks);
-    VerdictTable& table = of_response ? ledger.response_vs_chunks : ledger.reference_vs_chunks;
-    std::vector<std::future<std::vector<VerdictCell>>> per_chunk;
-    std::vector<std::vector<std::string>> chunk_warnings(chunks.size());
+  RAGMETER_ASSIGN_OR_RETURN(std::vector<std::string> a, claims_of(row->response, response));
+  RAGMETER_ASSIGN_OR_RETURN(std::vector<std::string> r, claims_of(row->reference, reference));
+  std::vector<std::string> premises;
+  if (row->vs_each_context) premises = chunks;
+  if (row->vs_joined_contexts && !chunks.empty()) premises.push_back(joined);
+  ClaimLedger ledger = make_claim_ledger(a, r, premises);
+  ScopeSide sides[] = {{a, &ledger.response_vs_chunks, &ledger.response_vs_reference},
+                       {r, &ledger.reference_vs_chunks, &ledger.reference_vs_response}};
+  if (row->response_vs_reference && !a.empty() && !reference.empty()) {
+    *sides[0].vs_other = verdicts(a, answer_premise(reference, question), calls, &warnings);
+  }
+  if (row->reference_vs_response && !r.empty() && !response.empty()) {
+    *sides[1].vs_other = verdicts(r, answer_premise(response, question), calls, &warnings);
+  }
+  for (ScopeSide& side : sides) {
+    if (!row->vs_joined_contexts || side.claims.empty() || chunks.empty()) continue;
+    std::vector<VerdictCell> cells = verdicts(side.claims, joined, calls, &warnings);
+    for (std::size_t i = 0; i < cells.size(); ++i) side.vs_chunks->at(i, 0) = std::move(cells[i]);
+  }
+  if (row->vs_each_context) {
+    // Every (context, side) call at once, as ragas asks them; calls and warnings kept in
+    // context order.
+    struct Asked {
+      ScopeSide* side;
+      std::size_t chunk;
+      CallLog calls;
+      std::vector<std::string> warnings;
+      std::future<std::vector<VerdictCell>> cells;
+    };
+    std::vector<Asked> asked;
+    asked.reserve(chunks.size() * 2);
     for (std::size_t k = 0; k < chunks.size(); ++k) {
-      per_chunk.push_back(std::async(std::launch::async, [&, k] {
-        CallLog ignored;
-        return judge_within_window(book_, client, claim, chunks[k], window, max_tokens, &ignored,
-                                   language, &chunk_warnings[k]);
-      }));
-    }
-    for (std::size_t k = 0; k < per_chunk.size(); ++k) table.at(0, k) = per_chunk[k].get()[0];
-    for (const auto& found : chunk_warnings) {
-      for (const std::string& warning : found) add_warning(&warnings, warning);
-    }
-    if (calls) {
-      for (const std::string& chunk : chunks) {
-        calls->push_back(book_.key(llm_verdicts_request(claim, chunk, instruction)));
+      for (ScopeSide& side : sides) {
+        if (!side.claims.empty()) asked.push_back(Asked{&side, k, {}, {}, {}});
       }
     }
-  } else if (scope == "noise_sensitivity" || scope == "factual_correctness") {
-    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::string> a, claims_of(response, true));
-    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::string> r, claims_of(reference, false));
-    const bool noise = scope == "noise_sensitivity";
-    ledger = make_claim_ledger(a, r, noise ? chunks : std::vector<std::string>{});
-    if (!a.empty() && !reference.empty()) {
-      ledger.response_vs_reference = verdicts(a, answer_premise(reference, question));
+    for (Asked& one : asked) {
+      one.cells = std::async(std::launch::async, [&verdicts, &chunks, &one] {
+        return verdicts(one.side->claims, chunks[one.chunk], &one.calls, &one.warnings);
+      });
     }
-    if (!noise && !r.empty() && !response.empty()) {
-      ledger.reference_vs_response = verdicts(r, answer_premise(response, question));
+    for (Asked& one : asked) {
+      std::vector<VerdictCell> cells = one.cells.get();
+      for (std::size_t i = 0; i < cells.size(); ++i) one.side->vs_chunks->at(i, one.chunk) = std::move(cells[i]);
+      if (calls) calls->insert(calls->end(), one.calls.begin(), one.calls.end());
+      for (const std::string& warning : one.warnings) add_warning(&warnings, warning);
     }
-    // ragas's noise sensitivity: both statement lists against every chunk, 2K calls.
-    for (std::size_t k = 0; noise && k < chunks.size(); ++k) {
-      if (!a.empty()) {
-        std::vector<VerdictCell> cells = verdicts(a, chunks[k]);
-        for (std::size_t i = 0; i < cells.size(); ++i) ledger.response_vs_chunks.at(i, k) = cells[i];
-      }
-      if (!r.empty()) {
-        std::vector<VerdictCell> cells = verdicts(r, chunks[k]);
-        for (std::size_t i = 0; i < cells.size(); ++i) ledger.reference_vs_chunks.at(i, k) = cells[i];
-      }
-    }
-  } else {
-    return invalid_argument("unknown ledger scope '" + std::string(scope) + "'");
   }
   ledger.provenance = {"llm", options_.model, llm_prompt_version(language) + "+ragas-plan"};
   ledger.warnings = std::move(warnings);

@@ -148,49 +148,63 @@ void merge_piece_verdict(const VerdictCell& piece, VerdictCell* merged) {
   }
 }
 
-std::vector<VerdictCell> judge_within_window(CallBook& book, llm::Client& client,
-                                             const std::vector<std::string>& claims,
-                                             const std::string& premise, int window,
-                                             int max_tokens, CallLog* calls,
-                                             const JudgeLanguage& language,
-                                             std::vector<std::string>* warnings) {
-  if (window <= 0) return judge_claims(book, client, claims, premise, calls, language, warnings);
+WindowCut cut_for_window(const std::vector<std::string>& claims, const std::string& premise,
+                         int window, int max_tokens, const JudgeLanguage& language) {
+  WindowCut cut;
+  if (window <= 0) return cut;
   const std::int64_t room =
       window - reply_reserve(window, max_tokens) -
       estimate_tokens(prompts::k_system.size() + prompts::k_verdicts.size() +
                       language_instruction(language, kReasonsWhat).size() + 64);
   std::int64_t claim_tokens = 0;
   for (const std::string& claim : claims) claim_tokens += estimate_tokens(claim.size() + 6);
-  if (claim_tokens + estimate_tokens(premise.size()) <= room) {
-    return judge_claims(book, client, claims, premise, calls, language, warnings);
-  }
-  std::vector<VerdictCell> cells(claims.size());
+  if (claim_tokens + estimate_tokens(premise.size()) <= room) return cut;
+  cut.fits = false;
   if (room < 64) {
+    cut.no_room = true;
+    return cut;
+  }
+  // Claims get up to half the room; the premise the rest.
+  const std::int64_t claims_room = std::min(claim_tokens, room / 2);
+  cut.pieces = split_to_fit(premise, room - claims_room);
+  std::size_t start = 0;
+  while (start < claims.size()) {
+    std::int64_t used = 0;
+    std::size_t end = start;
+    while (end < claims.size() &&
+           (end == start || used + estimate_tokens(claims[end].size() + 6) <= claims_room)) {
+      used += estimate_tokens(claims[end++].size() + 6);
+    }
+    cut.groups.emplace_back(start, end);
+    start = end;
+  }
+  return cut;
+}
+
+std::vector<VerdictCell> judge_within_window(CallBook& book, llm::Client& client,
+                                             const std::vector<std::string>& claims,
+                                             const std::string& premise, int window,
+                                             int max_tokens, CallLog* calls,
+                                             const JudgeLanguage& language,
+                                             std::vector<std::string>* warnings) {
+  const WindowCut cut = cut_for_window(claims, premise, window, max_tokens, language);
+  if (cut.fits) return judge_claims(book, client, claims, premise, calls, language, warnings);
+  std::vector<VerdictCell> cells(claims.size());
+  if (cut.no_room) {
     for (VerdictCell& cell : cells) {
       cell.reason = "not judged: the judge's context window (" + std::to_string(window) +
                     " tokens) leaves no room for the claims and the premise";
     }
     return cells;
   }
-  // Claims get up to half the room; the premise the rest.
-  const std::int64_t claims_room = std::min(claim_tokens, room / 2);
-  const std::vector<std::string> pieces = split_to_fit(premise, room - claims_room);
-  std::size_t start = 0;
-  while (start < claims.size()) {
-    std::vector<std::string> group;
-    std::int64_t used = 0;
-    std::size_t end = start;
-    while (end < claims.size() &&
-           (group.empty() || used + estimate_tokens(claims[end].size() + 6) <= claims_room)) {
-      used += estimate_tokens(claims[end].size() + 6);
-      group.push_back(claims[end++]);
-    }
-    for (const std::string& piece : pieces) {
+  for (const auto& [start, end] : cut.groups) {
+    const std::vector<std::string> group(claims.begin() + static_cast<std::ptrdiff_t>(start),
+                                         claims.begin() + static_cast<std::ptrdiff_t>(end));
+    for (const std::string& piece : cut.pieces) {
       std::vector<VerdictCell> part =
           judge_claims(book, client, group, piece, calls, language, warnings);
       for (std::size_t i = 0; i < part.size(); ++i) merge_piece_verdict(part[i], &cells[start + i]);
     }
-    start = end;
   }
   return cells;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "judge/llm/call_book.h"
@@ -30,6 +31,18 @@ bool fits_judge_window(std::size_t bytes, std::size_t task_bytes, int window, in
 // else Contradiction when one contradicts it, else Neutral when one judged it, else
 // missing with the first reason.
 void merge_piece_verdict(const VerdictCell& piece, VerdictCell* merged);
+
+// How judge_within_window asks `claims` against `premise` within a window of `window`
+// tokens: in one call (`fits`), in none (`no_room`: the window leaves no room), or each
+// group of claims ([first, end) in `groups`) against each of `pieces` of the premise.
+struct WindowCut {
+  bool fits = true;
+  bool no_room = false;
+  std::vector<std::pair<std::size_t, std::size_t>> groups;
+  std::vector<std::string> pieces;
+};
+WindowCut cut_for_window(const std::vector<std::string>& claims, const std::string& premise,
+                         int window, int max_tokens, const JudgeLanguage& language = {});
 
 // Verdicts for `claims` against `premise` (one verdicts call per premise: the ragas plan,
 // and premises too long to share a table call). Repeated claim texts are asked once;
