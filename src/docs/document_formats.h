@@ -34,13 +34,15 @@ struct ParsedText {
 ParsedText parse_plain_text(std::string_view text);
 
 // Markdown (CommonMark, via cmark).
-ParsedText parse_markdown(std::string_view text);
+StatusOr<ParsedText> parse_markdown(std::string_view text);
 
 // HTML (via gumbo), boilerplate dropped.
-ParsedText parse_html(std::string_view text);
+StatusOr<ParsedText> parse_html(std::string_view text);
 
 // PDF (via poppler-cpp). Errors: "encrypted PDF", "not a readable PDF",
 // "no text layer (scanned PDF?)".
+// In a build without these libraries (RAGMETER_WITH_DOCUMENT_FORMATS=OFF,
+// without_document_formats.cc) the three parsers return FailedPrecondition naming it.
 // `ocr` (may be null) reads the pages that have no text layer (LoadOptions::ocr).
 StatusOr<ParsedText> parse_pdf(const std::string& bytes, OcrReader* ocr = nullptr,
                                const std::string& ocr_language = {});

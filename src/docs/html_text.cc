@@ -255,7 +255,7 @@ class HtmlWalker {
 
 }  // namespace
 
-ParsedText parse_html(std::string_view text) {
+StatusOr<ParsedText> parse_html(std::string_view text) {
   GumboOptions options = kGumboDefaultOptions;
   GumboOutput* output = gumbo_parse_with_options(&options, text.data(), text.size());
   HtmlWalker walker;

@@ -112,7 +112,7 @@ class MarkdownWalker {
 
 }  // namespace
 
-ParsedText parse_markdown(std::string_view text) {
+StatusOr<ParsedText> parse_markdown(std::string_view text) {
   std::unique_ptr<cmark_node, NodeDeleter> root(
       cmark_parse_document(text.data(), text.size(), CMARK_OPT_DEFAULT));
   MarkdownWalker walker;

@@ -1,8 +1,6 @@
 // BERT encoder forward pass, mean pooling and normalisation (bert_encoder.h).
 #include "embed/bert_encoder.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -11,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "embed/gemm.h"
 #include "embed/safetensors.h"
 
 namespace ragmeter::embed {
@@ -23,7 +22,7 @@ void fill_rows(const float* bias, int rows, int cols, float* out) {
 
 // C[rows x out] += A[rows x in] * W^T, W row-major [out x in] (PyTorch's Linear layout).
 void add_linear(const float* a, int rows, int in, const float* weight, int out, float* c) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, a, in, weight, in, 1.0f, c, out);
+  sgemm(true, rows, out, in, 1.0f, a, in, weight, in, 1.0f, c, out);
 }
 
 // x = LayerNorm(x + residual) row by row (residual may be null).
@@ -201,8 +200,7 @@ StatusOr<BertConfig> read_bert_config(const std::string& path) {
 
 StatusOr<std::unique_ptr<const BertEncoder>> BertEncoder::load(std::shared_ptr<BertTensors> tensors,
                                                                const BertConfig& config) {
-  static std::once_flag single_threaded_blas;
-  std::call_once(single_threaded_blas, [] { openblas_set_num_threads(1); });
+  sgemm_on_calling_thread_only();
 
   std::unique_ptr<BertEncoder> encoder(new BertEncoder());
   encoder->config_ = config;
@@ -294,9 +292,9 @@ void BertEncoder::forward(const std::vector<std::span<const std::int32_t>>& sequ
         const float* k = q + h;
         const float* v = q + 2 * h;
         float* s = w->scores.data();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, head_size, scale, q, 3 * h, k, 3 * h, 0.0f, s, n);
+        sgemm(true, n, n, head_size, scale, q, 3 * h, k, 3 * h, 0.0f, s, n);
         softmax_rows(s, n, n);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, head_size, n, 1.0f, s, n, v, 3 * h, 0.0f,
+        sgemm(false, n, head_size, n, 1.0f, s, n, v, 3 * h, 0.0f,
                     w->context.data() + start * h + head * head_size, h);
       }
       start += ids.size();

@@ -5,7 +5,6 @@
 #include <tesseract/baseapi.h>
 #include <tesseract/resultiterator.h>
 
-#include <array>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -171,34 +170,6 @@ class TesseractReader : public OcrReader {
 };
 
 }  // namespace
-
-std::string tesseract_language(std::string_view iso639_1) {
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 18> kCodes = {{
-      {"en", "eng"},
-      {"zh", "chi_sim"},
-      {"ja", "jpn"},
-      {"de", "deu"},
-      {"ko", "kor"},
-      {"da", "dan"},
-      {"es", "spa"},
-      {"fi", "fin"},
-      {"fr", "fra"},
-      {"hu", "hun"},
-      {"id", "ind"},
-      {"it", "ita"},
-      {"nl", "nld"},
-      {"no", "nor"},
-      {"pt", "por"},
-      {"ru", "rus"},
-      {"sv", "swe"},
-      {"und", "eng"},
-  }};
-  if (iso639_1.empty()) return "eng";
-  for (const auto& [iso, code] : kCodes) {
-    if (iso == iso639_1) return std::string(code);
-  }
-  return {};
-}
 
 std::shared_ptr<OcrReader> make_tesseract_reader(const OcrOptions& options) {
   return std::make_shared<TesseractReader>(options);
