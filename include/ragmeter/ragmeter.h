@@ -15,6 +15,7 @@
 #include "ragmeter/agreement.h"
 #include "ragmeter/bleu.h"
 #include "ragmeter/bootstrap.h"
+#include "ragmeter/build_info.h"
 #include "ragmeter/chrf.h"
 #include "ragmeter/chunker.h"
 #include "ragmeter/claim_ledger.h"

@@ -71,6 +71,14 @@ def test_the_program_links_none_of_the_left_out_libraries(minimal_prefix):
     assert [name for name in LEFT_OUT if name in full] == LEFT_OUT
 
 
+def test_the_version_names_what_the_build_left_out(minimal_prefix):
+    full = check(BUILD / "ragmeter", "--version").stdout.strip()
+    assert full.startswith("ragmeter ") and "(" not in full
+    assert check(MINIMAL / "ragmeter", "--version").stdout.strip() == full + (
+        " (built without poppler-cpp, gumbo, cmark, Tesseract, MeCab, libcurl, OpenBLAS, "
+        "libsentencepiece)")
+
+
 def test_what_needs_none_of_them_scores_as_the_full_build(minimal_prefix, tmp_path):
     metrics = "rouge_l,bleu,token_f1,faithfulness,context_recall,semantic_similarity"
     out = {}

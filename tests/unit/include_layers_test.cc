@@ -35,6 +35,7 @@ const std::map<std::string, int>& directory_layers() {
 const std::map<std::string, std::string>& public_header_components() {
   static const std::map<std::string, std::string> components = {
       {"status.h", "core"},
+      {"build_info.h", "core"},
       {"sample.h", "core"},
       {"language.h", "core"},
       {"words.h", "core"},

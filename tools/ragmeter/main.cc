@@ -1,11 +1,13 @@
 // ragmeter: evaluate retrieval-augmented generation. One program, one subcommand per job.
 #include <iostream>
+#include <string>
 #include <string_view>
 #include <utility>
 
 #include "cli_reference.h"
 #include "commands.h"
 #include "exit_codes.h"
+#include "ragmeter/build_info.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -20,7 +22,11 @@ int main(int argc, char** argv) {
       "             ragmeter compare BASE.jsonl NEW.jsonl   (did a change help? paired statistics)\n"
       "             ragmeter agree RESULTS.jsonl LABELS.csv   (does a metric agree with your labels?)",
       "ragmeter"};
-  app.set_version_flag("--version", "ragmeter " RAGMETER_VERSION);
+  // A build without some optional dependencies says so (docs/library.md).
+  const std::string_view left_out = ragmeter::dependencies_left_out();
+  app.set_version_flag("--version", std::string("ragmeter " RAGMETER_VERSION) +
+                                        (left_out.empty() ? std::string()
+                                                          : " (built without " + std::string(left_out) + ")"));
   app.require_subcommand(1);
   app.fallthrough(false);
 
