@@ -171,6 +171,7 @@ RequestedCalls requested_calls(const Sample& sample, const std::vector<MetricReq
   }
   return requested;
 }
+
 }  // namespace
 
 PlanTexts plan_texts(const Sample& sample) {
