@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 
 #include <nlohmann/json.hpp>
 

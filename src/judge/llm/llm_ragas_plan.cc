@@ -19,7 +19,7 @@ namespace {
 
 // One side of a scope: its claims and the ledger tables they fill.
 struct ScopeSide {
-  std::vector<std::string> claims;
+  const std::vector<std::string>& claims;
   VerdictTable* vs_chunks = nullptr;
   std::vector<VerdictCell>* vs_other = nullptr;  // against the other text
 };
