@@ -259,6 +259,19 @@ void score_repeats(const Sample& sample, const EvalOptions& options,
 constexpr const char* kNoTurnReference =
     " (a conversation's `reference` is its expected outcome, not a reference answer of a turn)";
 
+// True when `request`'s metric was skipped on the turns for want of a reference: it reads
+// one, the turns have none, and they have every other field it reads (missing_required_field
+// checks the fields before anything else).
+bool skipped_for_turn_reference(const MetricRequest& request, const std::vector<ConversationTurn>& turns) {
+  const unsigned needs = request.info->needs;
+  if ((needs & sample_fields::kReference) == 0) return false;
+  for (const ConversationTurn& turn : turns) {
+    if (!missing_required_field(turn.sample, sample_fields::kReference)) return false;
+    if (missing_required_field(turn.sample, needs & ~sample_fields::kReference)) return false;
+  }
+  return true;
+}
+
 // A conversation's results: the conversation metrics on the whole of it, every other metric
 // turn by turn (conversation_turns.h), each turn scored as a single-turn row is.
 std::vector<MetricResult> score_conversation(const Sample& sample, const EvalOptions& options) {
@@ -294,8 +307,7 @@ std::vector<MetricResult> score_conversation(const Sample& sample, const EvalOpt
           std::move(of_metric), turns,
           mark == options.pass_marks.end() ? std::nullopt : std::optional<double>(mark->second),
           request.info->higher_is_better);
-      if (result.outcome == Outcome::kSkipped &&
-          result.reason.find("field 'reference' is missing") != std::string::npos) {
+      if (result.outcome == Outcome::kSkipped && skipped_for_turn_reference(request, turns)) {
         result.reason += kNoTurnReference;
       }
       results.push_back(std::move(result));

@@ -26,6 +26,9 @@
 //   "by_seed" {"SEED": action}: a request with that "seed" is answered by that action
 //     instead (its fields over this one's), the FAKE of a model that samples differently
 //     per seed; requests without a seed, or with another, get this action.
+//   "by_prompt" [{"contains": TEXT, action fields...}, ...]: a request whose messages'
+//     text holds TEXT is answered by the first such entry's action (its fields over this
+//     one's), so that concurrent requests get replies by what they ask, not by arrival.
 //
 // Slot mode (--slots N > 0), a FAKE of a local llama.cpp-like server: chat "reply"
 // actions are served by N slots in arrival order; the others wait in a queue, silent. A
@@ -94,7 +97,8 @@ struct Action {
   int prompt_tokens = 10;
   int completion_tokens = 5;
   int cached_tokens = 0;
-  json by_seed;  // "SEED" -> action spec, or null
+  json by_seed;    // "SEED" -> action spec, or null
+  json by_prompt;  // [{"contains": TEXT, ...action spec}], or null
 };
 
 Action parse_action(const json& spec, const Action& defaults) {
@@ -111,6 +115,7 @@ Action parse_action(const json& spec, const Action& defaults) {
   action.completion_tokens = spec.value("completion_tokens", action.completion_tokens);
   action.cached_tokens = spec.value("cached_tokens", action.cached_tokens);
   if (spec.contains("by_seed")) action.by_seed = spec["by_seed"];
+  if (spec.contains("by_prompt")) action.by_prompt = spec["by_prompt"];
   return action;
 }
 
@@ -186,6 +191,19 @@ struct Job {
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// The messages' contents, joined.
+std::string messages_text(const json& body) {
+  std::string text;
+  if (body.is_object() && body.contains("messages") && body["messages"].is_array()) {
+    for (const json& message : body["messages"]) {
+      if (message.is_object() && message.contains("content") && message["content"].is_string()) {
+        text += message["content"].get_ref<const std::string&>() + "\n";
+      }
+    }
+  }
+  return text;
 }
 
 // The characters of the messages / 4, as the client estimates.
@@ -527,6 +545,15 @@ void FakeServer::answer_api(Connection& connection, const Request& request) {
   if (action.by_seed.is_object() && body.is_object() && body.contains("seed")) {
     const std::string seed = body["seed"].dump();
     if (action.by_seed.contains(seed)) action = parse_action(action.by_seed[seed], action);
+  }
+  if (action.by_prompt.is_array()) {
+    const std::string text = messages_text(body);
+    for (const json& entry : action.by_prompt) {
+      if (text.find(entry.value("contains", std::string())) != std::string::npos) {
+        action = parse_action(entry, action);
+        break;
+      }
+    }
   }
   if (config_.slots > 0 && is_chat && action.kind == "reply") {
     if (!first_arrival_) first_arrival_ = Clock::now();

@@ -18,6 +18,16 @@ Sample conversation_sample(const char* row) {
   return *sample;
 }
 
+// score_sample with `metrics` (parse_metric_list) in English, no judge.
+std::vector<MetricResult> score_in_english(const Sample& sample, std::string_view metrics) {
+  EvalOptions options;
+  auto parsed = parse_metric_list(metrics);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (parsed.ok()) options.metrics = *parsed;
+  options.language = "en";
+  return score_sample(sample, options);
+}
+
 TEST(ConversationTurnsTest, ATurnRunsFromAUserMessageToTheNextAndNeedsAnAssistantText) {
   Sample s = conversation_sample(R"({"messages": [
       {"role": "system", "content": "be brief"},
@@ -143,12 +153,7 @@ TEST(ConversationTurnsTest, EvaluateScoresSingleTurnMetricsOfAConversationTurnBy
       {"role": "user", "content": "Thanks"},
       {"role": "assistant", "content": "Welcome"}],
     "reference_tool_calls": []})");
-  EvalOptions options;
-  auto metrics = parse_metric_list("k_precision,ragas_tool_call_f1");
-  ASSERT_TRUE(metrics.ok()) << metrics.status().message();
-  options.metrics = *metrics;
-  options.language = "en";
-  const std::vector<MetricResult> results = score_sample(s, options);
+  const std::vector<MetricResult> results = score_in_english(s, "k_precision,ragas_tool_call_f1");
   ASSERT_EQ(results.size(), 2u);
   ASSERT_EQ(results[0].outcome, Outcome::kOk) << results[0].reason;
   EXPECT_NEAR(results[0].score, 5.0 / 6.0, 1e-12);
@@ -158,6 +163,23 @@ TEST(ConversationTurnsTest, EvaluateScoresSingleTurnMetricsOfAConversationTurnBy
   ASSERT_EQ(results[1].outcome, Outcome::kOk) << results[1].reason;
   EXPECT_EQ(results[1].score, 0.0);
   EXPECT_FALSE(results[1].evidence.contains("turns"));
+}
+
+TEST(ConversationTurnsTest, AMetricSkippedForWantOfATurnReferenceSaysWhatAConversationsReferenceIs) {
+  // token_f1 reads a reference: a turn has none, and the conversation's `reference` is its
+  // desired outcome. k_precision lacks the contexts instead: its reason is only that.
+  Sample s = conversation_sample(R"({"messages": [
+      {"role": "user", "content": "Paris?"},
+      {"role": "assistant", "content": "Paris is sunny"}],
+    "reference": "The user learns the weather in Paris."})");
+  const std::vector<MetricResult> results = score_in_english(s, "token_f1,k_precision");
+  ASSERT_EQ(results.size(), 2u);
+  ASSERT_EQ(results[0].outcome, Outcome::kSkipped);
+  EXPECT_NE(results[0].reason.find("field 'reference' is missing"), std::string::npos) << results[0].reason;
+  EXPECT_NE(results[0].reason.find("expected outcome, not a reference answer of a turn"), std::string::npos)
+      << results[0].reason;
+  ASSERT_EQ(results[1].outcome, Outcome::kSkipped);
+  EXPECT_EQ(results[1].reason.find("expected outcome"), std::string::npos) << results[1].reason;
 }
 
 }  // namespace

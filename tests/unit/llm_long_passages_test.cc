@@ -3,7 +3,9 @@
 // "Long passages"): a table of several long passages whose reply shows that the model did not
 // read them has its flagged claims asked again passage by passage, and later tables that
 // large are cut before they are asked; a table without signs, or a small one, is taken as
-// it comes (src/judge/llm/verdict_signs.h, llm_verdict_fill.cc).
+// it comes; a Contradiction whose own quote states the claim is asked again with the claim
+// alone, and settled by its quote when the narrowest call gives it again
+// (src/judge/llm/verdict_signs.h, llm_verdict_fill.cc).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -165,6 +167,82 @@ TEST_F(LlmLongPassagesTest, ASmallTableIsNeverAskedAgain) {
   MetricResult r = faithfulness(row(600));
   ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
   EXPECT_EQ(r.score, 0.0);
+  EXPECT_EQ(verdict_calls(), 1);
+}
+
+// A response of two claims: one the gold passage states, one with its year changed.
+const std::string kWrongClaim = "The tower opened in 1899.";
+
+Sample two_claim_row(std::size_t passage_bytes) {
+  Sample sample = row(passage_bytes);
+  sample.response = kClaim + " " + kWrongClaim;
+  return sample;
+}
+
+Json two_claims_reply() { return {{"S1", {kClaim}}, {"S2", {kWrongClaim}}}; }
+
+// The reply to one claim against one passage, by the passage asked about: Neutral for the
+// museum's passage, and for the gold one Contradiction with the supporting sentence quoted
+// (the 1.5B model's last long-passage trace). The fake answers by the request's text, so
+// the concurrent re-asks get their replies whatever their order.
+Json narrow_replies() {
+  const Json other = {{"Evidence 1", ""}, {"P1: claim 1", "Neutral"}, {"reason 1", "not mentioned"}};
+  const Json gold = {{"Evidence 1", kGold},
+                     {"P1: claim 1", "Contradiction"},
+                     {"reason 1", "contradicts the claim that the tower is in Paris"}};
+  return {{"by_prompt", Json::array({{{"contains", "The museum has a large garden."},
+                                      {"content", other.dump()}},
+                                     {{"contains", kGold}, {"content", gold.dump()}}})}};
+}
+
+TEST_F(LlmLongPassagesTest, AContradictionWhoseQuoteStatesTheClaimIsAskedAloneThenSettled) {
+  // The table: the right claim Contradiction against the gold passage, its quote the gold
+  // sentence (the fifth sign); the wrong claim Contradiction too, rightly (1899 is in no
+  // quote), and no sign.
+  const Json table = {{"Evidence 1", kGold},
+                      {"Evidence 2", kGold},
+                      {"P1: claim 1", "Neutral"},
+                      {"P1: claim 2", "Neutral"},
+                      {"P2: claim 1", "Contradiction"},
+                      {"P2: claim 2", "Contradiction"},
+                      {"reason 1", "the passage does not say where"},
+                      {"reason 2", "it opened in 1889"}};
+  start(Json::array({step(two_claims_reply()), step(table)}), narrow_replies());
+  if (HasFatalFailure() || IsSkipped()) return;
+  const Sample sample = two_claim_row(2700);
+  MetricResult r = faithfulness(sample);
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 0.5);  // the right claim supported, the wrong one not
+  EXPECT_EQ(verdict_calls(), 3);  // the table, then the flagged claim alone with each passage
+  auto ledger = judge_->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
+  const std::string note =
+      "asked again with this passage alone (the table's reply: its quote from a passage states "
+      "it, yet that passage did not entail it)";
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 0).verdict, Verdict::kNeutral);
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 0).reason, note + ": not mentioned");
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).verdict, Verdict::kEntailment);
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).reason,
+            note + ": the judge said Contradiction, but the sentence it quoted from this passage "
+                   "states the claim: \"" + kGold + "\"");
+  // The wrong claim keeps the table's verdicts.
+  EXPECT_EQ(ledger->response_vs_chunks.at(1, 1).verdict, Verdict::kContradiction);
+  EXPECT_EQ(ledger->response_vs_chunks.at(1, 1).reason, "it opened in 1889");
+}
+
+TEST_F(LlmLongPassagesTest, OneClaimAgainstOneLongPassageIsSettledWithoutAskingAgain) {
+  // One passage of 7,000 bytes: a span of 1,752, above the small tables'; the call is as
+  // narrow as a call can be, so its quote settles it.
+  Sample sample = row(7000);
+  sample.retrieved_contexts = std::vector<std::string>{passage(kGold, 7000)};
+  const Json table = {{"Evidence 1", kGold},
+                      {"P1: claim 1", "Contradiction"},
+                      {"reason 1", "contradicts the claim"}};
+  start(Json::array({step(claims_reply()), step(table)}), step(one_passage_reply()));
+  if (HasFatalFailure() || IsSkipped()) return;
+  MetricResult r = faithfulness(sample);
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 1.0);
   EXPECT_EQ(verdict_calls(), 1);
 }
 

@@ -84,6 +84,82 @@ TEST(VerdictSignsTest, OneReasonForContradictionsAgainstSeveralPassagesIsASign) 
   EXPECT_TRUE(one.empty());
 }
 
+struct QuoteCase {
+  const char* claim;
+  const char* quote;
+  const char* language;
+  bool states;
+  const char* why;
+};
+
+TEST(VerdictSignsTest, AQuoteStatesAClaimWhenItHoldsEveryContentWordNumberAndName) {
+  const QuoteCase cases[] = {
+      // The last long-passage trace: the quote given for a claim judged Contradiction.
+      {"M2M-100 supports up to 100 languages and thousands of translation directions.",
+       "Models like M2M-100 support up to 100 languages and thousands of translation directions.",
+       "", true, "the sentence that supports the claim, stems matching"},
+      {"M2M-100 supports up to 200 languages.",
+       "Models like M2M-100 support up to 100 languages and thousands of translation directions.",
+       "", false, "a number changed"},
+      {"The museum opened in the southern district in 1889.",
+       "The museum opened in the northern district in 1889.", "", false,
+       "one word changed: every content word is required"},
+      {"The museum did not open in 1889.", "The museum opened in 1889.", "", false,
+       "negated in the claim only"},
+      {"The museum opened in 1889.", "The museum never opened in 1889.", "", false,
+       "negated in the quote only"},
+      {"Gustave Eiffel built the tower.", "The tower was built by Eiffel's company.", "", false,
+       "a name missing"},
+      {"首都是北京。", "中国的首都是北京。", "zh", true, "Chinese, ICU words"},
+      {"首都是上海。", "中国的首都是北京。", "zh", false, "Chinese, a word changed"},
+      {"수도는 서울이다.", "한국의 수도는 서울이다.", "ko", false,
+       "a language the offline judge has no rules for"},
+      {"", "Anything.", "", false, "no claim"},
+  };
+  for (const QuoteCase& c : cases) {
+    EXPECT_EQ(quote_states_claim(c.claim, c.quote, c.language), c.states) << c.why << ": " << c.claim;
+  }
+}
+
+TEST(VerdictSignsTest, AClaimNotEntailedByThePassageItsOwnQuoteStatesIsASign) {
+  const std::string supports =
+      "Models like M2M-100 support up to 100 languages and thousands of translation directions.";
+  const std::vector<std::string> claims = {
+      "M2M-100 supports up to 100 languages and thousands of translation directions.",
+      "M2M-100 supports up to 200 languages."};
+  const std::vector<std::string> passages = {"Translation has a long history.",
+                                             "Multilingual models. " + supports};
+  const std::string said = "contradicts the claim that it supports up to 100 languages";
+  const std::vector<std::vector<VerdictCell>> cells = {
+      {cell(Verdict::kNeutral, said), cell(Verdict::kContradiction, said)},
+      {cell(Verdict::kNeutral, "It gives 100 languages, not 200."),
+       cell(Verdict::kContradiction, "It gives 100 languages, not 200.")}};
+  const std::vector<std::optional<std::string>> quotes = {supports, supports};
+  const std::vector<std::pair<std::size_t, std::size_t>> asked = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+  const auto suspects = suspect_claims(claims, passages, cells, quotes, asked);
+  // The wrong claim (a number changed) is no sign: its quote does not state it.
+  ASSERT_EQ(suspects.size(), 1u);
+  EXPECT_EQ(suspects[0].claim, 0u);
+  EXPECT_EQ(suspects[0].sign, TableSign::kQuoteStatesClaim);
+  EXPECT_EQ(suspects[0].quoted_premise, 1u);
+  EXPECT_EQ(suspects[0].quote, supports);
+  // Entailed against the other passage: the fourth sign (its evidence is elsewhere), which
+  // locate_entailment_by_evidence also moves, not this one.
+  std::vector<std::vector<VerdictCell>> entailed = cells;
+  entailed[0][0] = cell(Verdict::kEntailment);
+  const auto elsewhere = suspect_claims(claims, passages, entailed, quotes, {{0, 0}, {0, 1}});
+  ASSERT_EQ(elsewhere.size(), 1u);
+  EXPECT_EQ(elsewhere[0].sign, TableSign::kEvidenceElsewhere);
+  // The quote in no asked passage: no sign.
+  EXPECT_TRUE(suspect_claims(claims, passages, cells, quotes, {{0, 0}}).empty());
+
+  const VerdictCell settled = settle_quoted_support(Verdict::kContradiction, supports);
+  EXPECT_EQ(settled.verdict, Verdict::kEntailment);
+  EXPECT_EQ(settled.reason,
+            "the judge said Contradiction, but the sentence it quoted from this passage states "
+            "the claim: \"" + supports + "\"");
+}
+
 TEST(VerdictSignsTest, ATableIsCutSoThatEachCallReadsAtMostTheLimit) {
   // 7 claims against three passages of 700 tokens: 14,700 in one call.
   EXPECT_EQ(table_span(7, 2100), 14700);

@@ -94,6 +94,33 @@ bool reason_affirms_claim(std::string_view claim, std::string_view reason) {
   return share_repeated(c, r) >= kAffirmedShare;
 }
 
+bool quote_states_claim(std::string_view claim, std::string_view quote, std::string_view language) {
+  const std::string code = language.empty() ? "en" : std::string(language);
+  if (!offline_judge_gap(code).empty()) return false;
+  const OfflineClaim c(claim, code);
+  const OfflinePremise q(quote, code);
+  if (c.content().empty()) return false;
+  std::set<std::string> quoted;
+  bool quote_negated = false;
+  for (const OfflineToken& token : q.tokens()) {
+    quoted.insert(token.key);
+    quote_negated = quote_negated || token.negation;
+  }
+  for (std::size_t k : c.content()) {
+    if (!quoted.contains(c.tokens()[k].key)) return false;
+  }
+  return quote_negated == c.negated() && !missing_number_or_name(c, q).has_value();
+}
+
+VerdictCell settle_quoted_support(Verdict said, std::string_view quote) {
+  VerdictCell cell;
+  cell.verdict = Verdict::kEntailment;
+  cell.reason = "the judge said " + std::string(verdict_name(said)) +
+                ", but the sentence it quoted from this passage states the claim: \"" +
+                std::string(quote) + "\"";
+  return cell;
+}
+
 std::string_view table_sign_name(TableSign sign) {
   switch (sign) {
     case TableSign::kNegatedClaim:
@@ -104,6 +131,8 @@ std::string_view table_sign_name(TableSign sign) {
       return "no passage entailed it, yet its reason affirmed it";
     case TableSign::kEvidenceElsewhere:
       return "Entailment where its evidence was not, and its evidence in another passage";
+    case TableSign::kQuoteStatesClaim:
+      return "its quote from a passage states it, yet that passage did not entail it";
   }
   return "";
 }
@@ -112,12 +141,13 @@ std::vector<SuspectClaim> suspect_claims(
     const std::vector<std::string>& claims, const std::vector<std::string>& premises,
     const std::vector<std::vector<VerdictCell>>& cells,
     const std::vector<std::optional<std::string>>& evidence,
-    const std::vector<std::pair<std::size_t, std::size_t>>& asked) {
+    const std::vector<std::pair<std::size_t, std::size_t>>& asked, std::string_view language) {
   std::vector<SuspectClaim> out;
   for (std::size_t i = 0; i < claims.size() && i < cells.size(); ++i) {
     std::size_t contradicted = 0, judged = 0;
     bool negated = false, entailed = false, entailed_off_quote = false, quote_in_asked = false;
     std::string reason;
+    std::optional<std::size_t> unentailed_quoted;  // a passage holding the quote, not Entailment
     const std::optional<std::string> quote = i < evidence.size() ? evidence[i] : std::nullopt;
     for (const auto& [claim, premise] : asked) {
       if (claim != i || premise >= cells[i].size() || premise >= premises.size()) continue;
@@ -126,6 +156,9 @@ std::vector<SuspectClaim> suspect_claims(
       quote_in_asked = quote_in_asked || quoted;
       if (!cell.judged()) continue;
       ++judged;
+      if (quoted && cell.verdict != Verdict::kEntailment && !unentailed_quoted) {
+        unentailed_quoted = premise;
+      }
       if (cell.verdict == Verdict::kEntailment) {
         entailed = true;
         entailed_off_quote = entailed_off_quote || (quote && !quoted);
@@ -144,6 +177,8 @@ std::vector<SuspectClaim> suspect_claims(
       out.push_back({i, TableSign::kUnexplainedRejection});
     } else if (entailed_off_quote && quote_in_asked) {
       out.push_back({i, TableSign::kEvidenceElsewhere});
+    } else if (!entailed && unentailed_quoted && quote_states_claim(claims[i], *quote, language)) {
+      out.push_back({i, TableSign::kQuoteStatesClaim, *unentailed_quoted, *quote});
     }
   }
   return out;

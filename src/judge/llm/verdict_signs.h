@@ -36,6 +36,16 @@ bool reason_negates_claim(std::string_view claim, std::string_view reason);
 // supports of claim m", empty when a passage supports it.
 bool reason_affirms_claim(std::string_view claim, std::string_view reason);
 
+// True when `quote` states `claim` in `language` (ISO 639-1; "" is English) by the offline
+// judge's reading: every content word of the claim (offline_tokenize keys: stemmed,
+// case-folded, NFKC outside English) is in the quote, the quote holds every number and
+// name of the claim (missing_number_or_name), and one is negated exactly when the other
+// is. Stricter than judge_claim's coverage on purpose: a claim with one fact changed
+// ("the southern district" for the quote's "northern") is never stated. False in a
+// language the offline judge has no rules for.
+bool quote_states_claim(std::string_view claim, std::string_view quote,
+                        std::string_view language = "");
+
 // What a flagged claim showed.
 enum class TableSign {
   kNegatedClaim,          // a Contradiction whose reason is the claim negated
@@ -43,6 +53,8 @@ enum class TableSign {
   kUnexplainedRejection,  // no Entailment anywhere, and a reason that affirms the claim
   kEvidenceElsewhere,     // Entailment for a passage its evidence is not in, while it is in
                           // another asked passage (judged by place, not text)
+  kQuoteStatesClaim,      // not Entailment against the passage its own quote is from, and
+                          // the quote states the claim (quote_states_claim)
 };
 
 // A short phrase for reasons: "its reason negated the claim", ...
@@ -51,18 +63,30 @@ std::string_view table_sign_name(TableSign sign);
 struct SuspectClaim {
   std::size_t claim = 0;  // 0-based, in the call's numbering
   TableSign sign = TableSign::kNegatedClaim;
+  // kQuoteStatesClaim: the passage (0-based, in the call's numbering) the quote is from,
+  // and the quote.
+  std::size_t quoted_premise = 0;
+  std::string quote;
 };
 
 // The claims of one verdict table reply that show a sign, each at most once (the first
 // sign in the order of TableSign), in claim order. `cells` is [claim][premise] as read
 // from the reply, before any check in code; a cell's reason is its claim's "reason m";
 // `evidence` the claims' quotes (read_table_evidence; nullopt: none given); `asked` the
-// (claim, premise) cells of the call.
+// (claim, premise) cells of the call; `language` the texts' (quote_states_claim).
 std::vector<SuspectClaim> suspect_claims(
     const std::vector<std::string>& claims, const std::vector<std::string>& premises,
     const std::vector<std::vector<VerdictCell>>& cells,
     const std::vector<std::optional<std::string>>& evidence,
-    const std::vector<std::pair<std::size_t, std::size_t>>& asked);
+    const std::vector<std::pair<std::size_t, std::size_t>>& asked, std::string_view language = "");
+
+// The verdict of a claim asked alone against one passage (the narrowest call) whose
+// reply still shows kQuoteStatesClaim: Entailment, its reason saying that the judge said
+// `said` but quoted `quote` from the passage, which states the claim. Asked as narrowly as
+// it can be, the model still gave that sentence as the claim's evidence; the quote is
+// checked in code to be in the passage (quote_found) and to state the claim
+// (quote_states_claim); only the model's label disagrees with its own evidence.
+VerdictCell settle_quoted_support(Verdict said, std::string_view quote);
 
 // The reading a verdict table asks of the model: the number of claims times the estimated
 // tokens of the premises it shows (every claim is looked for in every passage).
