@@ -5,6 +5,8 @@
 
 #include "judge/llm/verdict_signs.h"
 
+#include "judge/llm/verdict_checks.h"
+
 namespace ragmeter {
 namespace {
 
@@ -152,6 +154,24 @@ TEST(VerdictSignsTest, AClaimNotEntailedByThePassageItsOwnQuoteStatesIsASign) {
   EXPECT_EQ(elsewhere[0].sign, TableSign::kEvidenceElsewhere);
   // The quote in no asked passage: no sign.
   EXPECT_TRUE(suspect_claims(claims, passages, cells, quotes, {{0, 0}}).empty());
+  // A quote that opens with the claim restated and goes on with the passage's own sentences
+  // (kiwi-26 of the long-passage dev rows): found as a whole (80% of its runs of three
+  // words are the passage's), but its first sentence is not, so it is no sign.
+  const std::string real =
+      "In the MPO-LSTM model, the MPO format is applied to the dense matrices between the input "
+      "vector and the hidden layer. This requires the preparation of eight MPOs, one for each of "
+      "the gating units and hidden units respectively. It leads to a large reduction in the "
+      "number of parameters of the recurrent network.";
+  const std::vector<std::string> mpo_claim = {
+      "The MPO decomposition has been applied to LSTM networks."};
+  const std::vector<std::string> mpo_passage = {"Tensor methods. " + real};
+  const std::string restated = mpo_claim[0] + " " + real;
+  const std::vector<std::vector<VerdictCell>> mpo_cells = {{cell(Verdict::kContradiction, "no")}};
+  ASSERT_TRUE(quote_found(restated, mpo_passage[0]));
+  ASSERT_TRUE(quote_states_claim(mpo_claim[0], restated));
+  for (const auto& suspect : suspect_claims(mpo_claim, mpo_passage, mpo_cells, {restated}, {{0, 0}})) {
+    EXPECT_NE(suspect.sign, TableSign::kQuoteStatesClaim);
+  }
 
   const VerdictCell settled = settle_quoted_support(Verdict::kContradiction, supports);
   EXPECT_EQ(settled.verdict, Verdict::kEntailment);

@@ -62,6 +62,19 @@ double share_repeated(const Words& claim, const Words& reason) {
   return static_cast<double>(repeated) / static_cast<double>(claim.content.size());
 }
 
+// True when every sentence of `quote` that has a content word was copied from `passage`
+// (quote_found, sentence by sentence): a quote that opens with the claim restated and goes
+// on with the passage's own sentences passes quote_found as a whole, not this.
+bool quoted_throughout(std::string_view quote, std::string_view passage) {
+  bool any = false;
+  for (std::string_view sentence : split_sentences(quote)) {
+    if (words_of(sentence).content.empty()) continue;
+    if (!quote_found(sentence, passage)) return false;
+    any = true;
+  }
+  return any;
+}
+
 bool any_of_keys(const std::set<std::string>& keys, const std::set<std::string>& words) {
   for (const std::string& key : keys) {
     if (words.contains(key)) return true;
@@ -156,7 +169,8 @@ std::vector<SuspectClaim> suspect_claims(
       quote_in_asked = quote_in_asked || quoted;
       if (!cell.judged()) continue;
       ++judged;
-      if (quoted && cell.verdict != Verdict::kEntailment && !unentailed_quoted) {
+      if (quoted && cell.verdict != Verdict::kEntailment && !unentailed_quoted &&
+          quoted_throughout(*quote, premises[premise])) {
         unentailed_quoted = premise;
       }
       if (cell.verdict == Verdict::kEntailment) {

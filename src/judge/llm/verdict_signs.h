@@ -53,8 +53,9 @@ enum class TableSign {
   kUnexplainedRejection,  // no Entailment anywhere, and a reason that affirms the claim
   kEvidenceElsewhere,     // Entailment for a passage its evidence is not in, while it is in
                           // another asked passage (judged by place, not text)
-  kQuoteStatesClaim,      // not Entailment against the passage its own quote is from, and
-                          // the quote states the claim (quote_states_claim)
+  kQuoteStatesClaim,      // not Entailment against the passage its own quote is from (every
+                          // sentence of the quote found in it), and the quote states the
+                          // claim (quote_states_claim)
 };
 
 // A short phrase for reasons: "its reason negated the claim", ...
