@@ -3,9 +3,9 @@
 // "Long passages"): a table of several long passages whose reply shows that the model did not
 // read them has its flagged claims asked again passage by passage, and later tables that
 // large are cut before they are asked; a table without signs, or a small one, is taken as
-// it comes; a Contradiction whose own quote states the claim is asked again with the claim
-// alone, and settled by its quote when the narrowest call gives it again
-// (src/judge/llm/verdict_signs.h, llm_verdict_fill.cc).
+// it comes; a Contradiction whose own quote states the claim is a sign too, and a call of
+// one passage that gives it is settled by the quote (src/judge/llm/verdict_signs.h,
+// llm_verdict_fill.cc).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -181,7 +181,7 @@ Sample two_claim_row(std::size_t passage_bytes) {
 
 Json two_claims_reply() { return {{"S1", {kClaim}}, {"S2", {kWrongClaim}}}; }
 
-// The reply to one claim against one passage, by the passage asked about: Neutral for the
+// The reply to the flagged claim against one passage, by the passage asked about: Neutral for the
 // museum's passage, and for the gold one Contradiction with the supporting sentence quoted
 // (the 1.5B model's last long-passage trace). The fake answers by the request's text, so
 // the concurrent re-asks get their replies whatever their order.
@@ -195,7 +195,7 @@ Json narrow_replies() {
                                      {{"contains", kGold}, {"content", gold.dump()}}})}};
 }
 
-TEST_F(LlmLongPassagesTest, AContradictionWhoseQuoteStatesTheClaimIsAskedAloneThenSettled) {
+TEST_F(LlmLongPassagesTest, AContradictionWhoseQuoteStatesTheClaimIsAskedAgainThenSettled) {
   // The table: the right claim Contradiction against the gold passage, its quote the gold
   // sentence (the fifth sign); the wrong claim Contradiction too, rightly (1899 is in no
   // quote), and no sign.
@@ -213,7 +213,7 @@ TEST_F(LlmLongPassagesTest, AContradictionWhoseQuoteStatesTheClaimIsAskedAloneTh
   MetricResult r = faithfulness(sample);
   ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
   EXPECT_EQ(r.score, 0.5);  // the right claim supported, the wrong one not
-  EXPECT_EQ(verdict_calls(), 3);  // the table, then the flagged claim alone with each passage
+  EXPECT_EQ(verdict_calls(), 3);  // the table, then the flagged claim against each passage
   auto ledger = judge_->claim_ledger(sample, nullptr);
   ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
   const std::string note =
@@ -230,9 +230,9 @@ TEST_F(LlmLongPassagesTest, AContradictionWhoseQuoteStatesTheClaimIsAskedAloneTh
   EXPECT_EQ(ledger->response_vs_chunks.at(1, 1).reason, "it opened in 1889");
 }
 
-TEST_F(LlmLongPassagesTest, OneClaimAgainstOneLongPassageIsSettledWithoutAskingAgain) {
-  // One passage of 7,000 bytes: a span of 1,752, above the small tables'; the call is as
-  // narrow as a call can be, so its quote settles it.
+TEST_F(LlmLongPassagesTest, ATableOfOneLongPassageIsSettledWithoutAskingAgain) {
+  // One passage of 7,000 bytes: a span of 1,752, above the small tables'; asking again
+  // passage by passage would ask the same table, so its quote settles it.
   Sample sample = row(7000);
   sample.retrieved_contexts = std::vector<std::string>{passage(kGold, 7000)};
   const Json table = {{"Evidence 1", kGold},

@@ -107,7 +107,7 @@ class LlmJudge : public Judge {
   // ask_group's two ways: the claims against one premise too long to share a call
   // (judge_within_window, column 0 of `cells`), or one table call of the `asked` cells
   // (cells the reply left out asked once more, a table whose reply shows signs of not being
-  // read asked again claim by claim and passage by passage: reask_alone).
+  // read asked again passage by passage: reask_by_passage).
   void judge_long_premise(const std::vector<std::string>& claim_texts, const std::string& premise,
                           const JudgeLanguage& language,
                           std::vector<std::vector<StoredVerdict>>* cells);
@@ -125,16 +125,17 @@ class LlmJudge : public Judge {
                                        const JudgeLanguage& language,
                                        std::vector<std::vector<StoredVerdict>>* cells);
   // The `suspects` of a table call of `claims` against `premises` (the `asked` cells)
-  // asked again, each claim alone against each of its asked passages alone, concurrently;
-  // their cells in `cells` are replaced by those calls' (settle_narrowest applied), and
-  // their reasons say why.
-  void reask_alone(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
-                   const std::vector<Pair>& asked, const std::vector<SuspectClaim>& suspects,
-                   const JudgeLanguage& language, std::vector<std::vector<StoredVerdict>>* cells);
-  // The one cell of a call of one claim against one passage, whose reply showed `suspects`:
-  // when the sign is kQuoteStatesClaim and the cell is not Entailment, it becomes
-  // settle_quoted_support's Entailment. Otherwise left as the model gave it.
-  static void settle_narrowest(const std::vector<SuspectClaim>& suspects, StoredVerdict* verdict);
+  // asked again in one table call per passage, concurrently (settle_by_quote applied to
+  // each); their cells in `cells` are replaced by those calls' and their reasons say why.
+  void reask_by_passage(const std::vector<std::string>& claims,
+                        const std::vector<std::string>& premises, const std::vector<Pair>& asked,
+                        const std::vector<SuspectClaim>& suspects, const JudgeLanguage& language,
+                        std::vector<std::vector<StoredVerdict>>* cells);
+  // The cells of a call of one passage whose reply showed `suspects`: each claim with
+  // kQuoteStatesClaim whose cell is not Entailment gets settle_quoted_support's Entailment.
+  // `cells` is [claim][premise] in the call's numbering.
+  static void settle_by_quote(const std::vector<SuspectClaim>& suspects,
+                              std::vector<std::vector<StoredVerdict>>* cells);
 
   LlmJudgeOptions options_;
   std::shared_ptr<llm::ResponseCache> cache_;

@@ -412,63 +412,71 @@ void LlmJudge::ask_table(const std::vector<std::string>& claim_texts,
     table_call(claim_texts, premise_texts, again, language, &second);
     for (const auto& [i, j] : again) (*cells)[i][j] = std::move(second[i][j]);
   }
-  // A table too large to go unchecked whose reply shows the model did not read it: its
-  // flagged claims are asked again, each alone against each passage alone, and, for a table
-  // of several passages, later tables that large are cut before they are asked
+  // A table of several passages too large to go unchecked whose reply shows the model did
+  // not read them: its flagged claims are asked again passage by passage, and later tables
+  // that large are cut before they are asked; a table of one passage is as narrow as a
+  // re-ask would be, so only its claims whose own quote states them are settled
   // (docs/design.md, "Long passages").
   std::int64_t premise_tokens = 0;
   for (const std::string& premise : premise_texts) premise_tokens += estimate_tokens(premise.size());
   const std::int64_t span = table_span(claim_texts.size(), premise_tokens);
   if (span <= kSmallTableSpan || suspects.empty()) return;
-  if (premise_texts.size() > 1) span_limit_.lower_after_signs(span);
-  if (asked.size() > 1) {
-    reask_alone(claim_texts, premise_texts, asked, suspects, language, cells);
+  if (premise_texts.size() > 1) {
+    span_limit_.lower_after_signs(span);
+    reask_by_passage(claim_texts, premise_texts, asked, suspects, language, cells);
   } else {
-    settle_narrowest(suspects, &(*cells)[asked[0].first][asked[0].second]);
+    settle_by_quote(suspects, cells);
   }
 }
 
-void LlmJudge::settle_narrowest(const std::vector<SuspectClaim>& suspects, StoredVerdict* verdict) {
-  if (suspects.empty() || suspects[0].sign != TableSign::kQuoteStatesClaim) return;
-  if (!verdict->cell.judged() || verdict->cell.supports()) return;
-  verdict->cell = settle_quoted_support(verdict->cell.verdict, suspects[0].quote);
+void LlmJudge::settle_by_quote(const std::vector<SuspectClaim>& suspects,
+                               std::vector<std::vector<StoredVerdict>>* cells) {
+  for (const SuspectClaim& suspect : suspects) {
+    if (suspect.sign != TableSign::kQuoteStatesClaim) continue;
+    StoredVerdict& verdict = (*cells)[suspect.claim][suspect.quoted_premise];
+    if (!verdict.cell.judged() || verdict.cell.supports()) continue;
+    verdict.cell = settle_quoted_support(verdict.cell.verdict, suspect.quote);
+  }
 }
 
-void LlmJudge::reask_alone(const std::vector<std::string>& claims,
-                           const std::vector<std::string>& premises, const std::vector<Pair>& asked,
-                           const std::vector<SuspectClaim>& suspects, const JudgeLanguage& language,
-                           std::vector<std::vector<StoredVerdict>>* cells) {
-  // One call per flagged claim and asked passage, concurrently (the client bounds how many
-  // are in flight). With several claims in a call, the 1.5B model kept its table's verdicts
-  // against one passage too (docs/dev/judge-measurements.md, "Long retrieved passages").
-  struct Call {
-    std::size_t suspect = 0;
-    std::size_t premise = 0;
-    std::future<StoredVerdict> verdict;
-  };
-  std::vector<Call> calls;
-  for (std::size_t s = 0; s < suspects.size(); ++s) {
-    for (std::size_t j = 0; j < premises.size(); ++j) {
-      if (std::find(asked.begin(), asked.end(), Pair{suspects[s].claim, j}) == asked.end()) continue;
-      const std::string& claim = claims[suspects[s].claim];
-      const std::string& premise = premises[j];
-      calls.push_back({s, j, std::async(std::launch::async, [this, &claim, &premise, &language] {
-                         std::vector<std::vector<StoredVerdict>> one(1, std::vector<StoredVerdict>(1));
-                         const std::vector<SuspectClaim> signs =
-                             table_call({claim}, {premise}, {{0, 0}}, language, &one);
-                         settle_narrowest(signs, &one[0][0]);
-                         return std::move(one[0][0]);
-                       })});
+void LlmJudge::reask_by_passage(const std::vector<std::string>& claims,
+                                const std::vector<std::string>& premises,
+                                const std::vector<Pair>& asked,
+                                const std::vector<SuspectClaim>& suspects,
+                                const JudgeLanguage& language,
+                                std::vector<std::vector<StoredVerdict>>* cells) {
+  std::vector<std::string> texts;
+  for (const SuspectClaim& suspect : suspects) texts.push_back(claims[suspect.claim]);
+  // One call per passage, concurrently: the flagged claims asked against it. (One call per
+  // claim and passage was tried on the long-passage dev rows: it moved one pair the wrong
+  // way and none the right way, for 62 calls instead of 38; docs/dev/judge-measurements.md.)
+  std::vector<std::future<std::vector<std::vector<StoredVerdict>>>> calls(premises.size());
+  std::vector<std::vector<Pair>> pairs(premises.size());
+  for (std::size_t j = 0; j < premises.size(); ++j) {
+    for (std::size_t s = 0; s < suspects.size(); ++s) {
+      if (std::find(asked.begin(), asked.end(), Pair{suspects[s].claim, j}) != asked.end()) {
+        pairs[j].emplace_back(s, 0);
+      }
     }
+    if (pairs[j].empty()) continue;
+    calls[j] = std::async(std::launch::async, [&, j] {
+      std::vector<std::vector<StoredVerdict>> one(texts.size(), std::vector<StoredVerdict>(1));
+      settle_by_quote(table_call(texts, {premises[j]}, pairs[j], language, &one), &one);
+      return one;
+    });
   }
-  for (Call& call : calls) {
-    StoredVerdict verdict = call.verdict.get();
-    if (verdict.cell.judged()) {
-      const std::string note = "asked again with this passage alone (the table's reply: " +
-                               std::string(table_sign_name(suspects[call.suspect].sign)) + ")";
-      verdict.cell.reason = verdict.cell.reason.empty() ? note : note + ": " + verdict.cell.reason;
+  for (std::size_t j = 0; j < premises.size(); ++j) {
+    if (pairs[j].empty()) continue;
+    auto one = calls[j].get();
+    for (const auto& [s, zero] : pairs[j]) {
+      StoredVerdict verdict = std::move(one[s][0]);
+      if (verdict.cell.judged()) {
+        const std::string note = "asked again with this passage alone (the table's reply: " +
+                                 std::string(table_sign_name(suspects[s].sign)) + ")";
+        verdict.cell.reason = verdict.cell.reason.empty() ? note : note + ": " + verdict.cell.reason;
+      }
+      (*cells)[suspects[s].claim][j] = std::move(verdict);
     }
-    (*cells)[suspects[call.suspect].claim][call.premise] = std::move(verdict);
   }
 }
 
