@@ -172,6 +172,30 @@ TEST(VerdictSignsTest, AClaimNotEntailedByThePassageItsOwnQuoteStatesIsASign) {
   for (const auto& suspect : suspect_claims(mpo_claim, mpo_passage, mpo_cells, {restated}, {{0, 0}})) {
     EXPECT_NE(suspect.sign, TableSign::kQuoteStatesClaim);
   }
+  // The claim copied as the quote, with one word the passage does not have: quote_found
+  // allows it (a fifth of its runs of three words may differ), and the quote states the
+  // claim, but the passage's sentence it was taken from does not ("northern").
+  const std::vector<std::string> district = {
+      "The city museum of modern art opened its doors in the southern district of the old "
+      "town in the spring of that year."};
+  const std::vector<std::string> district_passage = {
+      "History. The city museum of modern art opened its doors in the northern district of the "
+      "old town in the spring of that year. It has a garden."};
+  ASSERT_TRUE(quote_found(district[0], district_passage[0]));
+  ASSERT_TRUE(quote_states_claim(district[0], district[0]));
+  const std::vector<std::vector<VerdictCell>> district_cells = {
+      {cell(Verdict::kContradiction, "It opened in another district instead.")}};
+  // The sign (the claim is asked again), but not one its quote may settle.
+  const auto copied = suspect_claims(district, district_passage, district_cells, {district[0]}, {{0, 0}});
+  ASSERT_EQ(copied.size(), 1u);
+  EXPECT_EQ(copied[0].sign, TableSign::kQuoteStatesClaim);
+  EXPECT_FALSE(copied[0].passage_states);
+  // The same quote against a passage that says "southern": the passage states it.
+  const std::vector<std::string> southern = {"History. " + district[0] + " It has a garden."};
+  const auto stated = suspect_claims(district, southern, district_cells, {district[0]}, {{0, 0}});
+  ASSERT_EQ(stated.size(), 1u);
+  EXPECT_EQ(stated[0].sign, TableSign::kQuoteStatesClaim);
+  EXPECT_TRUE(stated[0].passage_states);
 
   const VerdictCell settled = settle_quoted_support(Verdict::kContradiction, supports);
   EXPECT_EQ(settled.verdict, Verdict::kEntailment);

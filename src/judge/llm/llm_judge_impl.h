@@ -132,7 +132,8 @@ class LlmJudge : public Judge {
                         const std::vector<SuspectClaim>& suspects, const JudgeLanguage& language,
                         std::vector<std::vector<StoredVerdict>>* cells);
   // The cells of a call of one passage whose reply showed `suspects`: each claim with
-  // kQuoteStatesClaim whose cell is not Entailment gets settle_quoted_support's Entailment.
+  // kQuoteStatesClaim whose passage states it (SuspectClaim::passage_states) and whose cell
+  // is not Entailment gets settle_quoted_support's Entailment.
   // `cells` is [claim][premise] in the call's numbering.
   static void settle_by_quote(const std::vector<SuspectClaim>& suspects,
                               std::vector<std::vector<StoredVerdict>>* cells);

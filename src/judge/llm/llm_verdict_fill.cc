@@ -432,7 +432,7 @@ void LlmJudge::ask_table(const std::vector<std::string>& claim_texts,
 void LlmJudge::settle_by_quote(const std::vector<SuspectClaim>& suspects,
                                std::vector<std::vector<StoredVerdict>>* cells) {
   for (const SuspectClaim& suspect : suspects) {
-    if (suspect.sign != TableSign::kQuoteStatesClaim) continue;
+    if (suspect.sign != TableSign::kQuoteStatesClaim || !suspect.passage_states) continue;
     StoredVerdict& verdict = (*cells)[suspect.claim][suspect.quoted_premise];
     if (!verdict.cell.judged() || verdict.cell.supports()) continue;
     verdict.cell = settle_quoted_support(verdict.cell.verdict, suspect.quote);

@@ -75,6 +75,33 @@ bool quoted_throughout(std::string_view quote, std::string_view passage) {
   return any;
 }
 
+// Runs of three consecutive offline_tokenize keys of `text`, joined by spaces.
+std::set<std::string> key_runs(std::string_view text, std::string_view language) {
+  std::vector<std::string> keys;
+  for (const OfflineToken& token : offline_tokenize(text, language)) keys.push_back(token.key);
+  std::set<std::string> runs;
+  for (std::size_t k = 0; k + 3 <= keys.size(); ++k) runs.insert(keys[k] + " " + keys[k + 1] + " " + keys[k + 2]);
+  return runs;
+}
+
+// The sentences of `passage` that share a run of three words with `quote`, joined: the
+// passage's own words where the quote was taken from (quote_found allows a fifth of the
+// quote's runs to differ, so a quote can be the claim copied with a word the passage does
+// not have).
+std::string quoted_sentences(std::string_view quote, std::string_view passage,
+                             std::string_view language) {
+  const std::set<std::string> quoted = key_runs(quote, language);
+  std::string out;
+  for (std::string_view sentence : split_sentences(passage)) {
+    for (const std::string& run : key_runs(sentence, language)) {
+      if (!quoted.contains(run)) continue;
+      out.append(sentence).append(" ");
+      break;
+    }
+  }
+  return out;
+}
+
 bool any_of_keys(const std::set<std::string>& keys, const std::set<std::string>& words) {
   for (const std::string& key : keys) {
     if (words.contains(key)) return true;
@@ -192,7 +219,11 @@ std::vector<SuspectClaim> suspect_claims(
     } else if (entailed_off_quote && quote_in_asked) {
       out.push_back({i, TableSign::kEvidenceElsewhere});
     } else if (!entailed && unentailed_quoted && quote_states_claim(claims[i], *quote, language)) {
-      out.push_back({i, TableSign::kQuoteStatesClaim, *unentailed_quoted, *quote});
+      const bool passage_states = quote_states_claim(
+          claims[i],
+          quoted_sentences(*quote, premises[*unentailed_quoted], language.empty() ? "en" : language),
+          language);
+      out.push_back({i, TableSign::kQuoteStatesClaim, *unentailed_quoted, *quote, passage_states});
     }
   }
   return out;

@@ -65,9 +65,13 @@ struct SuspectClaim {
   std::size_t claim = 0;  // 0-based, in the call's numbering
   TableSign sign = TableSign::kNegatedClaim;
   // kQuoteStatesClaim: the passage (0-based, in the call's numbering) the quote is from,
-  // and the quote.
+  // the quote, and whether the passage's own sentences it was taken from (those sharing a
+  // run of three words with it) state the claim too: quote_found lets a fifth of a quote's
+  // runs differ, so a quote can be the claim copied with a word the passage does not have.
+  // Only a claim they state is settled by its quote (settle_quoted_support).
   std::size_t quoted_premise = 0;
   std::string quote;
+  bool passage_states = false;
 };
 
 // The claims of one verdict table reply that show a sign, each at most once (the first
