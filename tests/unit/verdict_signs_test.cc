@@ -204,31 +204,9 @@ TEST(VerdictSignsTest, AClaimNotEntailedByThePassageItsOwnQuoteStatesIsASign) {
             "the claim: \"" + supports + "\"");
 }
 
-TEST(VerdictSignsTest, ATableIsCutSoThatEachCallReadsAtMostTheLimit) {
+TEST(VerdictSignsTest, ATablesSpanIsItsClaimsTimesItsPassageTokens) {
   // 7 claims against three passages of 700 tokens: 14,700 in one call.
   EXPECT_EQ(table_span(7, 2100), 14700);
-  using Groups = std::vector<std::vector<std::size_t>>;
-  EXPECT_EQ(bound_table(7, {700, 700, 700}, 0), (Groups{{0, 1, 2}}));       // no limit
-  EXPECT_EQ(bound_table(7, {700, 700, 700}, 14700), (Groups{{0, 1, 2}}));   // at the limit
-  EXPECT_EQ(bound_table(7, {700, 700, 700}, 10000), (Groups{{0, 1}, {2}}));  // 9,800 fits
-  EXPECT_EQ(bound_table(7, {700, 700, 700}, 5000), (Groups{{0}, {1}, {2}}));
-  // A passage above the limit on its own is still asked, with every claim; short ones
-  // after it share a call.
-  EXPECT_EQ(bound_table(7, {700, 100, 100}, 2000), (Groups{{0}, {1, 2}}));
-  EXPECT_EQ(bound_table(7, {}, 2000), Groups{});
-}
-
-TEST(VerdictSignsTest, TheLearnedLimitFallsToHalfAFailedTableAndNeverRises) {
-  TableSpanLimit limit;
-  EXPECT_EQ(limit.limit(), 0);
-  limit.lower_after_signs(kSmallTableSpan);  // a small table teaches nothing
-  EXPECT_EQ(limit.limit(), 0);
-  limit.lower_after_signs(14700);
-  EXPECT_EQ(limit.limit(), 7350);
-  limit.lower_after_signs(20000);  // a larger failure does not raise it
-  EXPECT_EQ(limit.limit(), 7350);
-  limit.lower_after_signs(2000);  // never below the small tables' span
-  EXPECT_EQ(limit.limit(), kSmallTableSpan);
 }
 
 }  // namespace

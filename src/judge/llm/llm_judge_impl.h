@@ -144,8 +144,6 @@ class LlmJudge : public Judge {
   CallBook embed_book_;
   VerdictStore store_;
   ClaimStore claims_;
-  // The largest verdict table this server's replies showed it reads (verdict_signs.h).
-  TableSpanLimit span_limit_;
   std::shared_ptr<LocalSimilarity> local_;  // shared with the repeats' judges
   std::mutex repeats_mutex_;
   std::map<std::pair<int, double>, std::shared_ptr<Judge>> repeats_;  // for_repeat's judges

@@ -233,13 +233,12 @@ struct TableGroup {
 };
 
 // The table calls that ask the `missing` pairs: the premises grouped as the window allows
-// (group_premises), each window's group cut further to the span this server was seen to
-// read (`span_limit`, bound_table), each call with the claims that have a missing pair
-// against one of its premises.
+// (group_premises), each call with the claims that have a missing pair against one of its
+// premises.
 std::vector<TableGroup> table_groups(const std::vector<std::string>& claims,
                                      const std::vector<std::string>& premises,
                                      const std::vector<Pair>& missing, std::size_t fixed_bytes,
-                                     int window, int max_tokens, std::int64_t span_limit) {
+                                     int window, int max_tokens) {
   std::vector<std::size_t> missing_premises, missing_claims;
   for (const auto& [c, p] : missing) {
     if (std::find(missing_premises.begin(), missing_premises.end(), p) == missing_premises.end()) missing_premises.push_back(p);
@@ -264,18 +263,10 @@ std::vector<TableGroup> table_groups(const std::vector<std::string>& claims,
   };
   std::vector<TableGroup> out;
   for (const auto& group : group_premises(claim_bytes, premise_bytes, fixed_bytes, window, max_tokens)) {
-    std::vector<std::size_t> window_premises;
-    std::vector<std::int64_t> tokens;
-    for (std::size_t g : group) {
-      window_premises.push_back(missing_premises[g]);
-      tokens.push_back(estimate_tokens(premises[missing_premises[g]].size()));
-    }
-    for (const auto& part : bound_table(claims_for(window_premises).size(), tokens, span_limit)) {
-      TableGroup call;
-      for (std::size_t k : part) call.premises.push_back(window_premises[k]);
-      call.claims = claims_for(call.premises);
-      out.push_back(std::move(call));
-    }
+    TableGroup call;
+    for (std::size_t g : group) call.premises.push_back(missing_premises[g]);
+    call.claims = claims_for(call.premises);
+    out.push_back(std::move(call));
   }
   return out;
 }
@@ -290,8 +281,8 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
   // One task per table call, run concurrently; each returns its pairs' cells with the key
   // of the call behind them.
   std::vector<std::future<std::vector<std::pair<Pair, StoredVerdict>>>> tasks;
-  for (TableGroup& group : table_groups(claims, premises, missing, fixed, options_.context_tokens,
-                                        options_.max_tokens, span_limit_.limit())) {
+  for (TableGroup& group :
+       table_groups(claims, premises, missing, fixed, options_.context_tokens, options_.max_tokens)) {
     tasks.push_back(std::async(std::launch::async, [&, group = std::move(group)] {
       return ask_group(claims, premises, group.claims, group.premises, missing, language);
     }));
@@ -413,16 +404,16 @@ void LlmJudge::ask_table(const std::vector<std::string>& claim_texts,
     for (const auto& [i, j] : again) (*cells)[i][j] = std::move(second[i][j]);
   }
   // A table of several passages too large to go unchecked whose reply shows the model did
-  // not read them: its flagged claims are asked again passage by passage, and later tables
-  // that large are cut before they are asked; a table of one passage is as narrow as a
-  // re-ask would be, so only its claims whose own quote states them are settled
-  // (docs/design.md, "Long passages").
+  // not read them: its flagged claims are asked again passage by passage; a table of one
+  // passage is as narrow as a re-ask would be, so only its claims whose own quote states
+  // them are settled (docs/design.md, "Long passages"). Nothing is learned for later
+  // tables: a limit one row teaches would cut another row's table or not by which row
+  // finished first, and the scores with it.
   std::int64_t premise_tokens = 0;
   for (const std::string& premise : premise_texts) premise_tokens += estimate_tokens(premise.size());
   const std::int64_t span = table_span(claim_texts.size(), premise_tokens);
   if (span <= kSmallTableSpan || suspects.empty()) return;
   if (premise_texts.size() > 1) {
-    span_limit_.lower_after_signs(span);
     reask_by_passage(claim_texts, premise_texts, asked, suspects, language, cells);
   } else {
     settle_by_quote(suspects, cells);

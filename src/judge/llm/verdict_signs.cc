@@ -233,36 +233,4 @@ std::int64_t table_span(std::size_t claims, std::int64_t premise_tokens) {
   return static_cast<std::int64_t>(claims) * premise_tokens;
 }
 
-std::vector<std::vector<std::size_t>> bound_table(std::size_t claims,
-                                                  const std::vector<std::int64_t>& premise_tokens,
-                                                  std::int64_t limit) {
-  std::vector<std::vector<std::size_t>> calls;
-  std::vector<std::size_t> current;
-  std::int64_t current_tokens = 0;
-  for (std::size_t j = 0; j < premise_tokens.size(); ++j) {
-    const std::int64_t tokens = std::max<std::int64_t>(premise_tokens[j], 1);
-    if (limit > 0 && !current.empty() && table_span(claims, current_tokens + tokens) > limit) {
-      calls.push_back(std::move(current));
-      current.clear();
-      current_tokens = 0;
-    }
-    current.push_back(j);
-    current_tokens += tokens;
-  }
-  if (!current.empty()) calls.push_back(std::move(current));
-  return calls;
-}
-
-std::int64_t TableSpanLimit::limit() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return limit_;
-}
-
-void TableSpanLimit::lower_after_signs(std::int64_t span) {
-  if (span <= kSmallTableSpan) return;
-  const std::int64_t lowered = std::max(kSmallTableSpan, span / 2);
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (limit_ == 0 || lowered < limit_) limit_ = lowered;
-}
-
 }  // namespace ragmeter

@@ -1,13 +1,11 @@
 // Signs in a verdict table reply that the model answered without reading the passages it
-// judged, and the bound on table size they teach (docs/design.md, "Long passages: tables
-// bounded by what the server was seen to read", issue 39). The judge re-asks the claims the
-// signs flag in narrower calls (llm_verdict_fill.cc) and lowers TableSpanLimit when a table
-// shows them. Pure functions, and one small thread-safe class. Internal to src/judge/.
+// judged (docs/design.md, "Long passages: replies checked for signs of an unread table",
+// issue 39). The judge asks the claims they flag again in narrower calls
+// (llm_verdict_fill.cc). Pure functions. Internal to src/judge/.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -97,33 +95,8 @@ VerdictCell settle_quoted_support(Verdict said, std::string_view quote);
 // tokens of the premises it shows (every claim is looked for in every passage).
 std::int64_t table_span(std::size_t claims, std::int64_t premise_tokens);
 
-// Premises (by estimated tokens) grouped into calls whose table_span with `claims` claims is
-// at most `limit`: in order, a call taking the next premise while the span allows; a
-// premise above the limit on its own gets a call of its own (claims are never split: a
-// passage alone with every claim is the narrowest table). limit <= 0: one call.
-std::vector<std::vector<std::size_t>> bound_table(std::size_t claims,
-                                                  const std::vector<std::int64_t>& premise_tokens,
-                                                  std::int64_t limit);
-
-// Tables of at most this span are asked as they always were: no signs looked for, nothing
-// learned. Above it, the local 1.5B model was seen to judge passages by their place.
+// Tables of at most this span are asked as they always were: no signs looked for. Above
+// it, the local 1.5B model was seen to judge passages by their place.
 inline constexpr std::int64_t kSmallTableSpan = 1536;
-
-// The largest span a verdict table of several passages may have, learned from the
-// server's replies: none at first; when a table of several passages with span S above
-// kSmallTableSpan shows a sign, S / 2 (never below kSmallTableSpan), so that later tables
-// that large are asked passage by passage or in smaller groups. It only ever falls: a
-// judge that shows no sign keeps one table per sample. Thread-safe.
-class TableSpanLimit {
- public:
-  // 0: no limit yet.
-  std::int64_t limit() const;
-  // A table of several passages with span `span` showed a sign.
-  void lower_after_signs(std::int64_t span);
-
- private:
-  mutable std::mutex mutex_;
-  std::int64_t limit_ = 0;
-};
 
 }  // namespace ragmeter
