@@ -7,6 +7,7 @@
 #include "ragmeter/repeats.h"
 #include "ragmeter/summary_builder.h"
 
+#include "core/row_turns.h"
 #include "eval/turn_results.h"
 
 #include <algorithm>
@@ -136,8 +137,11 @@ StatusOr<bool> score_and_deliver(std::vector<PendingRow>& batch, const EvalOptio
   std::atomic<bool> stop{false};  // the sink failed: no point scoring more
   const int threads = std::max(1, std::min<int>(options.threads, static_cast<int>(batch.size())));
   std::atomic<int> running{threads};
+  // Rows sharing a judge's stored work take turns in input order (core/row_turns.h).
+  RowTurns turns(batch.size());
   auto work = [&] {
     for (std::size_t i = next++; i < batch.size(); i = next++) {
+      ScopedRow row(turns, i, batch[i].rejected ? nullptr : &batch[i].sample);
       if (!batch[i].rejected) {
         if (cancelled(options) || stop.load()) break;
         assign_language(batch[i], options);

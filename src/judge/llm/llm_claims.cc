@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "core/row_turns.h"
 #include "judge/llm/llm_window.h"
 #include "judge/llm/verdict_table.h"
 #include "ragmeter/llm_judge.h"
@@ -289,6 +290,9 @@ Status ClaimsExtraction::read_passages() {
 
 // Each key from another thread extracting it now, from the store, or started as ours.
 void ClaimsExtraction::look_up_keys(StartedKeys* started) {
+  // After the rows before this one chose their sentences (core/row_turns.h), so a shared
+  // sentence's claims come from the same call whatever the threads' timing.
+  RowTurn turn(&store_, options_.may_share);
   auto entries = store_.find_or_start_all(labels_.keys);
   for (std::size_t label = 1; label <= labels_.keys.size(); ++label) {
     const std::string& key = labels_.keys[label - 1];

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/row_turns.h"
 #include "judge/llm/call_book.h"
 #include "judge/llm/claim_store.h"
 #include "judge/llm/judge_language.h"
@@ -24,6 +25,9 @@ struct ClaimsCallOptions {
   // The language the claims are written in (judge_language.h): the claims call carries
   // its LANGUAGE line, and its store keys the line too.
   JudgeLanguage language;
+  // Which earlier rows of the run this row waits behind before choosing its sentences
+  // (core/row_turns.h); null: all of them.
+  MayShare may_share = nullptr;
 };
 
 // The claims of each of `texts` (index for index), read as answers to `question`.

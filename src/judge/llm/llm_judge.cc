@@ -7,8 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "core/row_turns.h"
 #include "judge/llm/embedding_similarity.h"
 #include "judge/llm/llm_requests.h"
+#include "judge/llm/row_sharing.h"
 #include "judge/llm/llm_window.h"
 #include "ragmeter/offline_judge.h"
 #include "judge/offline/text_vectors.h"
@@ -76,6 +78,10 @@ std::string llm_prompt_version(const JudgeLanguage& language) {
          language.code;
 }
 
+MayShare LlmJudge::row_sharing() const {
+  return options_.ragas_plan ? nullptr : &compact_rows_may_share;
+}
+
 StatusOr<std::vector<std::vector<std::string>>> LlmJudge::text_claims(
     std::string_view question, const std::vector<std::string>& texts, CallLog* calls,
     const JudgeLanguage& language) {
@@ -86,6 +92,7 @@ StatusOr<std::vector<std::vector<std::string>>> LlmJudge::text_claims(
   call.context_tokens = options_.context_tokens;
   call.max_tokens = options_.max_tokens;
   call.language = language;
+  call.may_share = row_sharing();
   return extract_text_claims(call, question, texts, calls);
 }
 
@@ -107,6 +114,7 @@ StatusOr<ClaimLedger> LlmJudge::claim_ledger(const Sample& sample, CallLog* call
   if (reference_is_short) reference_claims = {reference_short};
   const bool ask_response = !response.empty() && !response_is_short;
   const bool ask_reference = !reference.empty() && !reference_is_short;
+  if (!ask_response && !ask_reference) pass_row_turn(&claims_);  // core/row_turns.h
   if (ask_response || ask_reference) {
     // A text that needs no call (a short answer) is left out of the request; equal texts
     // are read once and get the same claims.

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/row_turns.h"
 #include "judge/llm/call_book.h"
 #include "judge/llm/claim_store.h"
 #include "judge/llm/judge_language.h"
@@ -87,6 +88,10 @@ class LlmJudge : public Judge {
   // share a call with the claims is judged on its own, split if need be
   // (judge_within_window). Reasons are asked for in `language`; the warnings of calls
   // whose reasons stayed in another script go to ledger->warnings.
+  // The earlier rows a row waits behind at the stores (core/row_turns.h): those that may
+  // share its claims or verdicts under the compact plan (row_sharing.h); all of them under
+  // the ragas plan, whose ledgers read other texts.
+  MayShare row_sharing() const;
   void fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>& chunks,
                      std::optional<std::string> reference, std::optional<std::string> response,
                      CallLog* calls, const JudgeLanguage& language);

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <future>
 
+#include "core/row_turns.h"
 #include "judge/llm/llm_judge_impl.h"
+#include "judge/llm/row_sharing.h"
 #include "judge/llm/llm_requests.h"
 #include "judge/llm/llm_window.h"
 #include "judge/llm/verdict_checks.h"
@@ -208,10 +210,18 @@ void LlmJudge::fill_verdicts(ClaimLedger* ledger, const std::vector<std::string>
   const std::string instruction = language_instruction(language, kReasonsWhat);
   const VerdictTexts texts = verdict_texts(*ledger, chunks, reference, response);
   const std::vector<Pair> needed = needed_pairs(texts);
-  if (needed.empty()) return;
+  if (needed.empty()) {
+    pass_row_turn(&store_);
+    return;
+  }
   VerdictSources sources;
   const JudgedPairs judged = pairs_to_judge(texts, needed, store_, instruction, &sources.found);
-  look_up_pairs(store_, texts, judged, instruction, &sources);
+  {
+    // Which cells this row asks is decided after the rows before it decided theirs
+    // (core/row_turns.h): the tables do not depend on which thread got here first.
+    RowTurn turn(&store_, row_sharing());
+    look_up_pairs(store_, texts, judged, instruction, &sources);
+  }
   if (!sources.missing.empty()) {
     ask_missing(texts.claims, texts.premises, sources.missing, language, &sources.found);
   }
