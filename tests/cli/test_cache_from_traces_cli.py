@@ -17,7 +17,7 @@ def test_a_traced_run_replayed_from_its_traces_gives_the_same_scores(run, tmp_pa
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps({
         "user_input": "Where is the tower?", "response": "The tower is in Paris. It is tall.",
-        "reference": "The tower stands in Paris. It opened in 1889.",
+        "reference": "The tower stands in Paris. It is old.",
         "retrieved_contexts": ["Paris has a tower.", "The tower opened in 1889."]}) + "\n")
     metrics = ["--metrics", "faithfulness,context_recall,context_precision,factual_correctness", "-q",
                "--judge-model", "fake"]

@@ -10,8 +10,8 @@ def test_a_restarted_server_on_another_port_or_localhost_hits_the_cache(run, tmp
                                                                           start_fake_llm_server):
     data, cache = tmp_path / "d.jsonl", tmp_path / "judge.sqlite"
     data.write_text("".join(json.dumps({"user_input": f"Where is tower {i}?",
-                                        "response": f"Tower {i} is in Paris. It is tall.",
-                                        "reference": f"Tower {i} stands in Paris.",
+                                        "response": "The tower is in Paris. It is tall.",
+                                        "reference": "The tower stands in Paris.",
                                         "retrieved_contexts": [f"Paris has tower {i}."]}) + "\n"
                             for i in range(2)))
     first = start_fake_llm_server(JUDGE_REPLY)

@@ -13,8 +13,8 @@ from cli_shared import BUILD, fake_script, fake_stats, read_jsonl
 
 def row(i):
     return {"id": i, "user_input": f"Where is tower {i}?",
-            "response": f"Tower {i} is in Paris. It is tall.",
-            "reference": f"Tower {i} stands in Paris.",
+            "response": "The tower is in Paris. It is tall.",
+            "reference": "The tower stands in Paris.",
             "retrieved_contexts": [f"Paris has tower {i}."]}
 
 

@@ -44,7 +44,7 @@ def chat_requests(base):
 def write_row(path, chunks):
     row = {"user_input": "Where is the tower?",
            "response": "The tower is in Paris. It is tall.",
-           "reference": "The tower stands in Paris. It opened in 1889.",
+           "reference": "The tower stands in Paris. It is old.",
            "retrieved_contexts": chunks}
     path.write_text(json.dumps(row) + "\n")
 
@@ -72,7 +72,7 @@ def test_a_rerun_pays_only_for_the_new_chunks(run, tmp_path, fake_server):
     # The task's fixed text first (the same in every table), then the passages.
     assert table.startswith("Task: ")
     assert ("\n\nPASSAGES:\n[P1]\nParis has a tower.\n\n[P2]\nThe tower opened in 1889."
-            "\n\n[P3]\nThe tower stands in Paris. It opened in 1889.\n\nCLAIMS:\n") in table
+            "\n\n[P3]\nThe tower stands in Paris. It is old.\n\nCLAIMS:\n") in table
     assert "[P4]" not in table
 
     p = run("eval", data, *judge, "--summary", tmp_path / "s2.json")
@@ -142,10 +142,12 @@ def test_a_premise_longer_than_the_window_is_split_not_truncated(run, tmp_path, 
 
 def test_texts_longer_than_the_window_are_read_in_pieces_for_claims(run, tmp_path, fake_server):
     # Each sentence names Paris, as the fake's claim does (a claim naming what its sentence
-    # does not is dropped: standalone_claims).
-    long_answer = " ".join(f"Fact number {i} is that the tower in Paris is tall." for i in range(40))
+    # does not is dropped: standalone_claims), and no other name or number (a sentence whose
+    # claims leave one out is read whole: claims_keep_facts).
+    long_answer = " ".join("It is a fact that the tower in Paris is " + "very " * (i % 5) + "tall."
+                           for i in range(40))
     row = {"user_input": "Where is the tower?", "response": long_answer,
-           "reference": "The tower stands in Paris. It opened in 1889.",
+           "reference": "The tower stands in Paris. It is old.",
            "retrieved_contexts": ["Paris has a tower."]}
     data = tmp_path / "d.jsonl"
     data.write_text(json.dumps(row) + "\n")
@@ -161,7 +163,7 @@ def test_texts_longer_than_the_window_are_read_in_pieces_for_claims(run, tmp_pat
         bodies = [r["body"] for r in json.load(reply)]
     pieces = [b["messages"][1]["content"] for b in bodies
               if b["response_format"]["json_schema"]["name"] == "claims"
-              and "Fact number" in b["messages"][1]["content"]]
+              and "It is a fact" in b["messages"][1]["content"]]
     # Each piece is one text of its call, its sentences labelled "[Sn] ".
     texts = [re.sub(r"\[S\d+\] ", "", p[p.index("TEXT 1:\n") + len("TEXT 1:\n"):p.index("\n\nKEYS:")])
              for p in pieces]

@@ -53,7 +53,8 @@ class FakeJudgeClient : public FakeChatOnlyClient {
         const std::string count(static_cast<std::size_t>(n), 'x');
         Json claims = {sentence + " (extraction " + count + ")"};
         if (sentence.find("Theodore Scott") != std::string::npos) claims.push_back("Theodore Scott");
-        reply[k] = claims;
+        const auto given = claims_for.find(sentence);
+        reply[k] = given == claims_for.end() ? claims : given->second;
       } else {
         if (k.rfind("Evidence", 0) == 0) {  // P1, quoted whole, unless told otherwise
           const std::size_t at = user.find("[P1]\n") + 5;
@@ -79,6 +80,7 @@ class FakeJudgeClient : public FakeChatOnlyClient {
   std::atomic<int> claims_calls{0};
   std::atomic<int> verdict_calls{0};
   std::optional<std::string> evidence;  // every claim's evidence, when set
+  std::map<std::string, Json> claims_for;  // a sentence's claims, when set
 
  private:
   std::chrono::milliseconds delay_;
@@ -334,6 +336,54 @@ std::vector<std::string> response_claims_of(std::map<std::string, Json> scripted
   EXPECT_TRUE(ledger.ok()) << ledger.status().to_string();
   *calls = client->calls;
   return ledger.ok() ? texts_of(ledger->response_claims) : std::vector<std::string>{};
+}
+
+TEST(ClaimsByTextTest, ClaimsThatDropASentencesNumbersOrNamesGiveWayToTheSentence) {
+  // The long-passage trace (kiwi-5): the claims kept neither the figures nor the paper.
+  const std::string sentence =
+      "OpenSR uses ASR by exploiting the temporal alignment between audio and video, which "
+      "improves lip-reading accuracy by 2.1% to 3.6%, and it was first described in the paper "
+      "\"Learning from the Master\".";
+  const std::vector<std::string> dropped = {
+      "ASR has been used to improve lip-reading models by OpenSR",
+      "OpenSR uses ASR for lip-reading accuracy improvements"};
+  EXPECT_FALSE(claims_keep_facts(dropped, sentence, "en"));
+  // The figures kept, the paper's name not: still a fact lost.
+  std::vector<std::string> figures = dropped;
+  figures.push_back("OpenSR improves lip-reading accuracy by 2.1% to 3.6%.");
+  EXPECT_FALSE(claims_keep_facts(figures, sentence, "en"));
+  std::vector<std::string> all = figures;
+  all.push_back("OpenSR was first described in the paper \"Learning from the Master\".");
+  EXPECT_TRUE(claims_keep_facts(all, sentence, "en"));
+  // Nothing claimed (a sentence that states nothing), or no offline rules for the language.
+  EXPECT_TRUE(claims_keep_facts({}, sentence, "en"));
+  EXPECT_TRUE(claims_keep_facts({"OpenSR는 ASR을 사용한다."}, "OpenSR는 2021년에 ASR을 사용한다.", "ko"));
+  // Names are read per language: a German noun is not a name, a number still is a fact.
+  EXPECT_TRUE(claims_keep_facts({"Der Turm steht in Paris."}, "Der Turm steht in Paris.", "de"));
+  EXPECT_FALSE(claims_keep_facts({"Der Turm ist hoch."}, "Der Turm ist 330 Meter hoch.", "de"));
+}
+
+TEST(ClaimsByTextTest, ASentenceWhoseClaimsLostAFactIsJudgedWhole) {
+  // The claims of the first sentence leave out its year: the ledger reads that sentence
+  // whole; the second sentence's claims keep its facts and stand.
+  auto client = std::make_shared<FakeJudgeClient>();
+  client->claims_for["PharmaCann was founded in 2014 by Theodore Scott."] =
+      Json::array({"PharmaCann was founded by Theodore Scott."});
+  auto ledger = judge_over(client)->claim_ledger(pharmacann_row(""), nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().message();
+  EXPECT_EQ(texts_of(ledger->response_claims),
+            (std::vector<std::string>{"PharmaCann was founded in 2014 by Theodore Scott.",
+                                      "It is based in Illinois. (extraction x)"}));
+  // Claims that keep the year stand as the judge wrote them.
+  auto kept = std::make_shared<FakeJudgeClient>();
+  kept->claims_for["PharmaCann was founded in 2014 by Theodore Scott."] =
+      Json::array({"PharmaCann was founded in 2014.", "PharmaCann was founded by Theodore Scott."});
+  auto whole = judge_over(kept)->claim_ledger(pharmacann_row(""), nullptr);
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  EXPECT_EQ(texts_of(whole->response_claims),
+            (std::vector<std::string>{"PharmaCann was founded in 2014.",
+                                      "PharmaCann was founded by Theodore Scott.",
+                                      "It is based in Illinois. (extraction x)"}));
 }
 
 TEST(ClaimsByTextTest, TheRagasPlanStatesAShortAnswerAsASentence) {

@@ -72,8 +72,10 @@ std::string fixed_reply() {
 Sample tower_row() {
   Sample sample;
   sample.user_input = "Where is tower 7?";
-  sample.response = "The tower is in Paris. Tower 7 is tall.";
-  sample.set_references({"Tower 7 stands in Paris. It opened in 1807."});
+  // Sentences whose numbers and names the fake's one claim keeps (llm_claims.h,
+  // claims_keep_facts), so that claim stands for each of them.
+  sample.response = "The tower is in Paris. The tower is tall.";
+  sample.set_references({"The tower stands in Paris. It is old."});
   sample.retrieved_contexts = {"Paris has tower 7.", "Tower 7 opened in 1807."};
   return sample;
 }

@@ -138,6 +138,17 @@ std::vector<std::string> standalone_claims(const std::vector<std::string>& claim
   return out;
 }
 
+bool claims_keep_facts(const std::vector<std::string>& claims, std::string_view sentence,
+                       std::string_view language) {
+  const std::string code = language.empty() ? "en" : std::string(language);
+  if (claims.empty() || !offline_judge_gap(code).empty()) return true;
+  std::string together;
+  for (const std::string& claim : claims) together += claim + (claim.ends_with('.') ? " " : ". ");
+  return !missing_number_or_name(OfflineClaim(trim(std::string(sentence)), code),
+                                 OfflinePremise(together, code))
+              .has_value();
+}
+
 namespace {
 
 // The distinct non-empty texts of an extraction, and where each given text stands
@@ -412,9 +423,17 @@ std::vector<std::string> ClaimsExtraction::claims_of_text(const std::string& tex
     }
     if (!any) out.push_back(premise);
   }
+  const std::string language = options_.language.english() ? "en" : options_.language.code;
   for (std::size_t p : passages_of_[slot]) {
-    for (const std::string& key : passages_[p].keys) {
-      for (const std::string& claim : known_[key].claims) {
+    for (std::size_t s = 0; s < passages_[p].keys.size(); ++s) {
+      const std::vector<std::string>& stored = known_[passages_[p].keys[s]].claims;
+      const std::string& sentence = passages_[p].sentences[s];
+      // Decided on reading, not stored: claims stored before this check get it too.
+      const std::vector<std::string> claims =
+          claims_keep_facts(stored, sentence, language)
+              ? stored
+              : std::vector<std::string>{answer_premise(trim(sentence), question_)};
+      for (const std::string& claim : claims) {
         if (std::find(out.begin(), out.end(), claim) == out.end()) out.push_back(claim);
       }
     }

@@ -40,7 +40,8 @@ struct ClaimsCallOptions {
 // together, each text is read alone, in pieces between sentences if need be (a sentence's
 // context is then its piece), one call per piece. A reply without a sentence's key gives
 // that sentence itself as its one claim (not stored). The claims of each sentence pass
-// standalone_claims. In a language other than English, a reply whose claims are mostly
+// standalone_claims, and, when read for a text, claims_keep_facts (else the sentence is
+// its one claim). In a language other than English, a reply whose claims are mostly
 // in another script is asked again once, told so (chat_in_language); still so, the
 // extraction fails with that reason (nothing is stored), since claims in another language
 // than their text are not its claims. A short answer (answer_premise, offline_judge.h: "American") the
@@ -70,5 +71,17 @@ StatusOr<std::vector<std::vector<std::string>>> extract_text_claims(
 std::vector<std::string> standalone_claims(const std::vector<std::string>& claims,
                                            std::string_view sentence, std::string_view question,
                                            std::string_view before);
+
+// Whether the claims of `sentence` keep its facts: each number, name and quoted span the
+// offline judge's rules of `language` find in the sentence (missing_number_or_name, with
+// the sentence as the claim and the claims together as the premise) is in one of them.
+// True when `claims` is empty (a sentence that states nothing) and for a language the
+// offline judge has no rules for (offline_judge_gap). extract_text_claims reads a sentence
+// whose claims do not keep its facts as its own one claim: a small model was seen to write
+// "OpenSR uses ASR for lip-reading accuracy improvements" for a sentence whose point was
+// "by 2.1% to 3.6%", and "the paper \"Learning from the Master\"", which no verdict on that
+// claim could then find wrong (docs/design.md, "Claims keep the sentence's facts").
+bool claims_keep_facts(const std::vector<std::string>& claims, std::string_view sentence,
+                       std::string_view language);
 
 }  // namespace ragmeter
