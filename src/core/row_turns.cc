@@ -37,17 +37,19 @@ void RowTurns::begin(std::size_t row, const Sample* sample) {
 
 void RowTurns::wait(const void* place, std::size_t row, MayShare may_share) {
   std::unique_lock<std::mutex> lock(mutex_);
-  std::vector<bool> apart(row, false);  // earlier rows found to share nothing with this one
+  // What may_share said of each earlier row, asked once a row has begun.
+  enum Sharing : unsigned char { kUnknown, kApart, kShares };
+  std::vector<Sharing> sharing(row, kUnknown);
   changed_.wait(lock, [&] {
     const Place& at = place_of(place);
     const Sample* self = row < samples_.size() ? samples_[row] : nullptr;
     for (std::size_t r = at.first_open; r < row; ++r) {
-      if (at.passed[r] || ended_[r] || apart[r]) continue;
-      if (may_share == nullptr || self == nullptr || samples_[r] == nullptr ||
-          may_share(*self, *samples_[r])) {
-        return false;
+      if (at.passed[r] || ended_[r]) continue;
+      if (sharing[r] == kUnknown && may_share != nullptr && self != nullptr &&
+          samples_[r] != nullptr) {
+        sharing[r] = may_share(*self, *samples_[r]) ? kShares : kApart;
       }
-      apart[r] = true;
+      if (sharing[r] != kApart) return false;
     }
     return true;
   });
