@@ -181,19 +181,27 @@ TEST(ClaimsByTextTest, ARerunWithTheCacheFilePaysForNothing) {
 TEST(ClaimsByTextTest, TheJudgesEntailmentsAreCheckedInCode) {
   Sample sample = pharmacann_row("");
   sample.retrieved_contexts = std::vector<std::string>{sample.retrieved_contexts->front()};
-  // Evidence the model wrote itself, in no passage: no claim is supported.
+  // Evidence the model wrote itself, in no passage: a claim keeps its Entailment only where
+  // a sentence of the passage states it (since llm-v13). The passage's one sentence states
+  // the second claim; the fake's first and third claims end in "(extraction x)", two words
+  // the passage does not have.
   auto client = std::make_shared<FakeJudgeClient>();
   client->evidence = "PharmaCann was founded by Theodore Scott.";
   auto ledger = judge_over(client)->claim_ledger(sample, nullptr);
   ASSERT_TRUE(ledger.ok()) << ledger.status().message();
   ASSERT_EQ(ledger->response_claims.size(), 3u);
-  for (std::size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(ledger->response_vs_chunks.at(i, 0).verdict, Verdict::kNeutral);
-    EXPECT_EQ(ledger->response_vs_chunks.at(i, 0).reason,
-              "the judge said Entailment, but its evidence is in no passage: "
-              "\"PharmaCann was founded by Theodore Scott.\"");
+  const std::string unquoted =
+      "the judge said Entailment, but its evidence is in no passage: "
+      "\"PharmaCann was founded by Theodore Scott.\"";
+  EXPECT_EQ(ledger->response_claims[1].text, "PharmaCann was founded in 2014 by Theodore Scott.");
+  EXPECT_EQ(ledger->response_vs_chunks.at(1, 0).verdict, Verdict::kEntailment);
+  EXPECT_EQ(ledger->response_vs_chunks.at(1, 0).reason,
+            unquoted + "; a sentence of this passage states the claim");
+  for (std::size_t i : {0, 2}) {
+    EXPECT_EQ(ledger->response_vs_chunks.at(i, 0).verdict, Verdict::kNeutral) << i;
+    EXPECT_EQ(ledger->response_vs_chunks.at(i, 0).reason, unquoted) << i;
   }
-  EXPECT_EQ(ledger_faithfulness(*ledger).score, 0.0);
+  EXPECT_DOUBLE_EQ(ledger_faithfulness(*ledger).score, 1.0 / 3.0);
   // Evidence from the passage, but a year the passage does not have: that claim only.
   sample.response = "PharmaCann was founded in 2015 by Theodore Scott. It is based in Illinois.";
   auto quoted = judge_over(std::make_shared<FakeJudgeClient>())->claim_ledger(sample, nullptr);

@@ -85,7 +85,15 @@ TEST(VerdictChecksTest, AnEntailmentWhoseQuoteIsInNoPassageBecomesNeutral) {
   const std::vector<std::optional<std::string>> evidence = {
       "The Oberoi Group has its head office in Mumbai.", "Mumbai is the financial capital of India",
       "none", std::nullopt};
-  check_quoted_evidence(evidence, premises, &cells);
+  // The claims' words: the offline judge finds none of them in a passage.
+  const std::vector<std::string> claims = {"The Oberoi Group has its head office in Mumbai.",
+                                           "Mumbai is the financial capital of India.",
+                                           "The Oberoi family owns airlines.", "Kolkata."};
+  std::vector<std::pair<std::size_t, std::size_t>> asked;
+  for (std::size_t i = 0; i < 4; ++i) {
+    for (std::size_t j = 0; j < 2; ++j) asked.emplace_back(i, j);
+  }
+  check_quoted_evidence(evidence, claims, premises, asked, "", &cells);
   EXPECT_EQ(cells[0][0].verdict, Verdict::kNeutral);
   EXPECT_EQ(cells[0][0].reason,
             "the judge said Entailment, but its evidence is in no passage: "
@@ -107,6 +115,60 @@ VerdictCell said(Verdict verdict) {
   cell.verdict = verdict;
   cell.reason = "the model's reason";
   return cell;
+}
+
+// kiwi-12 of the long-passage dev rows (docs/dev/judge-measurements.md): asked with the
+// passage alone, the 1.5B model said Entailment and gave the claim, reworded, as its
+// evidence. Until llm-v13 the check took that Entailment away, and the grounded answer lost
+// half its faithfulness.
+TEST(VerdictChecksTest, AnUnquotedEntailmentStandsWhereASentenceOfThePassageStatesTheClaim) {
+  const std::vector<std::string> premises = {
+      "Benchmark datasets like WEBNLG and ROTOWIRE could be used for this purpose. Lastly, the "
+      "Factual Error Correction approach rewrites claims to ensure they are better supported by "
+      "the retrieved evidence [6].",
+      "ASR systems convert speech to text. Lip reading maps video of the mouth to text."};
+  const std::vector<std::string> claims = {
+      "Factual Error Correction rewrites claims so that the retrieved evidence supports them "
+      "better.",
+      "Factual Error Correction rewrites whole documents written by human editors.",
+      "ROTOWIRE rewrites claims."};
+  const std::vector<std::optional<std::string>> evidence = {claims[0], claims[1], claims[2]};
+  const std::vector<std::pair<std::size_t, std::size_t>> asked = {{0, 0}, {0, 1}, {1, 0},
+                                                                  {1, 1}, {2, 0}, {2, 1}};
+  // Claim 0: Entailment said for P2, where it is not, Contradiction for P1, where it is.
+  std::vector<std::vector<VerdictCell>> cells = {{said(Verdict::kContradiction), entailment()},
+                                                 {entailment(), said(Verdict::kNeutral)},
+                                                 {entailment(), said(Verdict::kNeutral)}};
+  auto checked = cells;
+  check_quoted_evidence(evidence, claims, premises, asked, "", &checked);
+  EXPECT_EQ(checked[0][0].verdict, Verdict::kEntailment);
+  EXPECT_EQ(checked[0][0].reason,
+            "the judge said Entailment, but its evidence is in no passage: \"Factual Error "
+            "Correction rewrites claims so that the retrieved evidence supports...\"; a sentence of this "
+            "passage states the claim (here the judge said Contradiction, Entailment for P2)");
+  EXPECT_EQ(checked[0][1].verdict, Verdict::kNeutral);
+  // The changed claim: its words are not in P1, so its Entailment goes, as before llm-v13.
+  // So does a claim whose words are all in P1, but in two sentences (HaluEval dev item 36:
+  // "Cia Berg was inducted into the Rock and Roll Hall of Fame").
+  EXPECT_EQ(checked[1][0].verdict, Verdict::kNeutral);
+  EXPECT_EQ(checked[1][1].verdict, Verdict::kNeutral);
+  EXPECT_EQ(checked[1][1].reason, "the model's reason");
+  EXPECT_EQ(checked[2][0].verdict, Verdict::kNeutral);
+  // Only the cells asked: a claim asked against P2 alone gains nothing in P1.
+  auto narrow = cells;
+  check_quoted_evidence(evidence, claims, premises, {{0, 1}}, "", &narrow);
+  EXPECT_EQ(narrow[0][0].verdict, Verdict::kContradiction);
+  EXPECT_EQ(narrow[0][1].verdict, Verdict::kNeutral);
+  // A claim the judge said Entailment for nowhere gains nothing from the offline rules.
+  std::vector<std::vector<VerdictCell>> rejected = {
+      {said(Verdict::kContradiction), said(Verdict::kNeutral)}};
+  check_quoted_evidence({evidence[0]}, {claims[0]}, premises, {{0, 0}, {0, 1}}, "", &rejected);
+  EXPECT_EQ(rejected[0][0].verdict, Verdict::kContradiction);
+  // A language the offline judge has no rules for: the Entailment goes, as before.
+  auto korean = cells;
+  check_quoted_evidence(evidence, claims, premises, asked, "ko", &korean);
+  EXPECT_EQ(korean[0][0].verdict, Verdict::kContradiction);
+  EXPECT_EQ(korean[0][1].verdict, Verdict::kNeutral);
 }
 
 TEST(VerdictChecksTest, TheEvidenceLocatesTheJudgesEntailment) {

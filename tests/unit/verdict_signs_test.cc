@@ -204,6 +204,45 @@ TEST(VerdictSignsTest, AClaimNotEntailedByThePassageItsOwnQuoteStatesIsASign) {
             "the claim: \"" + supports + "\"");
 }
 
+// kiwi-11 of the long-passage dev rows: asked with the passage alone, the 1.5B model said
+// Contradiction and gave as its reason the passage's own sentence stating the claim.
+TEST(VerdictSignsTest, AReasonCopiedFromThePassageThatStatesTheClaimSettlesIt) {
+  const std::string sentence =
+      "Ghorbani et al., in 2019, proposed an approach that uses 'adversarial word substitution' "
+      "to create slightly altered versions of the original input [4].";
+  const std::vector<std::string> passage = {
+      "Interpretability methods differ. " + sentence + " Saliency maps are another family."};
+  const std::vector<std::string> claim = {
+      "Ghorbani et al. (2019) used adversarial word substitution to create slightly altered "
+      "versions of the input."};
+  const auto rejected = [&](const std::string& reason) {
+    return std::vector<std::vector<VerdictCell>>{{cell(Verdict::kContradiction, reason)}};
+  };
+  const auto settled = suspect_claims(claim, passage, rejected(sentence), {std::nullopt}, {{0, 0}});
+  ASSERT_EQ(settled.size(), 1u);
+  EXPECT_EQ(settled[0].sign, TableSign::kUnexplainedRejection);
+  EXPECT_TRUE(settled[0].passage_states);
+  EXPECT_EQ(settled[0].quoted_premise, 0u);
+  EXPECT_EQ(settled[0].quote, sentence);
+  EXPECT_EQ(settle_quoted_support(Verdict::kContradiction, sentence, true).reason,
+            "the judge said Contradiction, but its reason, copied from this passage, states the "
+            "claim: \"" + sentence + "\"");
+  // The model's own sentence affirming the claim, in no passage: a sign, nothing to settle.
+  const std::string own = "Ghorbani et al. (2019) used adversarial word substitution to create "
+                          "slightly altered versions of the input, as claimed.";
+  const auto unsettled = suspect_claims(claim, passage, rejected(own), {std::nullopt}, {{0, 0}});
+  ASSERT_EQ(unsettled.size(), 1u);
+  EXPECT_EQ(unsettled[0].sign, TableSign::kUnexplainedRejection);
+  EXPECT_FALSE(unsettled[0].passage_states);
+  // A claim with a year the passage's sentence does not have: the reason does not state it.
+  const std::vector<std::string> changed = {
+      "Ghorbani et al. (2021) used adversarial word substitution to create slightly altered "
+      "versions of the input."};
+  for (const auto& suspect : suspect_claims(changed, passage, rejected(sentence), {std::nullopt}, {{0, 0}})) {
+    EXPECT_FALSE(suspect.passage_states);
+  }
+}
+
 TEST(VerdictSignsTest, ATablesSpanIsItsClaimsTimesItsPassageTokens) {
   // 7 claims against three passages of 700 tokens: 14,700 in one call.
   EXPECT_EQ(table_span(7, 2100), 14700);

@@ -136,9 +136,21 @@ class LlmJudge : public Judge {
                         const std::vector<std::string>& premises, const std::vector<Pair>& asked,
                         const std::vector<SuspectClaim>& suspects, const JudgeLanguage& language,
                         std::vector<std::vector<StoredVerdict>>* cells);
+  // The `suspects` of a table call (after reask_by_passage or settle_by_quote) that no
+  // asked passage supports yet, where the offline judge finds the claim in an asked
+  // passage (judge_claim: Entailment; the first such passage): the claim asked alone
+  // against that passage's sentences holding its words (claim_window), one call per claim,
+  // concurrently. An Entailment there (checked like any other) replaces the passage's cell,
+  // its reason saying so; any other verdict leaves the passage's own. Nothing in a
+  // language the offline judge has no rules for (docs/design.md, "A claim asked against
+  // its sentences").
+  void ask_by_window(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
+                     const std::vector<Pair>& asked, const std::vector<SuspectClaim>& suspects,
+                     const JudgeLanguage& language, std::vector<std::vector<StoredVerdict>>* cells);
   // The cells of a call of one passage whose reply showed `suspects`: each claim with
-  // kQuoteStatesClaim whose passage states it (SuspectClaim::passage_states) and whose cell
-  // is not Entailment gets settle_quoted_support's Entailment.
+  // kQuoteStatesClaim or kUnexplainedRejection whose passage states it
+  // (SuspectClaim::passage_states) and whose cell is not Entailment gets
+  // settle_quoted_support's Entailment.
   // `cells` is [claim][premise] in the call's numbering.
   static void settle_by_quote(const std::vector<SuspectClaim>& suspects,
                               std::vector<std::vector<StoredVerdict>>* cells);
@@ -157,7 +169,7 @@ class LlmJudge : public Judge {
 };
 
 // The prompt version of a ledger judged in `language`: kLlmPromptVersion for English,
-// else "llm-v12+lang-v1:zh" (kLlmLanguagePromptVersion and the code).
+// else "llm-v13+lang-v1:zh" (kLlmLanguagePromptVersion and the code).
 std::string llm_prompt_version(const JudgeLanguage& language);
 
 }  // namespace ragmeter

@@ -428,15 +428,71 @@ void LlmJudge::ask_table(const std::vector<std::string>& claim_texts,
   } else {
     settle_by_quote(suspects, cells);
   }
+  ask_by_window(claim_texts, premise_texts, asked, suspects, language, cells);
+}
+
+void LlmJudge::ask_by_window(const std::vector<std::string>& claims,
+                             const std::vector<std::string>& premises,
+                             const std::vector<Pair>& asked,
+                             const std::vector<SuspectClaim>& suspects,
+                             const JudgeLanguage& language,
+                             std::vector<std::vector<StoredVerdict>>* cells) {
+  const std::string code = language.english() ? "en" : language.code;
+  if (!offline_judge_gap(code).empty()) return;
+  std::vector<std::optional<OfflinePremise>> analyses(premises.size());
+  // Per flagged claim still supported by no asked passage: the first asked passage the
+  // offline rules find it in, and the sentences they read there.
+  struct Window {
+    std::size_t claim = 0;
+    std::size_t premise = 0;
+    std::string text;
+  };
+  std::vector<Window> windows;
+  for (const SuspectClaim& suspect : suspects) {
+    const std::size_t i = suspect.claim;
+    bool supported = false;
+    for (const auto& [c, j] : asked) supported = supported || (c == i && (*cells)[i][j].cell.supports());
+    if (supported) continue;
+    const OfflineClaim claim(claims[i], code);
+    for (const auto& [c, j] : asked) {
+      if (c != i) continue;
+      if (!analyses[j]) analyses[j].emplace(premises[j], code);
+      if (judge_claim(claim, *analyses[j]).verdict != Verdict::kEntailment) continue;
+      std::string text = claim_window(claim, *analyses[j]);
+      if (text.size() < premises[j].size()) windows.push_back({i, j, std::move(text)});
+      break;
+    }
+  }
+  std::vector<std::future<StoredVerdict>> calls;
+  for (const Window& window : windows) {
+    calls.push_back(std::async(std::launch::async, [&, &window = window] {
+      std::vector<std::vector<StoredVerdict>> one(1, std::vector<StoredVerdict>(1));
+      settle_by_quote(table_call({claims[window.claim]}, {window.text}, {{0, 0}}, language, &one), &one);
+      return std::move(one[0][0]);
+    }));
+  }
+  for (std::size_t w = 0; w < windows.size(); ++w) {
+    StoredVerdict verdict = calls[w].get();
+    if (!verdict.cell.supports()) continue;  // the passage's own verdict stands
+    const std::string note = "asked again with the sentences of this passage that hold the "
+                             "claim's words (the passage's verdict: " +
+                             std::string(verdict_name((*cells)[windows[w].claim][windows[w].premise].cell.verdict)) +
+                             ")";
+    verdict.cell.reason = verdict.cell.reason.empty() ? note : note + ": " + verdict.cell.reason;
+    (*cells)[windows[w].claim][windows[w].premise] = std::move(verdict);
+  }
 }
 
 void LlmJudge::settle_by_quote(const std::vector<SuspectClaim>& suspects,
                                std::vector<std::vector<StoredVerdict>>* cells) {
   for (const SuspectClaim& suspect : suspects) {
-    if (suspect.sign != TableSign::kQuoteStatesClaim || !suspect.passage_states) continue;
+    const bool by_reason = suspect.sign == TableSign::kUnexplainedRejection;
+    if ((suspect.sign != TableSign::kQuoteStatesClaim && !by_reason) || !suspect.passage_states) {
+      continue;
+    }
     StoredVerdict& verdict = (*cells)[suspect.claim][suspect.quoted_premise];
     if (!verdict.cell.judged() || verdict.cell.supports()) continue;
-    verdict.cell = settle_quoted_support(verdict.cell.verdict, suspect.quote);
+    verdict.cell = settle_quoted_support(verdict.cell.verdict, suspect.quote, by_reason);
   }
 }
 
@@ -500,7 +556,7 @@ std::vector<SuspectClaim> LlmJudge::table_call(const std::vector<std::string>& c
     table = read_llm_verdict_table(*reply, claims.size(), premises.size());
     const auto evidence = read_table_evidence(*reply, claims.size());
     suspects = suspect_claims(claims, premises, table, evidence, pairs, language.code);
-    check_quoted_evidence(evidence, premises, &table);
+    check_quoted_evidence(evidence, claims, premises, pairs, language.code, &table);
     std::vector<std::string> labels;
     for (std::size_t j = 0; j < premises.size(); ++j) {
       labels.push_back(premise_label(j, premises.size()));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "judge/llm/verdict_signs.h"
 #include "judge/llm/verdict_table.h"
 
 namespace ragmeter {
@@ -74,8 +75,10 @@ bool quote_found(std::string_view quote, std::string_view text) {
 }
 
 void check_quoted_evidence(const std::vector<std::optional<std::string>>& evidence,
+                           const std::vector<std::string>& claims,
                            const std::vector<std::string>& premises,
-                           std::vector<std::vector<VerdictCell>>* cells) {
+                           const std::vector<std::pair<std::size_t, std::size_t>>& asked,
+                           std::string_view language, std::vector<std::vector<VerdictCell>>* cells) {
   for (std::size_t i = 0; i < cells->size() && i < evidence.size(); ++i) {
     if (!evidence[i]) continue;
     const std::string& quote = *evidence[i];
@@ -83,16 +86,36 @@ void check_quoted_evidence(const std::vector<std::optional<std::string>>& eviden
                     [&](const std::string& premise) { return quote_found(quote, premise); })) {
       continue;
     }
-    const std::string reason =
+    std::vector<std::size_t> said;  // asked premises the judge said Entailment for
+    for (const auto& [claim, premise] : asked) {
+      if (claim == i && premise < (*cells)[i].size() && (*cells)[i][premise].supports()) {
+        said.push_back(premise);
+      }
+    }
+    if (said.empty()) continue;
+    const std::string unquoted =
         has_content_word(offline_tokenize(quote))
             ? "the judge said Entailment, but its evidence is in no passage: \"" +
                   short_quote(quote) + "\""
             : "the judge said Entailment, but quoted no passage sentence for it";
-    for (VerdictCell& cell : (*cells)[i]) {
-      if (cell.verdict != Verdict::kEntailment) continue;
-      cell.verdict = Verdict::kNeutral;
-      cell.confidence.reset();
-      cell.reason = reason;
+    std::string named;
+    for (std::size_t j : said) named += (named.empty() ? "" : ", ") + premise_label(j, premises.size());
+    for (const auto& [c, j] : asked) {
+      if (c != i || j >= premises.size() || j >= (*cells)[i].size()) continue;
+      VerdictCell& cell = (*cells)[i][j];
+      if (i < claims.size() && passage_states_claim(claims[i], premises[j], language)) {
+        const std::string was = verdict_name(cell.verdict);
+        cell.verdict = Verdict::kEntailment;
+        cell.confidence.reset();
+        cell.reason = unquoted + "; a sentence of this passage states the claim";
+        if (was != verdict_name(Verdict::kEntailment)) {
+          cell.reason += " (here the judge said " + was + ", Entailment for " + named + ")";
+        }
+      } else if (cell.verdict == Verdict::kEntailment) {
+        cell.verdict = Verdict::kNeutral;
+        cell.confidence.reset();
+        cell.reason = unquoted;
+      }
     }
   }
 }

@@ -41,11 +41,26 @@ std::vector<std::optional<std::string>> read_table_evidence(const nlohmann::json
 bool quote_found(std::string_view quote, std::string_view text);
 
 // For each claim i whose evidence is given (read_table_evidence) but found in none of
-// `premises` (quote_found), every Entailment cell cells[i][j] becomes Neutral with a reason
-// quoting it; claims without evidence and other verdicts are left as they are.
+// `premises` (quote_found), and that the judge said Entailment for against at least one
+// of the premises it was asked about (`asked`: (claim, premise) cells of the call): an
+// asked premise k one of whose sentences states claims[i] (passage_states_claim, in
+// `language`, ISO 639-1, "" for English: every content word, number and name of the claim
+// in that sentence, negated alike) gets cells[i][k] Entailment, its reason saying that the
+// judge's quote was found nowhere and the passage's sentence states the claim (and what
+// the judge had said there, if not Entailment); every other Entailment cell of the claim
+// becomes Neutral with a reason quoting the evidence. The small model often gives the claim
+// itself, reworded, as its evidence ("Factual Error Correction rewrites claims so that the
+// retrieved evidence supports them better." for the passage's "... rewrites claims to
+// ensure they are better supported by the retrieved evidence"): the quote cannot show
+// where, and the code's stricter reading must agree with the judge (docs/design.md, "An
+// unquoted Entailment stands where a sentence states the claim"). In a language the
+// offline judge has no rules for, no sentence states a claim. Claims without evidence,
+// and claims with no Entailment, are left as they are.
 void check_quoted_evidence(const std::vector<std::optional<std::string>>& evidence,
+                           const std::vector<std::string>& claims,
                            const std::vector<std::string>& premises,
-                           std::vector<std::vector<VerdictCell>>* cells);
+                           const std::vector<std::pair<std::size_t, std::size_t>>& asked,
+                           std::string_view language, std::vector<std::vector<VerdictCell>>* cells);
 
 // For each claim i that the judge said Entailment for against at least one of the
 // premises it was asked about (`asked`: (claim, premise) cells of the call) and whose

@@ -152,11 +152,20 @@ bool quote_states_claim(std::string_view claim, std::string_view quote, std::str
   return quote_negated == c.negated() && !missing_number_or_name(c, q).has_value();
 }
 
-VerdictCell settle_quoted_support(Verdict said, std::string_view quote) {
+bool passage_states_claim(std::string_view claim, std::string_view passage,
+                          std::string_view language) {
+  const std::vector<std::string_view> sentences = split_sentences(passage);
+  return std::any_of(sentences.begin(), sentences.end(), [&](std::string_view sentence) {
+    return quote_states_claim(claim, sentence, language);
+  });
+}
+
+VerdictCell settle_quoted_support(Verdict said, std::string_view quote, bool quote_is_reason) {
   VerdictCell cell;
   cell.verdict = Verdict::kEntailment;
   cell.reason = "the judge said " + std::string(verdict_name(said)) +
-                ", but the sentence it quoted from this passage states the claim: \"" +
+                (quote_is_reason ? ", but its reason, copied from this passage, states the claim: \""
+                                 : ", but the sentence it quoted from this passage states the claim: \"") +
                 std::string(quote) + "\"";
   return cell;
 }
@@ -176,6 +185,32 @@ std::string_view table_sign_name(TableSign sign) {
   }
   return "";
 }
+
+namespace {
+
+// `suspect` with its reason taken as a quote: the first asked passage, not judged
+// Entailment, that holds every sentence of `reason` (quoted_throughout), when the reason
+// and that passage's sentences it was copied from both state the claim.
+SuspectClaim reason_as_quote(SuspectClaim suspect, const std::string& claim,
+                             const std::string& reason, const std::vector<std::string>& premises,
+                             const std::vector<VerdictCell>& row,
+                             const std::vector<std::pair<std::size_t, std::size_t>>& asked,
+                             std::string_view language) {
+  if (!quote_states_claim(claim, reason, language)) return suspect;
+  for (const auto& [c, premise] : asked) {
+    if (c != suspect.claim || premise >= row.size() || premise >= premises.size()) continue;
+    if (!row[premise].judged() || !quoted_throughout(reason, premises[premise])) continue;
+    suspect.quoted_premise = premise;
+    suspect.quote = reason;
+    suspect.passage_states = quote_states_claim(
+        claim, quoted_sentences(reason, premises[premise], language.empty() ? "en" : language),
+        language);
+    return suspect;
+  }
+  return suspect;
+}
+
+}  // namespace
 
 std::vector<SuspectClaim> suspect_claims(
     const std::vector<std::string>& claims, const std::vector<std::string>& premises,
@@ -215,7 +250,8 @@ std::vector<SuspectClaim> suspect_claims(
     } else if (contradicted >= 2) {
       out.push_back({i, TableSign::kCopiedContradiction});
     } else if (judged > 0 && !entailed && reason_affirms_claim(claims[i], reason)) {
-      out.push_back({i, TableSign::kUnexplainedRejection});
+      out.push_back(reason_as_quote({i, TableSign::kUnexplainedRejection}, claims[i], reason,
+                                    premises, cells[i], asked, language));
     } else if (entailed_off_quote && quote_in_asked) {
       out.push_back({i, TableSign::kEvidenceElsewhere});
     } else if (!entailed && unentailed_quoted && quote_states_claim(claims[i], *quote, language)) {

@@ -44,6 +44,13 @@ bool reason_affirms_claim(std::string_view claim, std::string_view reason);
 bool quote_states_claim(std::string_view claim, std::string_view quote,
                         std::string_view language = "");
 
+// True when one sentence of `passage` (split_sentences) states `claim`
+// (quote_states_claim): every content word, number and name of the claim in that one
+// sentence, negated alike. A window of sentences is not enough: "Cia Berg was inducted
+// into the Rock and Roll Hall of Fame" has all its words in two sentences about two people.
+bool passage_states_claim(std::string_view claim, std::string_view passage,
+                          std::string_view language = "");
+
 // What a flagged claim showed.
 enum class TableSign {
   kNegatedClaim,          // a Contradiction whose reason is the claim negated
@@ -67,6 +74,10 @@ struct SuspectClaim {
   // run of three words with it) state the claim too: quote_found lets a fifth of a quote's
   // runs differ, so a quote can be the claim copied with a word the passage does not have.
   // Only a claim they state is settled by its quote (settle_quoted_support).
+  // kUnexplainedRejection: the same for its reason, when the reason states the claim and
+  // every sentence of it is found in an asked passage not judged Entailment (the 1.5B model,
+  // asked with one long passage, rejected a claim with the passage's sentence stating it
+  // as the reason); passage_states false otherwise.
   std::size_t quoted_premise = 0;
   std::string quote;
   bool passage_states = false;
@@ -89,7 +100,10 @@ std::vector<SuspectClaim> suspect_claims(
 // it can be, the model still gave that sentence as the claim's evidence; the quote is
 // checked in code to be in the passage (quote_found) and to state the claim
 // (quote_states_claim); only the model's label disagrees with its own evidence.
-VerdictCell settle_quoted_support(Verdict said, std::string_view quote);
+// A kUnexplainedRejection settled by its reason (SuspectClaim::passage_states) passes
+// `quote_is_reason`: the reason the model gave for rejecting the claim is a sentence copied
+// from the passage that states it.
+VerdictCell settle_quoted_support(Verdict said, std::string_view quote, bool quote_is_reason = false);
 
 // The reading a verdict table asks of the model: the number of claims times the estimated
 // tokens of the premises it shows (every claim is looked for in every passage).

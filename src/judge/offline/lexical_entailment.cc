@@ -4,6 +4,7 @@
 #include <unicode/utf8.h>
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <unordered_set>
@@ -522,6 +523,18 @@ VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise
                                      : "the premise negates what the claim states");
   }
   return cell;
+}
+
+std::string claim_window(const OfflineClaim& claim, const OfflinePremise& premise) {
+  const Window window = best_window(claim, premise);
+  const std::vector<std::size_t>& starts = premise.sentence_starts();
+  const std::string& text = premise.text();
+  if (window.count == 0 || window.first >= starts.size()) return text;
+  const std::size_t last = window.first + window.count;
+  const std::size_t begin = window.first == 0 ? 0 : premise.tokens()[starts[window.first]].begin;
+  std::size_t end = last < starts.size() ? premise.tokens()[starts[last]].begin : text.size();
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return text.substr(begin, end - begin);
 }
 
 VerdictCell judge_claim(std::string_view claim, std::string_view premise,
