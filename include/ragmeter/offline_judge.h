@@ -276,7 +276,7 @@ VerdictCell judge_claim(std::string_view claim, std::string_view premise,
 // The part of `premise` that judge_claim's coverage rule (rule 4) reads for `claim`: the
 // window of up to 3 consecutive sentences holding most of the claim's content words, from
 // the start of its first sentence to the end of its last (the whole premise when it is
-// short, at most 120 tokens or 3 sentences). The LLM judge asks a claim again against it
+// short, at most 120 tokens or 3 sentences), white space at the end left out. The LLM judge asks a claim again against it
 // when a long passage's verdict shows the model did not read it (docs/design.md, "A claim
 // asked against its sentences"). Never fails.
 std::string claim_window(const OfflineClaim& claim, const OfflinePremise& premise);

@@ -247,5 +247,67 @@ TEST_F(LlmLongPassagesTest, ATableOfOneLongPassageIsSettledWithoutAskingAgain) {
   EXPECT_EQ(verdict_calls(), 1);
 }
 
+// The replies after a table with the first sign: against each whole passage, the claim
+// "not mentioned" (kiwi-0 of the long-passage dev rows: the 1.5B model said so of a
+// 2,600-character passage that states it nearly word for word); against the gold passage's
+// sentences that hold the claim's words (a request with the gold sentence and no filler
+// past the window), `window` (first match wins).
+Json window_replies(const Json& window) {
+  const Json rejected = {{"Evidence 1", "none"},
+                         {"P1: claim 1", "Contradiction"},
+                         {"reason 1", "The passage does not mention the tower."}};
+  return {{"by_prompt", Json::array({{{"contains", "Section 20 describes"}, {"content", rejected.dump()}},
+                                     {{"contains", kGold}, {"content", window.dump()}}})}};
+}
+
+TEST_F(LlmLongPassagesTest, AClaimStillRejectedIsAskedAgainstItsSentences) {
+  start(Json::array({step(claims_reply()), step(unread_table_reply())}),
+        window_replies(one_passage_reply()));
+  if (HasFatalFailure() || IsSkipped()) return;
+  const Sample sample = row(2700);
+  MetricResult r = faithfulness(sample);
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 1.0);  // after the re-asks alone: 0
+  // The table, one call per passage, then the claim against the gold passage's window.
+  EXPECT_EQ(verdict_calls(), 4);
+  auto ledger = judge_->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 0).verdict, Verdict::kContradiction);
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).verdict, Verdict::kEntailment);
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).reason,
+            "asked again with the sentences of this passage that hold the claim's words (the "
+            "passage's verdict: Contradiction)");
+}
+
+TEST_F(LlmLongPassagesTest, OnlyAnEntailmentFromTheClaimsSentencesReplacesThePassagesVerdict) {
+  const Json neutral = {{"Evidence 1", "none"}, {"P1: claim 1", "Neutral"}, {"reason 1", "unclear"}};
+  start(Json::array({step(claims_reply()), step(unread_table_reply())}), window_replies(neutral));
+  if (HasFatalFailure() || IsSkipped()) return;
+  const Sample sample = row(2700);
+  MetricResult r = faithfulness(sample);
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 0.0);
+  EXPECT_EQ(verdict_calls(), 4);
+  auto ledger = judge_->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).verdict, Verdict::kContradiction);
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).reason.find("sentences of this passage"),
+            std::string::npos);
+}
+
+TEST_F(LlmLongPassagesTest, AClaimWhoseWordsNoPassageHoldsIsNotAskedAgainstSentences) {
+  // The claim names a city no passage has: the offline rules find it nowhere, so after the
+  // re-asks nothing more is asked.
+  start(Json::array({step(Json{{"S1", {"The tower is in Lyon."}}}), step(unread_table_reply())}),
+        window_replies(one_passage_reply()));
+  if (HasFatalFailure() || IsSkipped()) return;
+  Sample sample = row(2700);
+  sample.response = "The tower is in Lyon.";
+  MetricResult r = faithfulness(sample);
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 0.0);
+  EXPECT_EQ(verdict_calls(), 3);
+}
+
 }  // namespace
 }  // namespace ragmeter

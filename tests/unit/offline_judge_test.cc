@@ -402,5 +402,31 @@ TEST(OfflineJudgeTest, HaluEvalRightAnswerIsMoreFaithfulThanTheHallucination) {
   EXPECT_GT(faithfulness_of(row, "right_answer"), faithfulness_of(row, "hallucinated_answer"));
 }
 
+// The window judge_claim's coverage rule reads, as text: the LLM judge asks a claim again
+// against it (llm_verdict_fill.cc). Hand-counted: a premise of eight sentences and more
+// than 120 tokens; the claim's words are in the fifth and sixth, so the best windows of
+// three start at the fourth and the fifth, and the earliest wins.
+TEST(ClaimWindowTest, IsTheSentencesTheCoverageRuleReads) {
+  const std::string passage =
+      "The old city lies on a wide river that floods in the spring and runs low in the late "
+      "summer months, when the boats of the fishermen wait in the shallow water near the "
+      "northern shore for the first rains of the autumn. Its harbour is among the oldest on the coast, with quays of grey stone "
+      "and wooden cranes. Trade in grain, wool and timber grew quickly during the early "
+      "nineteenth century. Several mills were built along the banks to grind the grain. "
+      "The tower was built by Gustave Eiffel. It stands in Paris near the river. "
+      "Thousands of visitors come every year to walk across the bridges and the gardens. "
+      "The museum of local history opens daily except on public holidays.";
+  const OfflineClaim claim("Gustave Eiffel built the tower in Paris.");
+  const OfflinePremise premise(passage);
+  ASSERT_GT(premise.tokens().size(), 120u);
+  EXPECT_EQ(judge_claim(claim, premise).verdict, Verdict::kEntailment);
+  EXPECT_EQ(claim_window(claim, premise),
+            "Several mills were built along the banks to grind the grain. The tower was built by "
+            "Gustave Eiffel. It stands in Paris near the river.");
+  // A premise of at most three sentences is read whole (white space at its end left out).
+  const OfflinePremise short_premise("The tower was built by Gustave Eiffel.  It is in Paris.  ");
+  EXPECT_EQ(claim_window(claim, short_premise), "The tower was built by Gustave Eiffel.  It is in Paris.");
+}
+
 }  // namespace
 }  // namespace ragmeter
