@@ -2,7 +2,8 @@
 //
 // A Judge turns a sample into the claim ledger (claim_ledger.h), compares two texts by
 // embedding similarity, proposes questions a response answers (answer_relevancy) and
-// lists the entities of a text (context_entity_recall). Two kinds exist: the offline
+// answers judge tasks (JudgeTask: one request of a fixed prompt, judge_tasks.h builds
+// them), which the offline judge answers by its rules where a task has them. Two kinds exist: the offline
 // judge (make_offline_judge, no network, no model: classical methods, see
 // offline_judge.h and text_vectors.h) and an LLM judge over an OpenAI-compatible
 // server (llm_judge.h). Judged metrics never call a judge directly: they read a
@@ -12,6 +13,7 @@
 // must be thread-safe. A SampleJudgement belongs to one thread.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,13 +53,6 @@ struct MultimodalVerdict {
   std::string warning;
 };
 
-// context_entity_recall's entities: of the reference, and of the retrieved contexts
-// together (normalised strings; each list without repeats).
-struct EntityLists {
-  std::vector<std::string> reference;
-  std::vector<std::string> contexts;
-};
-
 // What a judge proposes for answer_relevancy.
 struct GeneratedQuestions {
   std::vector<std::string> questions;  // questions the response would answer
@@ -89,13 +84,6 @@ struct RubricScore {
   std::string warning;  // as CriticVerdict::warning
 };
 
-// context_relevance: which sentences of the retrieved contexts are needed to answer
-// the question.
-struct RelevantSentences {
-  std::size_t total = 0;               // sentences in the contexts
-  std::vector<std::string> relevant;   // the needed ones (each a sentence of the contexts)
-};
-
 // summary_score's key facts: the claims of a text and whether a summary states each.
 struct KeyFactCoverage {
   std::vector<std::string> facts;
@@ -113,8 +101,8 @@ struct TopicVerdicts {
   std::string warning;  // as CriticVerdict::warning
 };
 
-// A question only an LLM judge answers, as data (judge_tasks.h builds them): one request,
-// a JSON reply. Judge::ask asks it.
+// A question for a judge, as data (judge_tasks.h builds them): one request, a JSON reply.
+// Judge::ask asks it. A task the offline judge also answers carries its rules as `offline`.
 struct JudgeTask {
   std::string kind;         // the call's name in usage and traces: "rubric", "critic:polite"
   std::string prompt;       // the task's instructions: the request's fixed text, first
@@ -122,7 +110,8 @@ struct JudgeTask {
   std::string schema_name;  // the schema's name in the request
   std::string sections;     // the sample's texts as the request shows them, after the prompt
   // What the reply writes in the sample's language ("the reason"), and its texts there,
-  // which the language check reads.
+  // which the language check reads. Empty: the reply writes nothing of its own (it copies
+  // the sample's sentences or names), so the request has no language line and no check.
   std::string_view written;
   std::vector<std::string> (*written_texts)(const nlohmann::json& reply) = nullptr;
   // Ballot `vote` (0-based) of a majority of `votes`: with votes > 1 each ballot samples at
@@ -133,6 +122,10 @@ struct JudgeTask {
   // "topic adherence".
   std::string subject;
   bool subject_plural = false;
+  // How a judge without a model answers the task: the offline rules' reply to the sample,
+  // in the shape the schema gives the model's, so one reading serves both. Null: only a
+  // judge with a model answers it (the default Judge::ask names `subject`).
+  std::function<StatusOr<nlohmann::json>(const Sample& sample)> offline;
 };
 
 // A task's reply.
@@ -141,6 +134,8 @@ struct TaskReply {
   // Why the reply's written texts are not in the sample's language ("the judge wrote the
   // reason in Latin script, not in Chinese, also when asked again"); empty when they are.
   std::string wrong_script;
+  // The reply is the task's offline rules' (JudgeTask::offline), not a model's.
+  bool offline = false;
 };
 
 class Judge {
@@ -198,23 +193,14 @@ class Judge {
   virtual StatusOr<std::vector<double>> similarities(std::string_view a,
                                                      const std::vector<std::string>& others,
                                                      CallLog* calls);
-  // The named entities (people, places, organisations, dates, numbers) of `text`.
-  virtual StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) = 0;
-  // The entities of the reference and of the contexts. The default asks entities() for
-  // the reference and for each context; the LLM judge asks for the reference's only and
-  // leaves the contexts' list empty (context_entity_recall then matches the reference's
-  // entities against the contexts' words).
-  virtual StatusOr<EntityLists> reference_and_context_entities(
-      std::string_view reference, const std::vector<std::string>& contexts, CallLog* calls);
-  // One way to ask a task (judge_tasks.h: aspect critics, rubric scores, topic adherence,
-  // the conversation tasks, task completion): one request of `task.prompt` over
-  // `task.sections` whose reply is the JSON `task.schema` describes, asked in the
-  // sample's language (a reply mostly in another script is asked again once; still so,
-  // TaskReply::wrong_script says it). The default, and the offline judge, answer
-  // FailedPrecondition naming task.subject: these tasks need an LLM judge.
+  // One way to ask a task (judge_tasks.h: context relevance's sentences, the entities,
+  // aspect critics, rubric scores, topic adherence, the conversation tasks, task
+  // completion): one request of `task.prompt` over `task.sections` whose reply is the JSON
+  // `task.schema` describes, asked in the sample's language (a reply mostly in another
+  // script is asked again once; still so, TaskReply::wrong_script says it). The default,
+  // which the offline judge keeps, answers with `task.offline` when the task has it and
+  // FailedPrecondition naming task.subject when it does not (it needs an LLM judge).
   virtual StatusOr<TaskReply> ask(const JudgeTask& task, const Sample& sample, CallLog* calls);
-  // The sentences of the sample's retrieved contexts needed to answer its question.
-  virtual StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) = 0;
   // The key facts (claims) of `text` and whether `summary` states each of them.
   virtual StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text,
                                                       std::string_view summary, CallLog* calls) = 0;
@@ -261,7 +247,8 @@ class Judge {
 //  - questions_for: asks no model. The response itself stands in for the generated
 //    question (so answer_relevancy becomes the similarity of question and response),
 //    and noncommittal comes from is_noncommittal;
-//  - entities: offline_entities (text_vectors.h).
+//  - ask: the task's offline rules (JudgeTask::offline), e.g. offline_entities
+//    (text_vectors.h) for the entities.
 std::shared_ptr<Judge> make_offline_judge();
 // The same with similarity (semantic_similarity, answer_correctness, answer_relevancy)
 // from `embedders` (sentence_embedder.h: the English model, and the multilingual one for

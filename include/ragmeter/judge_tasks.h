@@ -1,10 +1,11 @@
-// The judge's tasks: questions only an LLM judge answers, each built as a JudgeTask
-// (judge.h: the prompt, the sample's sections, the reply's schema) and asked of any judge
-// through the one Judge::ask, their replies read here. A judge without a model answers
-// FailedPrecondition naming the task ("rubric scores need an LLM judge ..."), which the
-// metrics report as `skipped`. Requests are byte for byte what the judge's own methods
-// sent before they became tasks, so cached replies still answer them. Thread-safe as the
-// judge is.
+// The judge's tasks: questions for a judge, each built as a JudgeTask (judge.h: the prompt,
+// the sample's sections, the reply's schema, and for some the offline rules' answer) and
+// asked of any judge through the one Judge::ask, their replies read here. A task with
+// offline rules (the relevant sentences, the entities) is answered by them when the judge
+// has no model; any other task then answers FailedPrecondition naming it ("rubric scores
+// need an LLM judge ..."), which the metrics report as `skipped`. Requests are byte for
+// byte what the judge's own methods sent before they became tasks, so cached replies still
+// answer them. Thread-safe as the judge is.
 #pragma once
 
 #include <map>
@@ -18,6 +19,35 @@
 #include "ragmeter/status.h"
 
 namespace ragmeter {
+
+// context_relevance: which sentences of the retrieved contexts are needed to answer
+// the question.
+struct RelevantSentences {
+  std::size_t total = 0;               // sentences in the contexts (split_sentences)
+  std::vector<std::string> relevant;   // the needed ones (each a sentence of the contexts)
+};
+
+// The sentences of the sample's retrieved contexts needed to answer its question; call
+// kind "relevant_sentences", none when the contexts have no sentence. A model's copied
+// text counts as the context sentence it equals (normalised), else the first untaken one
+// that contains it or that it contains; each sentence counts once. Offline: a sentence
+// holding at least half of the question's content words (stemmed; at least one).
+StatusOr<RelevantSentences> ask_relevant_sentences(Judge& judge, const Sample& sample,
+                                                   CallLog* calls);
+
+// context_entity_recall's entities: of the reference, and of the retrieved contexts
+// together (normalised strings: case-folded, spaces normalised; each list without repeats).
+struct EntityLists {
+  std::vector<std::string> reference;
+  std::vector<std::string> contexts;
+};
+
+// The named entities (people, places, organisations, dates, numbers) of the sample's
+// reference and retrieved contexts; call kind "entities". A model is asked for the
+// reference's only and the contexts' list stays empty (context_entity_recall then matches
+// the reference's entities against the contexts' words); the offline rules
+// (offline_entities) list both.
+StatusOr<EntityLists> ask_entities(Judge& judge, const Sample& sample, CallLog* calls);
 
 // The aspect critic `name` with `definition` on the sample (question, response, contexts
 // and reference when present; a conversation's messages), by majority over `votes` (odd)

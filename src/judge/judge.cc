@@ -18,23 +18,13 @@ StatusOr<std::vector<double>> Judge::similarities(std::string_view a,
   return out;
 }
 
-StatusOr<EntityLists> Judge::reference_and_context_entities(std::string_view reference,
-                                                            const std::vector<std::string>& contexts,
-                                                            CallLog* calls) {
-  EntityLists out;
-  RAGMETER_ASSIGN_OR_RETURN(out.reference, entities(reference, calls));
-  for (const std::string& context : contexts) {
-    RAGMETER_ASSIGN_OR_RETURN(std::vector<std::string> found, entities(context, calls));
-    for (std::string& entity : found) {
-      if (std::find(out.contexts.begin(), out.contexts.end(), entity) == out.contexts.end()) {
-        out.contexts.push_back(std::move(entity));
-      }
-    }
+StatusOr<TaskReply> Judge::ask(const JudgeTask& task, const Sample& sample, CallLog*) {
+  if (task.offline) {
+    TaskReply out;
+    RAGMETER_ASSIGN_OR_RETURN(out.reply, task.offline(sample));
+    out.offline = true;
+    return out;
   }
-  return out;
-}
-
-StatusOr<TaskReply> Judge::ask(const JudgeTask& task, const Sample&, CallLog*) {
   return failed_precondition(task.subject + (task.subject_plural ? " need" : " needs") +
                              " an LLM judge (--judge-url, --judge-model); the " + description() +
                              " judge cannot judge " + (task.subject_plural ? "them" : "it"));

@@ -210,8 +210,7 @@ WordEdges word_edges(std::string_view text) {
 // word break.
 MetricResult context_entity_recall(Judgement& j, const MetricRequest&, const ScoringOptions&) {
   CallLog calls;
-  auto entities = j.judge().reference_and_context_entities(*j.sample().reference(),
-                                                            *j.sample().retrieved_contexts, &calls);
+  auto entities = ask_entities(j.judge(), j.sample(), &calls);
   if (!entities.ok()) return with_calls(judge_failed(entities.status()), calls);
   const std::vector<std::string>* reference_entities = &entities->reference;
   const std::vector<std::string>& context_entities = entities->contexts;
@@ -422,7 +421,7 @@ MetricResult rubric_score(Judgement& j, const MetricRequest&, const ScoringOptio
 // The original RAGAS paper's context relevance: needed sentences / all sentences.
 MetricResult context_relevance(Judgement& j, const MetricRequest&, const ScoringOptions&) {
   CallLog calls;
-  auto found = j.judge().relevant_sentences(j.sample(), &calls);
+  auto found = ask_relevant_sentences(j.judge(), j.sample(), &calls);
   if (!found.ok()) return with_calls(judge_failed(found.status()), calls);
   if (found->total == 0) return MetricResult::skipped("the retrieved contexts have no sentence");
   MetricResult result = MetricResult::ok(static_cast<double>(found->relevant.size()) /

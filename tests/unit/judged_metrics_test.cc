@@ -54,14 +54,28 @@ class ScriptedJudge : public Judge {
   StatusOr<GeneratedQuestions> questions_for(const Sample&, CallLog*) override {
     return GeneratedQuestions{questions, noncommittal, "scripted"};
   }
-  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog*) override {
-    auto it = entity_lists.find(std::string(text));
-    if (it == entity_lists.end()) return std::vector<std::string>{};
-    return it->second;
-  }
-
-  StatusOr<RelevantSentences> relevant_sentences(const Sample&, CallLog*) override {
-    return RelevantSentences{4, {"s1"}};
+  // The tasks with offline rules (judge_tasks.h), answered as rules answer them: the
+  // entities from entity_lists (the reference's; the contexts' together), the context
+  // sentence "C1" as the one needed.
+  StatusOr<TaskReply> ask(const JudgeTask& task, const Sample& sample, CallLog* calls) override {
+    TaskReply out;
+    out.offline = true;
+    if (task.kind == "entities") {
+      auto listed = [&](std::string_view text) {
+        auto it = entity_lists.find(std::string(text));
+        return it == entity_lists.end() ? std::vector<std::string>{} : it->second;
+      };
+      std::vector<std::string> contexts;
+      for (const std::string& context : *sample.retrieved_contexts) {
+        for (const std::string& entity : listed(context)) contexts.push_back(entity);
+      }
+      out.reply = {{"entities", listed(*sample.reference())}, {"context_entities", contexts}};
+    } else if (task.kind == "relevant_sentences") {
+      out.reply = {{"sentences", {"C1"}}};
+    } else {
+      return Judge::ask(task, sample, calls);
+    }
+    return out;
   }
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view, std::string_view, CallLog*) override {
     return KeyFactCoverage{{"f1", "f2", "f3", "f4"}, {true, true, true, false}};
@@ -303,12 +317,6 @@ class CriticJudge : public Judge {
   StatusOr<GeneratedQuestions> questions_for(const Sample&, CallLog*) override {
     return not_found("x");
   }
-  StatusOr<std::vector<std::string>> entities(std::string_view, CallLog*) override {
-    return std::vector<std::string>{};
-  }
-  StatusOr<RelevantSentences> relevant_sentences(const Sample&, CallLog*) override {
-    return not_found("x");
-  }
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view, std::string_view, CallLog*) override {
     return not_found("x");
   }
@@ -416,7 +424,7 @@ namespace {
 TEST(ContextRelevanceTest, NeededSentencesOverAllSentences) {
   auto judge = std::make_shared<ScriptedJudge>();
   auto r = score(full_sample(), "context_relevance", judge);
-  EXPECT_DOUBLE_EQ(r["context_relevance"].score, 0.25);  // 1 of 4
+  EXPECT_DOUBLE_EQ(r["context_relevance"].score, 0.5);  // "C1" of the sentences "C1", "C2"
   // Offline: a sentence is needed when it holds half the question's content words.
   Sample s = full_sample();
   s.user_input = "When did the Eiffel Tower open?";  // eiffel, tower, open: 2 needed

@@ -24,12 +24,6 @@ class BrokenSimilarityJudge : public Judge {
   StatusOr<GeneratedQuestions> questions_for(const Sample&, CallLog*) override {
     return unavailable("-");
   }
-  StatusOr<std::vector<std::string>> entities(std::string_view, CallLog*) override {
-    return unavailable("-");
-  }
-  StatusOr<RelevantSentences> relevant_sentences(const Sample&, CallLog*) override {
-    return unavailable("-");
-  }
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view, std::string_view,
                                               CallLog*) override {
     return unavailable("-");

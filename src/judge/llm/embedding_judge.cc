@@ -36,17 +36,6 @@ class OfflineJudgeWithEmbedder : public Judge {
   StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) override {
     return offline_->questions_for(sample, calls);
   }
-  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) override {
-    return offline_->entities(text, calls);
-  }
-  StatusOr<EntityLists> reference_and_context_entities(std::string_view reference,
-                                                       const std::vector<std::string>& contexts,
-                                                       CallLog* calls) override {
-    return offline_->reference_and_context_entities(reference, contexts, calls);
-  }
-  StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override {
-    return offline_->relevant_sentences(sample, calls);
-  }
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog* calls) override {
     return offline_->key_fact_coverage(text, summary, calls);

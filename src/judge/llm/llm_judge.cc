@@ -1,5 +1,5 @@
 // The LLM judge of include/ragmeter/llm_judge.h (llm_judge_impl.h lists its files): the
-// compact plan's ledger, similarity, questions and entities. Prompts come from
+// compact plan's ledger, similarity and questions. Prompts come from
 // src/judge/prompts/ (embedded by cmake/embed_prompts.cmake).
 #include "judge/llm/llm_judge_impl.h"
 
@@ -196,32 +196,6 @@ StatusOr<GeneratedQuestions> LlmJudge::questions_for(const Sample& sample, CallL
     out.noncommittal = true;
     out.method += "; noncommittal by the decline phrases of the offline judge (the judge said no)";
   }
-  return out;
-}
-
-StatusOr<std::vector<std::string>> LlmJudge::entities(std::string_view text, CallLog* calls) {
-  Json schema = {{"type", "object"},
-                 {"properties", {{"entities", string_array_schema()}}},
-                 {"required", {"entities"}}};
-  RAGMETER_ASSIGN_OR_RETURN(
-      Json reply, book_.chat(*options_.chat,
-                             make_judge_request(judge_section("TEXT", text), prompts::k_entities,
-                                                std::move(schema), "entities", options_.max_tokens),
-                             "entities", calls));
-  return normalised_entities(reply["entities"]);
-}
-
-// The reference's entities only, in one call; the contexts' list stays empty, and
-// context_entity_recall finds a reference entity when the contexts' text holds it as whole
-// words (src/metrics/judged_adapters.cc). Asking the model for the contexts' entities as
-// well read every context a second time per sample, and on the 20 side-by-side samples
-// its context list found 1 of the 24 reference entities that whole words did not, an
-// entity the 1.5B model had made up and copied into both lists (docs/judges.md).
-StatusOr<EntityLists> LlmJudge::reference_and_context_entities(std::string_view reference,
-                                                               const std::vector<std::string>&,
-                                                               CallLog* calls) {
-  EntityLists out;
-  RAGMETER_ASSIGN_OR_RETURN(out.reference, entities(reference, calls));
   return out;
 }
 

@@ -1,9 +1,10 @@
 // The LLM judge of include/ragmeter/llm_judge.h, declared for its implementation files:
-//   llm_judge.cc          the compact plan's ledger, similarity, questions, entities
+//   llm_judge.cc          the compact plan's ledger, similarity, questions
 //   llm_verdict_fill.cc   the compact plan's verdicts: the verdict store, table calls
 //   llm_ragas_plan.cc     the ragas plan's per-metric ledgers
-//   llm_critics.cc        context relevance, key facts
-//   llm_task.cc           the judge's tasks (judge_tasks.h: critics, rubrics, conversations)
+//   llm_key_facts.cc      summary_score's key facts
+//   llm_task.cc           the judge's tasks (judge_tasks.h: relevant sentences, entities,
+//                         critics, rubrics, conversations)
 // with the requests in llm_requests.cc, claims in llm_claims.cc and window splitting in
 // llm_window.cc. Internal to src/judge/.
 #pragma once
@@ -45,14 +46,9 @@ class LlmJudge : public Judge {
                                              const std::vector<std::string>& others,
                                              CallLog* calls) override;
   StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) override;
-  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog* calls) override;
-  StatusOr<EntityLists> reference_and_context_entities(std::string_view reference,
-                                                       const std::vector<std::string>& contexts,
-                                                       CallLog* calls) override;
   // llm_task.cc: the judge's tasks (judge_tasks.h), one request each, in the sample's
-  // language.
+  // language (a task whose reply writes nothing of its own: as it is).
   StatusOr<TaskReply> ask(const JudgeTask& task, const Sample& sample, CallLog* calls) override;
-  StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog* calls) override;
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog* calls) override;
   // Images (llm_vision.cc): with LlmJudgeOptions::vision, each image is shown to the

@@ -17,7 +17,8 @@ std::vector<std::string> no_texts(const Json&) { return {}; }
 }  // namespace
 
 StatusOr<TaskReply> LlmJudge::ask(const JudgeTask& task, const Sample& sample, CallLog* calls) {
-  const JudgeLanguage language = judge_language_of(sample);
+  // A reply that writes nothing of its own (copied sentences, names) is asked as it is.
+  const JudgeLanguage language = task.written.empty() ? JudgeLanguage{} : judge_language_of(sample);
   // A ballot of several is sampled at 0.7 with a seed of its own. Repeat r's ballots take
   // the seeds after repeat r - 1's, so no two repeats share a ballot, and repeat 1's are an
   // unrepeated run's. One judgement is at temperature 0 (a repeat's: at its temperature

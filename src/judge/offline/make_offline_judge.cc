@@ -62,32 +62,6 @@ class OfflineJudge : public Judge {
     return out;
   }
 
-  StatusOr<std::vector<std::string>> entities(std::string_view text, CallLog*) override {
-    return offline_entities(text);
-  }
-
-  // A context sentence is needed when it holds at least half of the question's content
-  // words (stemmed; at least one).
-  StatusOr<RelevantSentences> relevant_sentences(const Sample& sample, CallLog*) override {
-    RelevantSentences out;
-    const std::string language = offline_sample_language(sample);
-    const OfflineClaim question(sample.user_input.value_or(""), language);
-    std::vector<std::string> keys;
-    for (std::size_t i : question.content()) keys.push_back(question.tokens()[i].key);
-    const std::size_t needed = std::max<std::size_t>(1, (keys.size() + 1) / 2);
-    if (!sample.retrieved_contexts) return out;
-    for (const std::string& context : *sample.retrieved_contexts) {
-      for (std::string_view sentence : split_sentences(context)) {
-        ++out.total;
-        const OfflinePremise premise(sentence, language);
-        std::size_t found = 0;
-        for (const std::string& key : keys) found += premise.sentences_with(key).empty() ? 0 : 1;
-        if (!keys.empty() && found >= needed) out.relevant.emplace_back(sentence);
-      }
-    }
-    return out;
-  }
-
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog*) override {
     // No sample here. A text in Latin script is read with the English rules (as before

@@ -1,0 +1,98 @@
+// context_relevance's sentences and context_entity_recall's entities as judge tasks
+// (judge_tasks.h): one request each to a model, the offline rules (offline_tasks.h)
+// without one, one reading of the reply for both.
+#include <algorithm>
+
+#include "judge/llm/llm_requests.h"
+#include "judge/offline/offline_tasks.h"
+#include "ragmeter/judge_tasks.h"
+#include "ragmeter/offline_judge.h"
+#include "ragmeter_prompts.inc"
+
+namespace ragmeter {
+
+using Json = nlohmann::json;
+
+namespace {
+
+Json strings_reply_schema(const char* key) {
+  return {{"type", "object"}, {"properties", {{key, string_array_schema()}}}, {"required", {key}}};
+}
+
+// Each copied text as the sentence it stands for, each sentence once: the first untaken
+// sentence equal to it (normalised), else the first untaken one that contains it or that it
+// contains, so a sentence the model copied only in part (or with its neighbour) still
+// counts.
+std::vector<std::string> copied_sentences(const std::vector<std::string>& sentences,
+                                          const std::vector<std::string>& copied) {
+  std::vector<std::string> normal;
+  for (const std::string& sentence : sentences) normal.push_back(normalize_content_text(sentence));
+  std::vector<bool> taken(sentences.size(), false);
+  std::vector<std::string> out;
+  for (const std::string& text : copied) {
+    const std::string key = normalize_content_text(text);
+    if (key.empty()) continue;
+    auto take = [&](auto matches) {
+      for (std::size_t i = 0; i < sentences.size(); ++i) {
+        if (taken[i] || !matches(normal[i])) continue;
+        taken[i] = true;
+        out.push_back(sentences[i]);
+        return true;
+      }
+      return false;
+    };
+    if (take([&](const std::string& s) { return s == key; })) continue;
+    take([&](const std::string& s) {
+      return s.find(key) != std::string::npos || key.find(s) != std::string::npos;
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<RelevantSentences> ask_relevant_sentences(Judge& judge, const Sample& sample,
+                                                   CallLog* calls) {
+  RelevantSentences out;
+  std::vector<std::string> sentences;
+  std::string contexts;
+  if (sample.retrieved_contexts) {
+    for (const std::string& context : *sample.retrieved_contexts) {
+      for (std::string_view sentence : split_sentences(context)) sentences.emplace_back(sentence);
+      contexts += context + "\n";
+    }
+  }
+  out.total = sentences.size();
+  if (sentences.empty()) return out;
+  JudgeTask task;
+  task.kind = "relevant_sentences";
+  task.prompt = std::string(prompts::k_relevant_sentences);
+  task.schema = strings_reply_schema("sentences");
+  task.schema_name = "sentences";
+  task.sections = judge_section("QUESTION", sample.user_input.value_or("")) +
+                  judge_section("CONTEXTS", contexts);
+  task.subject = "context relevance";
+  task.offline = offline_relevant_sentences_reply;
+  RAGMETER_ASSIGN_OR_RETURN(TaskReply reply, judge.ask(task, sample, calls));
+  out.relevant = copied_sentences(sentences, json_strings(reply.reply["sentences"]));
+  return out;
+}
+
+StatusOr<EntityLists> ask_entities(Judge& judge, const Sample& sample, CallLog* calls) {
+  JudgeTask task;
+  task.kind = "entities";
+  task.prompt = std::string(prompts::k_entities);
+  task.schema = strings_reply_schema("entities");
+  task.schema_name = "entities";
+  task.sections = judge_section("TEXT", sample.reference().value_or(""));
+  task.subject = "context entity recall";
+  task.offline = offline_entities_reply;
+  RAGMETER_ASSIGN_OR_RETURN(TaskReply reply, judge.ask(task, sample, calls));
+  EntityLists out;
+  out.reference = normalised_entities(reply.reply["entities"]);
+  // Only the offline rules list the contexts' entities (a model is not asked for them).
+  if (reply.offline) out.contexts = normalised_entities(reply.reply["context_entities"]);
+  return out;
+}
+
+}  // namespace ragmeter
