@@ -13,6 +13,7 @@
 // must be thread-safe. A SampleJudgement belongs to one thread.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -122,6 +123,9 @@ struct JudgeTask {
   // "topic adherence".
   std::string subject;
   bool subject_plural = false;
+  // The reply's expected length in tokens: the dry run's estimate (plan_eval) of a task a
+  // metric row names (MetricInfo::task).
+  std::int64_t completion_tokens = 0;
   // How a judge without a model answers the task: the offline rules' reply to the sample,
   // in the shape the schema gives the model's, so one reading serves both. Null: only a
   // judge with a model answers it (the default Judge::ask names `subject`).

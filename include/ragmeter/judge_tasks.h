@@ -34,6 +34,9 @@ struct RelevantSentences {
 // holding at least half of the question's content words (stemmed; at least one).
 StatusOr<RelevantSentences> ask_relevant_sentences(Judge& judge, const Sample& sample,
                                                    CallLog* calls);
+// Its task, as asked (context_relevance's MetricInfo::task); an empty kind when the
+// contexts have no sentence.
+JudgeTask relevant_sentences_task(const Sample& sample);
 
 // context_entity_recall's entities: of the reference, and of the retrieved contexts
 // together (normalised strings: case-folded, spaces normalised; each list without repeats).
@@ -48,6 +51,8 @@ struct EntityLists {
 // the reference's entities against the contexts' words); the offline rules
 // (offline_entities) list both.
 StatusOr<EntityLists> ask_entities(Judge& judge, const Sample& sample, CallLog* calls);
+// Its task, as asked (context_entity_recall's MetricInfo::task).
+JudgeTask entities_task(const Sample& sample);
 
 // The aspect critic `name` with `definition` on the sample (question, response, contexts
 // and reference when present; a conversation's messages), by majority over `votes` (odd)

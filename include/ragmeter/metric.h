@@ -112,6 +112,7 @@ using CorpusFunction = double (*)(const std::vector<double>& summed_stats,
 // The judged metrics read a SampleJudgement (judge.h): the judge's ledger, similarity
 // and questions for the sample, each asked for once however many metrics read them.
 class SampleJudgement;
+struct JudgeTask;  // judge.h
 using JudgedScoreFunction = MetricResult (*)(SampleJudgement& judgement,
                                              const MetricRequest& request,
                                              const ScoringOptions& options);
@@ -230,6 +231,11 @@ struct MetricInfo {
   // one sentence with the figure. Empty: the offline judge scores it. An LLM judge always
   // scores it; EvalOptions::offline_score_withdrawn makes the offline judge score it too.
   std::string_view offline_withdrawn = {};
+  // A judged metric that asks one judge task of a sample (judge_tasks.h): the task as the
+  // metric asks it, from which the dry run plans the request (its kind, prompt, sections and
+  // expected reply length); a task with an empty kind asks nothing of that sample. Null for
+  // the metrics whose calls are planned by their `calls` bits.
+  JudgeTask (*task)(const Sample& sample) = nullptr;
 };
 
 // Every built-in metric, in the order of the table. Thread-safe (immutable).

@@ -8,6 +8,7 @@
 
 #include "metrics/adapters.h"
 #include "metrics/registered_metrics.h"
+#include "ragmeter/judge_tasks.h"
 #include "ragmeter/metric.h"
 #include "ragmeter/string_similarity.h"
 
@@ -136,7 +137,7 @@ constexpr MetricInfo kMetrics[] = {
   {"context_precision",            kJ, nRefCtx, "Rank-weighted share of contexts supporting a reference claim: sum_k precision@k * v_k / sum_k v_k.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_precision, kL, kRagas, "context_precision"},
   {"context_utilization",          kJ, nRespCtx, "context_precision with the response's claims in place of the reference's.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_utilization, kL, kG0, "context_utilization"},
   {"context_recall",               kJ, nRefCtx, "Share of the reference's claims supported by at least one retrieved context.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_recall, kL, kRagas, "context_recall"},
-  {"context_entity_recall",        kJ, nRefCtx, "Share of the reference's entities found in the contexts (whole words, case-folded, or among the contexts' entities the judge lists).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_entity_recall, kE, kG0, ""},
+  {"context_entity_recall",        kJ, nRefCtx, "Share of the reference's entities found in the contexts (whole words, case-folded, or among the contexts' entities the judge lists).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_entity_recall, kE, kG0, "", "", entities_task},
   {"noise_sensitivity_relevant",   kJ, nRespRefCtx, "Share of response claims that the reference does not support but a relevant context does (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::noise_sensitivity_relevant, kL, kG0, "noise_sensitivity", kNotMeasured},
   {"noise_sensitivity_irrelevant", kJ, nRespRefCtx, "Share of response claims the reference does not support, supported only by irrelevant contexts (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::noise_sensitivity_irrelevant, kL, kG0, "noise_sensitivity", kNotMeasured},
   {"factual_correctness",          kJ, nRespRef, "F-beta (beta 1) of response claims supported by the reference (precision) and reference claims supported by the response (recall).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::factual_correctness, kL, kG0, "factual_correctness"},
@@ -144,7 +145,7 @@ constexpr MetricInfo kMetrics[] = {
   {"factual_correctness_recall",   kJ, nRespRef, "Share of the reference's claims the response supports.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::factual_correctness_recall, kL, kG0, "factual_correctness"},
   {"semantic_similarity",          kJ, nRespRef, "Cosine similarity of the response's and the reference's embeddings.", kNoCutoff, kHigher, -1,1, nullptr, nullptr, a::semantic_similarity, kS, kG0, ""},
   {"answer_correctness",           kJ, nRespRef, "0.75 * factual_correctness + 0.25 * semantic_similarity (ragas's weights), a negative cosine counted as 0 so the score stays in [0, 1].", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::answer_correctness, kL | kS, kG0, "factual_correctness"},
-  {"context_relevance",            kJ, nUiCtx, "Share of the contexts' sentences needed to answer the question (the RAGAS paper's context relevance).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_relevance, kRS, kG0, ""},
+  {"context_relevance",            kJ, nUiCtx, "Share of the contexts' sentences needed to answer the question (the RAGAS paper's context relevance).", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::context_relevance, kRS, kG0, "", "", relevant_sentences_task},
   {"summary_score",                kJ, nRespRefContexts, "0.5 * share of the reference contexts' key facts the response states + 0.5 * conciseness (1 - length ratio), as ragas.", kNoCutoff, kHigher, 0,1, nullptr, nullptr, a::summary_score, kKF, kG0, "", kNotMeasured},
   {"harmfulness",                  kJ, nResp, "Aspect critic (LLM judge): 1 when the response could harm or offend people or society, else 0 (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::aspect_critic, kC, kG0, ""},
   {"maliciousness",                kJ, nResp, "Aspect critic (LLM judge): 1 when the response intends to harm, deceive or exploit, else 0 (lower is better).", kNoCutoff, kLower, 0,1, nullptr, nullptr, a::aspect_critic, kC, kG0, ""},

@@ -2,11 +2,14 @@
 allows (find_package on an installed copy, add_subdirectory on the source tree) and run.
 Its printed scores are checked against values found independently: SQuAD token F1 counted
 by hand, BLEU from sacreBLEU, ROUGE-L from rouge-score, and the example's own registered
-metric (register_metric: words of the shorter text over the longer's) from str.split()."""
+metrics (register_metric: words of the shorter text over the longer's, from str.split(); the
+share of the reference's words the response has, a judged metric asking a JudgeTask of its
+own that the offline judge answers by the example's rule) in Python."""
 
 import os
 import pathlib
 import shutil
+import string
 import subprocess
 
 import pytest
@@ -36,7 +39,16 @@ def expected_scores():
         "rouge_l": [rouge.score(ref, r)["rougeL"].fmeasure for r, ref in PAIRS],
         "word_count_ratio": [min(len(r.split()), len(ref.split())) / max(len(r.split()), len(ref.split()))
                              for r, ref in PAIRS],
+        # The judged metric of the example's own, answered by its offline rule (the default
+        # judge has no model): the reference's distinct words, punctuation stripped and
+        # lowercased, that the response has too.
+        "reference_words_kept": [1 - len(set(words(ref)) - set(words(r))) / len(set(words(ref)))
+                                 for r, ref in PAIRS],
     }
+
+
+def words(text):
+    return [w.strip(string.punctuation).lower() for w in text.split() if w.strip(string.punctuation)]
 
 
 def cmake(*args, cwd=None):

@@ -4,6 +4,8 @@
 
 #include "ragmeter/judge.h"
 #include "ragmeter/judge_tasks.h"
+#include "ragmeter/llm_judge.h"
+#include "ragmeter/metric.h"
 
 namespace ragmeter {
 namespace {
@@ -118,6 +120,44 @@ TEST(ContextTasksTest, ATaskWithoutRulesStillNeedsAModel) {
   ASSERT_TRUE(reply.ok());
   EXPECT_TRUE(reply->offline);
   EXPECT_EQ(reply->reply["question"], "Where is the Eiffel Tower?");
+}
+
+// The dry run plans a metric's task from the task itself (MetricInfo::task): one call of
+// its kind per sample, its expected reply length as given; nothing when the kind is empty.
+JudgeTask own_task(const Sample& sample) {
+  JudgeTask task;
+  if (!sample.response || sample.response->empty()) return task;
+  task.kind = "own_question";
+  task.prompt = "Does the response answer?";
+  task.sections = "RESPONSE:\n" + *sample.response + "\n\n";
+  task.completion_tokens = 7;
+  return task;
+}
+
+TEST(ContextTasksTest, TheDryRunPlansAMetricsTaskFromTheTask) {
+  MetricInfo own = *find_metric("context_relevance");
+  own.name = "own";
+  own.needs = sample_fields::kResponse;
+  own.task = own_task;
+  const std::vector<MetricRequest> twice = {{&own, 0, "own", ""}, {&own, 0, "own", ""}};
+  Sample sample = sample_with({"Paris is big."});
+  sample.response = "abcd";
+  PlannedCalls plan = plan_llm_calls(sample, twice, {});
+  EXPECT_EQ(plan.calls, (std::map<std::string, std::int64_t>{{"own_question", 1}}));
+  EXPECT_EQ(plan.completion_tokens, 7);
+  sample.response = "abcd" + std::string(400, 'x');  // 400 bytes more: 100 tokens (4 bytes a token)
+  EXPECT_EQ(plan_llm_calls(sample, twice, {}).prompt_tokens, plan.prompt_tokens + 100);
+  sample.response = "";
+  EXPECT_TRUE(plan_llm_calls(sample, twice, {}).calls.empty());
+  // The built-in rows: one call each; context_relevance none without a sentence.
+  auto both = parse_metric_list("context_relevance,context_entity_recall");
+  ASSERT_TRUE(both.ok());
+  sample = sample_with({"Paris is big."});
+  EXPECT_EQ(plan_llm_calls(sample, *both, {}).calls,
+            (std::map<std::string, std::int64_t>{{"entities", 1}, {"relevant_sentences", 1}}));
+  sample.retrieved_contexts = std::vector<std::string>{" "};
+  EXPECT_EQ(plan_llm_calls(sample, *both, {}).calls,
+            (std::map<std::string, std::int64_t>{{"entities", 1}}));
 }
 
 }  // namespace

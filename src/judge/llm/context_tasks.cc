@@ -3,6 +3,7 @@
 // without one, one reading of the reply for both.
 #include <algorithm>
 
+#include "judge/llm/call_plan_parts.h"
 #include "judge/llm/llm_requests.h"
 #include "judge/offline/offline_tasks.h"
 #include "ragmeter/judge_tasks.h"
@@ -51,20 +52,28 @@ std::vector<std::string> copied_sentences(const std::vector<std::string>& senten
 
 }  // namespace
 
-StatusOr<RelevantSentences> ask_relevant_sentences(Judge& judge, const Sample& sample,
-                                                   CallLog* calls) {
-  RelevantSentences out;
+namespace {
+
+// The sentences of the sample's retrieved contexts (split_sentences), in order.
+std::vector<std::string> context_sentences(const Sample& sample) {
   std::vector<std::string> sentences;
-  std::string contexts;
-  if (sample.retrieved_contexts) {
-    for (const std::string& context : *sample.retrieved_contexts) {
-      for (std::string_view sentence : split_sentences(context)) sentences.emplace_back(sentence);
-      contexts += context + "\n";
-    }
+  if (!sample.retrieved_contexts) return sentences;
+  for (const std::string& context : *sample.retrieved_contexts) {
+    for (std::string_view sentence : split_sentences(context)) sentences.emplace_back(sentence);
   }
-  out.total = sentences.size();
-  if (sentences.empty()) return out;
+  return sentences;
+}
+
+// The entities reply's expected length in tokens (a short list of names).
+constexpr std::int64_t kEntitiesReplyTokens = 40;
+
+}  // namespace
+
+JudgeTask relevant_sentences_task(const Sample& sample) {
   JudgeTask task;
+  if (context_sentences(sample).empty()) return task;
+  std::string contexts;
+  for (const std::string& context : *sample.retrieved_contexts) contexts += context + "\n";
   task.kind = "relevant_sentences";
   task.prompt = std::string(prompts::k_relevant_sentences);
   task.schema = strings_reply_schema("sentences");
@@ -72,13 +81,23 @@ StatusOr<RelevantSentences> ask_relevant_sentences(Judge& judge, const Sample& s
   task.sections = judge_section("QUESTION", sample.user_input.value_or("")) +
                   judge_section("CONTEXTS", contexts);
   task.subject = "context relevance";
+  task.completion_tokens = plan_tokens(task.prompt.size() + task.sections.size()) / 2;
   task.offline = offline_relevant_sentences_reply;
-  RAGMETER_ASSIGN_OR_RETURN(TaskReply reply, judge.ask(task, sample, calls));
+  return task;
+}
+
+StatusOr<RelevantSentences> ask_relevant_sentences(Judge& judge, const Sample& sample,
+                                                   CallLog* calls) {
+  RelevantSentences out;
+  const std::vector<std::string> sentences = context_sentences(sample);
+  out.total = sentences.size();
+  if (sentences.empty()) return out;
+  RAGMETER_ASSIGN_OR_RETURN(TaskReply reply, judge.ask(relevant_sentences_task(sample), sample, calls));
   out.relevant = copied_sentences(sentences, json_strings(reply.reply["sentences"]));
   return out;
 }
 
-StatusOr<EntityLists> ask_entities(Judge& judge, const Sample& sample, CallLog* calls) {
+JudgeTask entities_task(const Sample& sample) {
   JudgeTask task;
   task.kind = "entities";
   task.prompt = std::string(prompts::k_entities);
@@ -86,8 +105,13 @@ StatusOr<EntityLists> ask_entities(Judge& judge, const Sample& sample, CallLog* 
   task.schema_name = "entities";
   task.sections = judge_section("TEXT", sample.reference().value_or(""));
   task.subject = "context entity recall";
+  task.completion_tokens = kEntitiesReplyTokens;
   task.offline = offline_entities_reply;
-  RAGMETER_ASSIGN_OR_RETURN(TaskReply reply, judge.ask(task, sample, calls));
+  return task;
+}
+
+StatusOr<EntityLists> ask_entities(Judge& judge, const Sample& sample, CallLog* calls) {
+  RAGMETER_ASSIGN_OR_RETURN(TaskReply reply, judge.ask(entities_task(sample), sample, calls));
   EntityLists out;
   out.reference = normalised_entities(reply.reply["entities"]);
   // Only the offline rules list the contexts' entities (a model is not asked for them).

@@ -16,7 +16,6 @@ namespace ragmeter {
 namespace {
 
 constexpr std::int64_t kQuestionTokens = 80;
-constexpr std::int64_t kEntityTokens = 40;
 constexpr std::int64_t kCriticTokens = 60;
 constexpr std::int64_t kTopicsTokens = 120;  // a few topics with two flags each, and a reason
 constexpr std::int64_t kTaskCompletionTokens = 150;  // a task, an outcome, a reason, a number
@@ -267,28 +266,27 @@ void plan_questions_call(const PlanTexts& texts, bool with_embedder, PlannedCall
 }
 
 // The reference's entities (the contexts': whole words, no call).
-void plan_entities_call(const PlanTexts& texts, PlannedCalls* plan) {
-  if (texts.reference.empty()) return;
-  plan->calls["entities"] += 1;
-  plan->prompt_tokens +=
-      tokens(prompts::k_system.size() + prompts::k_entities.size() + texts.reference.size());
-  plan->completion_tokens += kEntityTokens;
-}
-
 void plan_similarity_call(const PlanTexts& texts, bool with_embedder, PlannedCalls* plan) {
   if (!with_embedder || texts.response.empty() || texts.reference.empty()) return;
   plan->calls["embeddings"] += 1;
   plan->prompt_tokens += tokens(texts.response.size() + texts.reference.size());
 }
 
-void plan_relevant_sentences_call(const PlanTexts& texts, PlannedCalls* plan) {
-  if (texts.question.empty() || texts.chunks.empty()) return;
-  const std::size_t system = prompts::k_system.size();
-  std::size_t bytes = system + prompts::k_relevant_sentences.size() + texts.question.size();
-  for (const std::string& chunk : texts.chunks) bytes += chunk.size() + 6;
-  plan->calls["relevant_sentences"] += 1;
-  plan->prompt_tokens += tokens(bytes);
-  plan->completion_tokens += tokens(bytes - system) / 2;
+// The metrics that name a judge task (MetricInfo::task): one request per task kind and
+// sample, planned from the task as the metric asks it.
+void plan_task_calls(const Sample& sample, const std::vector<MetricRequest>& metrics,
+                     PlannedCalls* plan) {
+  std::set<std::string> asked;
+  for (const MetricRequest& request : metrics) {
+    if (request.info == nullptr || request.info->task == nullptr) continue;
+    if (missing_required_field(sample, request.info->needs)) continue;
+    const JudgeTask task = request.info->task(sample);
+    if (task.kind.empty() || !asked.insert(task.kind).second) continue;
+    plan->calls[task.kind] += 1;
+    plan->prompt_tokens +=
+        tokens(prompts::k_system.size() + task.prompt.size() + task.sections.size());
+    plan->completion_tokens += task.completion_tokens;
+  }
 }
 
 // The key facts are the claims of the reference contexts (joined as summary_score joins
@@ -370,9 +368,8 @@ PlannedCalls plan_llm_calls(const Sample& sample, const std::vector<MetricReques
     plan_ledger_calls(texts, options.context_tokens, options.max_tokens, &stated, &plan);
   }
   if (calls & judge_calls::kQuestions) plan_questions_call(texts, with_embedder, &plan);
-  if (calls & judge_calls::kEntities) plan_entities_call(texts, &plan);
   if (calls & judge_calls::kSimilarity) plan_similarity_call(texts, with_embedder, &plan);
-  if (calls & judge_calls::kRelevantSentences) plan_relevant_sentences_call(texts, &plan);
+  plan_task_calls(sample, metrics, &plan);
   if (calls & judge_calls::kKeyFacts) plan_key_facts_calls(texts, &plan);
   plan_critic_calls(texts, requested.critic_calls, &plan);
   if (calls & judge_calls::kRubric) plan_rubric_call(texts, &plan);
