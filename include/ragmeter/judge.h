@@ -1,8 +1,7 @@
 // Judges: what the judged metrics ask of a judge, and the per-sample cache of its answers.
 //
 // A Judge turns a sample into the claim ledger (claim_ledger.h), compares two texts by
-// embedding similarity, proposes questions a response answers (answer_relevancy) and
-// answers judge tasks (JudgeTask: one request of a fixed prompt, judge_tasks.h builds
+// embedding similarity and answers judge tasks (JudgeTask: one request of a fixed prompt, judge_tasks.h builds
 // them), which the offline judge answers by its rules where a task has them. Two kinds exist: the offline
 // judge (make_offline_judge, no network, no model: classical methods, see
 // offline_judge.h and text_vectors.h) and an LLM judge over an OpenAI-compatible
@@ -140,6 +139,8 @@ struct TaskReply {
   std::string wrong_script;
   // The reply is the task's offline rules' (JudgeTask::offline), not a model's.
   bool offline = false;
+  // The model that wrote it (LlmJudgeOptions::model); empty for the offline rules.
+  std::string model;
 };
 
 class Judge {
@@ -190,15 +191,13 @@ class Judge {
   }
   // Cosine similarity of the two texts' embeddings, in [-1, 1].
   virtual StatusOr<double> similarity(std::string_view a, std::string_view b, CallLog* calls) = 0;
-  // Questions the response answers, and whether it is noncommittal.
-  virtual StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) = 0;
   // Cosine similarities of `a` to each of `others` (answer_relevancy). The default asks
   // similarity() once per text; a judge with an embedder embeds them in one request.
   virtual StatusOr<std::vector<double>> similarities(std::string_view a,
                                                      const std::vector<std::string>& others,
                                                      CallLog* calls);
-  // One way to ask a task (judge_tasks.h: context relevance's sentences, the entities,
-  // aspect critics, rubric scores, topic adherence, the conversation tasks, task
+  // One way to ask a task (judge_tasks.h: answer relevancy's questions, context relevance's
+  // sentences, the entities, aspect critics, rubric scores, topic adherence, the conversation tasks, task
   // completion): one request of `task.prompt` over `task.sections` whose reply is the JSON
   // `task.schema` describes, asked in the sample's language (a reply mostly in another
   // script is asked again once; still so, TaskReply::wrong_script says it). The default,
@@ -248,9 +247,6 @@ class Judge {
 // The offline judge: deterministic, thread-safe, no I/O.
 //  - claim_ledger: offline_claim_ledger (offline_judge.h);
 //  - similarity: cosine of offline_text_vector (text_vectors.h);
-//  - questions_for: asks no model. The response itself stands in for the generated
-//    question (so answer_relevancy becomes the similarity of question and response),
-//    and noncommittal comes from is_noncommittal;
 //  - ask: the task's offline rules (JudgeTask::offline), e.g. offline_entities
 //    (text_vectors.h) for the entities.
 std::shared_ptr<Judge> make_offline_judge();

@@ -20,6 +20,15 @@
 
 namespace ragmeter {
 
+// answer_relevancy's questions: those the response answers and whether it is noncommittal
+// (GeneratedQuestions, judge.h); call kind "questions", in the sample's language.
+// InvalidArgument when the model wrote them in another script, also when asked again (they
+// would be compared with the question across languages). A response that declines in so
+// many words (is_noncommittal) is noncommittal whatever the model said. Offline: the
+// response stands in for the questions.
+StatusOr<GeneratedQuestions> ask_questions(Judge& judge, const Sample& sample, CallLog* calls);
+JudgeTask questions_task(const Sample& sample);
+
 // context_relevance: which sentences of the retrieved contexts are needed to answer
 // the question.
 struct RelevantSentences {

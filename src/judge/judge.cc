@@ -49,7 +49,7 @@ const StatusOr<ClaimLedger>& SampleJudgement::ledger_for(std::string_view ragas_
 }
 
 const StatusOr<GeneratedQuestions>& SampleJudgement::questions() {
-  if (!questions_) questions_.emplace(judge_.questions_for(sample_, &questions_calls_));
+  if (!questions_) questions_.emplace(ask_questions(judge_, sample_, &questions_calls_));
   return *questions_;
 }
 

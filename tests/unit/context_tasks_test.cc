@@ -17,7 +17,6 @@ class ScriptedModelJudge : public Judge {
   std::string description() const override { return "scripted model"; }
   StatusOr<ClaimLedger> claim_ledger(const Sample&, CallLog*) override { return not_found("-"); }
   StatusOr<double> similarity(std::string_view, std::string_view, CallLog*) override { return 0.0; }
-  StatusOr<GeneratedQuestions> questions_for(const Sample&, CallLog*) override { return not_found("-"); }
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view, std::string_view, CallLog*) override {
     return not_found("-");
   }

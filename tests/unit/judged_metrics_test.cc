@@ -6,6 +6,7 @@
 #include <atomic>
 #include <map>
 
+#include "judge/llm/llm_requests.h"
 #include "ragmeter/evaluate.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/judge_tasks.h"
@@ -51,16 +52,18 @@ class ScriptedJudge : public Judge {
     if (it == similarities.end()) return not_found("no scripted similarity");
     return it->second;
   }
-  StatusOr<GeneratedQuestions> questions_for(const Sample&, CallLog*) override {
-    return GeneratedQuestions{questions, noncommittal, "scripted"};
-  }
-  // The tasks with offline rules (judge_tasks.h), answered as rules answer them: the
-  // entities from entity_lists (the reference's; the contexts' together), the context
-  // sentence "C1" as the one needed.
+  // The tasks with offline rules (judge_tasks.h): the questions as a model named "scripted"
+  // answers them (`questions`, `noncommittal`); the entities from entity_lists (the
+  // reference's; the contexts' together) and the context sentence "C1" as the one needed, as
+  // rules answer them.
   StatusOr<TaskReply> ask(const JudgeTask& task, const Sample& sample, CallLog* calls) override {
     TaskReply out;
     out.offline = true;
-    if (task.kind == "entities") {
+    if (task.kind == "questions") {
+      out.offline = false;
+      out.model = "scripted";
+      out.reply = {{"questions", questions}, {std::string(kNoncommittalKey), noncommittal}};
+    } else if (task.kind == "entities") {
       auto listed = [&](std::string_view text) {
         auto it = entity_lists.find(std::string(text));
         return it == entity_lists.end() ? std::vector<std::string>{} : it->second;
@@ -314,9 +317,6 @@ class CriticJudge : public Judge {
   std::string description() const override { return "critic"; }
   StatusOr<ClaimLedger> claim_ledger(const Sample&, CallLog*) override { return not_found("x"); }
   StatusOr<double> similarity(std::string_view, std::string_view, CallLog*) override { return 0.0; }
-  StatusOr<GeneratedQuestions> questions_for(const Sample&, CallLog*) override {
-    return not_found("x");
-  }
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view, std::string_view, CallLog*) override {
     return not_found("x");
   }
@@ -324,6 +324,7 @@ class CriticJudge : public Judge {
   // a critic says yes when i < votes_for; the rubric gives `score`. What the task showed is
   // read back from its sections.
   StatusOr<TaskReply> ask(const JudgeTask& task, const Sample&, CallLog* calls) override {
+    if (task.kind == "questions") return not_found("x");
     if (task.kind.starts_with("critic:")) {
       seen_definition = section(task.sections, "CRITERION");
       seen_votes = task.votes;

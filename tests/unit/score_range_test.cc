@@ -21,7 +21,7 @@ class BrokenSimilarityJudge : public Judge {
   std::string description() const override { return "broken"; }
   StatusOr<ClaimLedger> claim_ledger(const Sample&, CallLog*) override { return unavailable("-"); }
   StatusOr<double> similarity(std::string_view, std::string_view, CallLog*) override { return 1.5; }
-  StatusOr<GeneratedQuestions> questions_for(const Sample&, CallLog*) override {
+  StatusOr<TaskReply> ask(const JudgeTask&, const Sample&, CallLog*) override {
     return unavailable("-");
   }
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view, std::string_view,

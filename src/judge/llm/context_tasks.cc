@@ -70,19 +70,20 @@ constexpr std::int64_t kEntitiesReplyTokens = 40;
 }  // namespace
 
 JudgeTask relevant_sentences_task(const Sample& sample) {
-  JudgeTask task;
-  if (context_sentences(sample).empty()) return task;
+  if (context_sentences(sample).empty()) return JudgeTask{};
   std::string contexts;
   for (const std::string& context : *sample.retrieved_contexts) contexts += context + "\n";
-  task.kind = "relevant_sentences";
-  task.prompt = std::string(prompts::k_relevant_sentences);
-  task.schema = strings_reply_schema("sentences");
-  task.schema_name = "sentences";
-  task.sections = judge_section("QUESTION", sample.user_input.value_or("")) +
-                  judge_section("CONTEXTS", contexts);
-  task.subject = "context relevance";
+  JudgeTask task{
+      .kind = "relevant_sentences",
+      .prompt = std::string(prompts::k_relevant_sentences),
+      .schema = strings_reply_schema("sentences"),
+      .schema_name = "sentences",
+      .sections = judge_section("QUESTION", sample.user_input.value_or("")) +
+                  judge_section("CONTEXTS", contexts),
+      .subject = "context relevance",
+      .offline = offline_relevant_sentences_reply,
+  };
   task.completion_tokens = plan_tokens(task.prompt.size() + task.sections.size()) / 2;
-  task.offline = offline_relevant_sentences_reply;
   return task;
 }
 
@@ -98,16 +99,16 @@ StatusOr<RelevantSentences> ask_relevant_sentences(Judge& judge, const Sample& s
 }
 
 JudgeTask entities_task(const Sample& sample) {
-  JudgeTask task;
-  task.kind = "entities";
-  task.prompt = std::string(prompts::k_entities);
-  task.schema = strings_reply_schema("entities");
-  task.schema_name = "entities";
-  task.sections = judge_section("TEXT", sample.reference().value_or(""));
-  task.subject = "context entity recall";
-  task.completion_tokens = kEntitiesReplyTokens;
-  task.offline = offline_entities_reply;
-  return task;
+  return JudgeTask{
+      .kind = "entities",
+      .prompt = std::string(prompts::k_entities),
+      .schema = strings_reply_schema("entities"),
+      .schema_name = "entities",
+      .sections = judge_section("TEXT", sample.reference().value_or("")),
+      .subject = "context entity recall",
+      .completion_tokens = kEntitiesReplyTokens,
+      .offline = offline_entities_reply,
+  };
 }
 
 StatusOr<EntityLists> ask_entities(Judge& judge, const Sample& sample, CallLog* calls) {

@@ -33,9 +33,6 @@ class OfflineJudgeWithEmbedder : public Judge {
                                              CallLog* calls) override {
     return embedding_similarities(*embedder_, book_, a, others, calls);
   }
-  StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) override {
-    return offline_->questions_for(sample, calls);
-  }
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog* calls) override {
     return offline_->key_fact_coverage(text, summary, calls);

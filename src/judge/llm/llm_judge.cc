@@ -1,5 +1,5 @@
 // The LLM judge of include/ragmeter/llm_judge.h (llm_judge_impl.h lists its files): the
-// compact plan's ledger, similarity and questions. Prompts come from
+// compact plan's ledger and similarity. Prompts come from
 // src/judge/prompts/ (embedded by cmake/embed_prompts.cmake).
 #include "judge/llm/llm_judge_impl.h"
 
@@ -172,31 +172,6 @@ StatusOr<std::vector<double>> LlmJudge::similarities(std::string_view a,
   if (!options_.embedder && local_) return local_->similarities(a, others);
   if (!options_.embedder) return Judge::similarities(a, others, calls);
   return embedding_similarities(*options_.embedder, embed_book_, a, others, calls);
-}
-
-StatusOr<GeneratedQuestions> LlmJudge::questions_for(const Sample& sample, CallLog* calls) {
-  const JudgeLanguage language = judge_language_of(sample);
-  const std::string response = sample.response.value_or("");
-  LanguageReply answer = chat_in_language(
-      book_, *options_.chat, language, "the questions",
-      [&](const std::string& line) {
-        return llm_questions_request(response, options_.max_tokens, line);
-      },
-      [](const Json& reply) { return read_llm_questions(reply).questions; }, "questions", calls);
-  RAGMETER_RETURN_IF_ERROR(answer.reply.status());
-  // Questions in another language than the sample's question are compared with it across
-  // languages, which an embedder may score as unrelated: no number (docs/design.md).
-  if (answer.wrong) return invalid_argument(wrong_script_message(language, "the questions", *answer.wrong));
-  GeneratedQuestions out = read_llm_questions(*answer.reply);
-  out.method = "llm " + options_.model + ": questions the response answers";
-  // A check in code, as the verdicts have: a response that declines in so many words ("the
-  // context does not say") is noncommittal whatever the model said; the 1.5B model called
-  // such responses committal (docs/judges.md, prompts llm-v9).
-  if (!out.noncommittal && is_noncommittal(sample.response.value_or(""))) {
-    out.noncommittal = true;
-    out.method += "; noncommittal by the decline phrases of the offline judge (the judge said no)";
-  }
-  return out;
 }
 
 nlohmann::ordered_json LlmJudge::usage_by_call() const {

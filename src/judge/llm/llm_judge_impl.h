@@ -1,5 +1,5 @@
 // The LLM judge of include/ragmeter/llm_judge.h, declared for its implementation files:
-//   llm_judge.cc          the compact plan's ledger, similarity, questions
+//   llm_judge.cc          the compact plan's ledger, similarity
 //   llm_verdict_fill.cc   the compact plan's verdicts: the verdict store, table calls
 //   llm_ragas_plan.cc     the ragas plan's per-metric ledgers
 //   llm_key_facts.cc      summary_score's key facts
@@ -45,7 +45,6 @@ class LlmJudge : public Judge {
   StatusOr<std::vector<double>> similarities(std::string_view a,
                                              const std::vector<std::string>& others,
                                              CallLog* calls) override;
-  StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog* calls) override;
   // llm_task.cc: the judge's tasks (judge_tasks.h), one request each, in the sample's
   // language (a task whose reply writes nothing of its own: as it is).
   StatusOr<TaskReply> ask(const JudgeTask& task, const Sample& sample, CallLog* calls) override;

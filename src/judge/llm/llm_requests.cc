@@ -10,6 +10,7 @@
 #include "judge/llm/verdict_checks.h"
 #include "judge/llm/verdict_table.h"
 #include "ragmeter/claim_ledger.h"
+#include "ragmeter/judge_tasks.h"
 #include "ragmeter/llm_judge.h"
 #include "ragmeter/offline_judge.h"
 #include "ragmeter_prompts.inc"
@@ -53,13 +54,11 @@ std::string judge_section(std::string_view name, std::string_view text) {
 
 llm::ChatRequest llm_questions_request(std::string_view response, int max_tokens,
                                        std::string_view instruction) {
-  const std::string flag(kNoncommittalKey);
-  Json schema = {{"type", "object"},
-                 {"properties",
-                  {{"questions", string_array_schema()}, {flag, {{"type", "boolean"}}}}},
-                 {"required", {"questions", flag}}};
-  return make_judge_request(judge_section("RESPONSE", response), prompts::k_questions,
-                            std::move(schema), "questions", max_tokens, {}, instruction);
+  Sample sample;
+  sample.response = std::string(response);
+  JudgeTask task = questions_task(sample);
+  return make_judge_request(std::move(task.sections), task.prompt, std::move(task.schema),
+                            std::move(task.schema_name), max_tokens, {}, instruction);
 }
 
 GeneratedQuestions read_llm_questions(const Json& reply) {

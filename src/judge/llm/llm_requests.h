@@ -52,7 +52,8 @@ std::string judge_conversation_section(const Conversation& conversation);
 // noncommittal. The flag's key sorts after "questions" (a grammar-constrained server writes
 // keys in sorted order), so the model has written the questions before it judges the
 // response: asked first, the 1.5B model called bare names ("Vestfold") noncommittal
-// (docs/judges.md, prompts llm-v9).
+// (docs/judges.md, prompts llm-v9). The request is questions_task's (judge_tasks.h), as
+// Judge::ask sends it.
 inline constexpr std::string_view kNoncommittalKey = "response_is_noncommittal";
 llm::ChatRequest llm_questions_request(std::string_view response, int max_tokens,
                                        std::string_view instruction = {});

@@ -1,5 +1,5 @@
 // The one way the LLM judge asks a task (judge.h's Judge::ask; the tasks are built in
-// judge_tasks.h): one request of the task's prompt over its sections, in the sample's
+// judge_tasks.h, answer_relevancy's questions among them): one request of the task's prompt over its sections, in the sample's
 // language.
 #include <algorithm>
 
@@ -40,6 +40,7 @@ StatusOr<TaskReply> LlmJudge::ask(const JudgeTask& task, const Sample& sample, C
   RAGMETER_ASSIGN_OR_RETURN(Json reply, std::move(answer.reply));
   TaskReply out;
   out.reply = std::move(reply);
+  out.model = options_.model;
   if (answer.wrong) out.wrong_script = wrong_script_message(language, task.written, *answer.wrong);
   return out;
 }

@@ -53,15 +53,6 @@ class OfflineJudge : public Judge {
     return Judge::similarities(a, others, calls);
   }
 
-  StatusOr<GeneratedQuestions> questions_for(const Sample& sample, CallLog*) override {
-    GeneratedQuestions out;
-    const std::string response = sample.response.value_or("");
-    out.noncommittal = is_noncommittal(response);
-    out.questions.push_back(response);
-    out.method = "offline: no questions are generated; the response stands in for them";
-    return out;
-  }
-
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog*) override {
     // No sample here. A text in Latin script is read with the English rules (as before
