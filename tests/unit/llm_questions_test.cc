@@ -1,7 +1,7 @@
 // answer_relevancy under an LLM judge over the FAKE server (fixed replies; the end-to-end
 // test against the real local server is tests/llm/test_eval_llm_judge.py): the model's
 // noncommittal flag is read by its own key, and a response that declines in so many words
-// is noncommittal whatever the model said (src/judge/llm/llm_judge.cc, questions_for).
+// is noncommittal whatever the model said (src/judge/llm/questions_task.cc, ask_questions).
 #include <gtest/gtest.h>
 
 #include <filesystem>
