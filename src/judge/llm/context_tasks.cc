@@ -69,8 +69,10 @@ constexpr std::int64_t kEntitiesReplyTokens = 40;
 
 }  // namespace
 
-JudgeTask relevant_sentences_task(const Sample& sample) {
-  if (context_sentences(sample).empty()) return JudgeTask{};
+namespace {
+
+// The task of a sample whose contexts have a sentence.
+JudgeTask sentences_task(const Sample& sample) {
   std::string contexts;
   for (const std::string& context : *sample.retrieved_contexts) contexts += context + "\n";
   JudgeTask task{
@@ -81,10 +83,17 @@ JudgeTask relevant_sentences_task(const Sample& sample) {
       .sections = judge_section("QUESTION", sample.user_input.value_or("")) +
                   judge_section("CONTEXTS", contexts),
       .subject = "context relevance",
-      .offline = offline_relevant_sentences_reply,
+      .offline = [](const Sample& s) { return offline_relevant_sentences_reply(s); },
   };
   task.completion_tokens = plan_tokens(task.prompt.size() + task.sections.size()) / 2;
   return task;
+}
+
+}  // namespace
+
+JudgeTask relevant_sentences_task(const Sample& sample) {
+  if (context_sentences(sample).empty()) return JudgeTask{};
+  return sentences_task(sample);
 }
 
 StatusOr<RelevantSentences> ask_relevant_sentences(Judge& judge, const Sample& sample,
@@ -93,8 +102,15 @@ StatusOr<RelevantSentences> ask_relevant_sentences(Judge& judge, const Sample& s
   const std::vector<std::string> sentences = context_sentences(sample);
   out.total = sentences.size();
   if (sentences.empty()) return out;
-  RAGMETER_ASSIGN_OR_RETURN(TaskReply reply, judge.ask(relevant_sentences_task(sample), sample, calls));
-  out.relevant = copied_sentences(sentences, json_strings(reply.reply["sentences"]));
+  JudgeTask task = sentences_task(sample);
+  // The rules read the sentences split here (splitting is most of their cost).
+  task.offline = [&sentences](const Sample& s) -> StatusOr<Json> {
+    return offline_relevant_sentences_reply(s, sentences);
+  };
+  RAGMETER_ASSIGN_OR_RETURN(TaskReply reply, judge.ask(task, sample, calls));
+  const std::vector<std::string> named = json_strings(reply.reply["sentences"]);
+  // The rules name the contexts' own sentences; a model's copies are matched to them.
+  out.relevant = reply.offline ? named : copied_sentences(sentences, named);
   return out;
 }
 
@@ -114,9 +130,14 @@ JudgeTask entities_task(const Sample& sample) {
 StatusOr<EntityLists> ask_entities(Judge& judge, const Sample& sample, CallLog* calls) {
   RAGMETER_ASSIGN_OR_RETURN(TaskReply reply, judge.ask(entities_task(sample), sample, calls));
   EntityLists out;
-  out.reference = normalised_entities(reply.reply["entities"]);
-  // Only the offline rules list the contexts' entities (a model is not asked for them).
-  if (reply.offline) out.contexts = normalised_entities(reply.reply["context_entities"]);
+  if (!reply.offline) {
+    out.reference = normalised_entities(reply.reply["entities"]);
+    return out;
+  }
+  // The rules' entities are normalised already (offline_entities), and only the rules list
+  // the contexts' (a model is not asked for them).
+  out.reference = json_strings(reply.reply["entities"]);
+  out.contexts = json_strings(reply.reply["context_entities"]);
   return out;
 }
 

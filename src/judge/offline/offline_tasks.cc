@@ -8,24 +8,31 @@
 
 namespace ragmeter {
 
-StatusOr<nlohmann::json> offline_relevant_sentences_reply(const Sample& sample) {
+nlohmann::json offline_relevant_sentences_reply(const Sample& sample,
+                                                const std::vector<std::string>& sentences) {
   nlohmann::json relevant = nlohmann::json::array();
   const std::string language = offline_sample_language(sample);
   const OfflineClaim question(sample.user_input.value_or(""), language);
   std::vector<std::string> keys;
   for (std::size_t i : question.content()) keys.push_back(question.tokens()[i].key);
   const std::size_t needed = std::max<std::size_t>(1, (keys.size() + 1) / 2);
-  if (sample.retrieved_contexts && !keys.empty()) {
-    for (const std::string& context : *sample.retrieved_contexts) {
-      for (std::string_view sentence : split_sentences(context)) {
-        const OfflinePremise premise(sentence, language);
-        std::size_t found = 0;
-        for (const std::string& key : keys) found += premise.sentences_with(key).empty() ? 0 : 1;
-        if (found >= needed) relevant.push_back(std::string(sentence));
-      }
-    }
+  for (const std::string& sentence : keys.empty() ? std::vector<std::string>{} : sentences) {
+    const OfflinePremise premise(sentence, language);
+    std::size_t found = 0;
+    for (const std::string& key : keys) found += premise.sentences_with(key).empty() ? 0 : 1;
+    if (found >= needed) relevant.push_back(sentence);
   }
   return nlohmann::json{{"sentences", std::move(relevant)}};
+}
+
+StatusOr<nlohmann::json> offline_relevant_sentences_reply(const Sample& sample) {
+  std::vector<std::string> sentences;
+  if (sample.retrieved_contexts) {
+    for (const std::string& context : *sample.retrieved_contexts) {
+      for (std::string_view sentence : split_sentences(context)) sentences.emplace_back(sentence);
+    }
+  }
+  return offline_relevant_sentences_reply(sample, sentences);
 }
 
 StatusOr<nlohmann::json> offline_entities_reply(const Sample& sample) {

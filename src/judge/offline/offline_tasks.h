@@ -3,6 +3,9 @@
 // JudgeTask::offline. Deterministic, thread-safe, no I/O.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "ragmeter/sample.h"
@@ -14,6 +17,9 @@ namespace ragmeter {
 // order, that hold at least half of the question's content words (stemmed, in
 // offline_sample_language; at least one).
 StatusOr<nlohmann::json> offline_relevant_sentences_reply(const Sample& sample);
+// The same over `sentences`, the contexts' sentences already split.
+nlohmann::json offline_relevant_sentences_reply(const Sample& sample,
+                                                const std::vector<std::string>& sentences);
 
 // {"entities": [...], "context_entities": [...]}: offline_entities of the reference, and of
 // the retrieved contexts together (each once, in order of first occurrence).
