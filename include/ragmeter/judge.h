@@ -101,6 +101,13 @@ struct TopicVerdicts {
   std::string warning;  // as CriticVerdict::warning
 };
 
+// A piece of a vision task's request (JudgeTask::parts): text as it is, or one
+// of the sample's images.
+struct TaskPart {
+  std::string text;                     // when `image` is null
+  const SampleImage* image = nullptr;   // the image shown here; outlives the ask
+};
+
 // A question for a judge, as data (judge_tasks.h builds them): one request, a JSON reply.
 // Judge::ask asks it. A task the offline judge also answers carries its rules as `offline`.
 struct JudgeTask {
@@ -129,6 +136,13 @@ struct JudgeTask {
   // in the shape the schema gives the model's, so one reading serves both. Null: only a
   // judge with a model answers it (the default Judge::ask names `subject`).
   std::function<StatusOr<nlohmann::json>(const Sample& sample)> offline;
+  // A task for a vision model (ragas 0.4's one-call multimodal metrics): the request's
+  // content after the prompt, texts and images in order, in place of `sections` (a
+  // vision task even when the sample has no image). Only a judge with a vision model
+  // answers it (LlmJudgeOptions::vision); any other says it "needs a vision model
+  // (`subject`)".
+  std::vector<TaskPart> parts;
+  bool needs_vision() const { return !parts.empty(); }
 };
 
 // A task's reply.
@@ -198,11 +212,12 @@ class Judge {
                                                      CallLog* calls);
   // One way to ask a task (judge_tasks.h: answer relevancy's questions, context relevance's
   // sentences, the entities, aspect critics, rubric scores, topic adherence, the conversation tasks, task
-  // completion): one request of `task.prompt` over `task.sections` whose reply is the JSON
+  // completion, the one-call multimodal verdicts): one request of `task.prompt` over `task.sections` whose reply is the JSON
   // `task.schema` describes, asked in the sample's language (a reply mostly in another
   // script is asked again once; still so, TaskReply::wrong_script says it). The default,
   // which the offline judge keeps, answers with `task.offline` when the task has it and
-  // FailedPrecondition naming task.subject when it does not (it needs an LLM judge).
+  // FailedPrecondition naming task.subject when it does not (it needs an LLM judge; a task
+  // that shows images: a vision model).
   virtual StatusOr<TaskReply> ask(const JudgeTask& task, const Sample& sample, CallLog* calls);
   // The key facts (claims) of `text` and whether `summary` states each of them.
   virtual StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text,
@@ -217,13 +232,6 @@ class Judge {
   virtual StatusOr<ClaimLedger> multimodal_claim_ledger(const Sample& sample,
                                                         const std::vector<SampleImage>& images,
                                                         OcrReader& ocr, CallLog* calls);
-  // ragas 0.4's multimodal_faithfulness / multimodal_relevance: one vision call over the
-  // response (and question), the text contexts and the images, a verdict and a reason.
-  // The default, and the offline judge, answer FailedPrecondition: it needs a vision model.
-  virtual StatusOr<MultimodalVerdict> multimodal_verdict(const Sample& sample,
-                                                         const std::vector<SampleImage>& images,
-                                                         MultimodalQuestion question,
-                                                         CallLog* calls);
   // Called by the evaluation loop with each batch of samples before any of them is
   // scored, from one thread while no other method runs. A judge may prepare what the
   // batch shares: with the local embedder, the batch's questions, responses and

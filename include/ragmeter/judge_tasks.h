@@ -1,5 +1,5 @@
 // The judge's tasks: questions for a judge, each built as a JudgeTask (judge.h: the prompt,
-// the sample's sections, the reply's schema, and for some the offline rules' answer) and
+// the sample's sections or images, the reply's schema, and for some the offline rules' answer) and
 // asked of any judge through the one Judge::ask, their replies read here. A task with
 // offline rules (the relevant sentences, the entities) is answered by them when the judge
 // has no model; any other task then answers FailedPrecondition naming it ("rubric scores
@@ -92,5 +92,20 @@ StatusOr<ItemVerdicts> ask_conversation_task(Judge& judge, const Sample& sample,
 // when given), the outcome and a verdict in [0, 1] (read_task_completion_reply), one
 // "task_completion" call. InvalidArgument on a single-turn sample.
 StatusOr<TaskCompletion> ask_task_completion(Judge& judge, const Sample& sample, CallLog* calls);
+
+// ragas 0.4's multimodal_faithfulness / multimodal_relevance: one "vision" call over the
+// response (and, for relevance, the question) and every retrieved context in rank order,
+// texts and `images` (the sample's, read) shown as they are, a verdict 0/1 and a reason
+// in the sample's language (a reason still in another script keeps the verdict and says so
+// in MultimodalVerdict::warning). A judge without a vision model answers FailedPrecondition
+// ("needs a vision model ..."); InvalidArgument when the reply has no verdict 0 or 1, or the
+// images pass the server's limits (--judge-max-images, --judge-max-image-bytes).
+StatusOr<MultimodalVerdict> ask_multimodal_verdict(Judge& judge, const Sample& sample,
+                                                   const std::vector<SampleImage>& images,
+                                                   MultimodalQuestion question, CallLog* calls);
+// Its task, as asked: the images are shown through JudgeTask::parts, which point into
+// `images` (keep it alive while the task is asked).
+JudgeTask multimodal_verdict_task(const Sample& sample, const std::vector<SampleImage>& images,
+                                  MultimodalQuestion question);
 
 }  // namespace ragmeter

@@ -19,6 +19,12 @@ StatusOr<std::vector<double>> Judge::similarities(std::string_view a,
 }
 
 StatusOr<TaskReply> Judge::ask(const JudgeTask& task, const Sample& sample, CallLog*) {
+  if (task.needs_vision()) {
+    return failed_precondition("needs a vision model (" + task.subject + "); the " +
+                               description() +
+                               " judge has none. The claim-level multimodal metrics read "
+                               "images by OCR");
+  }
   if (task.offline) {
     TaskReply out;
     RAGMETER_ASSIGN_OR_RETURN(out.reply, task.offline(sample));

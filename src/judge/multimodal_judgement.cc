@@ -1,6 +1,5 @@
-// Images in the judgement of a sample (judge.h): reading them once per sample, the
-// default multimodal ledger (each image's OCR text judged as a text chunk) and the
-// default answer to the one-call vision metrics (none without a vision model).
+// Images in the judgement of a sample (judge.h): reading them once per sample and the
+// default multimodal ledger (each image's OCR text judged as a text chunk).
 #include "judge/multimodal_ledger.h"
 #include "ragmeter/judge.h"
 #include "ragmeter/ocr.h"
@@ -66,15 +65,6 @@ StatusOr<ClaimLedger> Judge::multimodal_claim_ledger(const Sample& sample,
     if (at < ledger.chunks.size()) ledger.chunks[at].image = images[i].image.sha256;
   }
   return ledger;
-}
-
-StatusOr<MultimodalVerdict> Judge::multimodal_verdict(const Sample&, const std::vector<SampleImage>&,
-                                                      MultimodalQuestion, CallLog*) {
-  return failed_precondition("needs a vision model (one call over the response, the contexts and "
-                             "the images, as ragas 0.4); the " +
-                             description() +
-                             " judge has none. The claim-level multimodal metrics read images "
-                             "by OCR");
 }
 
 const StatusOr<std::vector<SampleImage>>& SampleJudgement::images() {

@@ -14,6 +14,7 @@
 #include "metrics/adapters.h"
 #include "metrics/judged_evidence.h"
 #include "ragmeter/judge.h"
+#include "ragmeter/judge_tasks.h"
 #include "ragmeter/ledger_metrics.h"
 #include "ragmeter/ocr.h"
 #include "ragmeter/offline_judge.h"
@@ -97,7 +98,7 @@ MetricResult one_call(SampleJudgement& j, MultimodalQuestion question) {
   const auto& read = j.images();
   if (!read.ok()) return image_problem(read.status());
   CallLog calls;
-  auto verdict = j.judge().multimodal_verdict(s, *read, question, &calls);
+  auto verdict = ask_multimodal_verdict(j.judge(), s, *read, question, &calls);
   if (!verdict.ok()) {
     if (verdict.status().code() == StatusCode::kFailedPrecondition) {
       return MetricResult::skipped(verdict.status().message());

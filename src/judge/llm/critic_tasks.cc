@@ -15,14 +15,6 @@ namespace {
 // What a critic or rubric call writes in the sample's language.
 constexpr std::string_view kReasonWhat = "the reason";
 
-// The reason of a critic's or rubric's reply (what the language check reads).
-std::vector<std::string> reply_reason(const Json& reply) {
-  if (reply.is_object() && reply.contains("reason") && reply["reason"].is_string()) {
-    return {reply["reason"].get<std::string>()};
-  }
-  return {};
-}
-
 JudgeTask critic_task(const Sample& sample, std::string_view name, std::string_view definition,
                       int votes) {
   JudgeTask task;

@@ -51,15 +51,12 @@ class LlmJudge : public Judge {
   StatusOr<KeyFactCoverage> key_fact_coverage(std::string_view text, std::string_view summary,
                                               CallLog* calls) override;
   // Images (llm_vision.cc): with LlmJudgeOptions::vision, each image is shown to the
-  // model with the claims (one "image_verdicts" call per image) and the one-call metrics
-  // are one "vision" call; without it, the images' OCR text is judged as text.
+  // model with the claims (one "image_verdicts" call per image); without it, the images'
+  // OCR text is judged as text. (A task that shows images, the one-call metrics' "vision"
+  // call, is asked by ask() and needs the vision model.)
   StatusOr<ClaimLedger> multimodal_claim_ledger(const Sample& sample,
                                                 const std::vector<SampleImage>& images,
                                                 OcrReader& ocr, CallLog* calls) override;
-  StatusOr<MultimodalVerdict> multimodal_verdict(const Sample& sample,
-                                                 const std::vector<SampleImage>& images,
-                                                 MultimodalQuestion question,
-                                                 CallLog* calls) override;
   nlohmann::ordered_json usage_by_call() const override;
   nlohmann::ordered_json judged_languages() const override;
   std::string ledger_scope(std::string_view ragas_scope) const override;

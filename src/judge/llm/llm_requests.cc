@@ -47,6 +47,13 @@ llm::ChatRequest make_judge_request(std::string sample_part, std::string_view ta
   return request;
 }
 
+std::vector<std::string> reply_reason(const Json& reply) {
+  if (reply.is_object() && reply.contains("reason") && reply["reason"].is_string()) {
+    return {reply["reason"].get<std::string>()};
+  }
+  return {};
+}
+
 std::string judge_section(std::string_view name, std::string_view text) {
   return std::string(name) + ":\n" + (text.empty() ? std::string("(none)") : std::string(text)) +
          "\n\n";

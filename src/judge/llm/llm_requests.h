@@ -37,6 +37,10 @@ llm::ChatRequest make_judge_request(std::string sample_part, std::string_view ta
                                     std::string_view system = {},
                                     std::string_view instruction = {});
 
+// The "reason" string of a reply object, as a list of one (none when it has none): what
+// the language check reads of a critic's, a rubric's or a vision verdict's reply.
+std::vector<std::string> reply_reason(const nlohmann::json& reply);
+
 // "NAME:\n" + text (or "(none)") + "\n\n".
 std::string judge_section(std::string_view name, std::string_view text);
 

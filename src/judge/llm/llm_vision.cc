@@ -1,13 +1,10 @@
-// The LLM judge's vision calls (llm_judge_impl.h, docs/images.md): images sent as OpenAI
-// image_url content parts with data URIs, within the server's limits.
-//   multimodal_verdict       one "vision" call: the response (and question), every context
-//                            in rank order, texts and images, a verdict 0/1 and a reason
-//                            (ragas 0.4's multimodal faithfulness / relevance)
-//   multimodal_claim_ledger  the text ledger, plus one "image_verdicts" call per image: every
-//                            response and reference claim against that image
-// Both ask for their reasons in the sample's language (judge_language.h): a LANGUAGE line
-// after the contexts (none for English, so English requests are unchanged); reasons still
-// in another script when asked again keep their verdicts and warn.
+// The LLM judge's multimodal ledger with a vision model (llm_judge_impl.h, docs/images.md):
+// the text ledger, plus one "image_verdicts" call per image (vision_requests.h): every
+// response and reference claim against that image (the one-call multimodal metrics are a
+// task: vision_verdict_task.cc). It asks for the reasons in the sample's language
+// (judge_language.h): a LANGUAGE line after the image (none for English, so English
+// requests are unchanged); reasons still in another script when asked again keep their
+// verdicts and warn.
 #include <algorithm>
 #include <cstddef>
 #include <future>
@@ -16,6 +13,7 @@
 #include "judge/llm/llm_judge_impl.h"
 #include "judge/llm/llm_requests.h"
 #include "judge/llm/llm_window.h"
+#include "judge/llm/vision_requests.h"
 #include "judge/multimodal_ledger.h"
 #include "ragmeter_prompts.inc"
 
@@ -23,56 +21,6 @@ namespace ragmeter {
 namespace {
 
 using Json = nlohmann::json;
-
-llm::ContentPart text_part(std::string text) {
-  llm::ContentPart part;
-  part.text = std::move(text);
-  return part;
-}
-
-llm::ContentPart image_part(const Image& image, const std::string& detail) {
-  llm::ContentPart part;
-  part.image_url = image.data_uri();
-  part.detail = detail;
-  part.estimated_tokens = llm::estimate_image_tokens(image.width, image.height, detail);
-  return part;
-}
-
-// A judge request whose user message is `parts` after the task, then the LANGUAGE line
-// `instruction` (after a blank line; none when empty).
-llm::ChatRequest vision_request(std::string_view task, std::vector<llm::ContentPart> parts,
-                                Json schema, std::string schema_name, int max_tokens,
-                                std::string_view instruction) {
-  llm::ChatRequest request =
-      make_judge_request("", task, std::move(schema), std::move(schema_name), max_tokens);
-  llm::ChatMessage& user = request.messages.back();
-  parts.insert(parts.begin(), text_part(std::string(task) + "\n\n"));
-  if (!instruction.empty()) parts.push_back(text_part("\n\n" + std::string(instruction)));
-  user.parts = std::move(parts);
-  user.content.clear();
-  return request;
-}
-
-// The server's limit on one image's bytes: a larger image fails the call, named.
-Status check_image_sizes(const std::vector<SampleImage>& images, std::size_t max_bytes) {
-  for (const SampleImage& image : images) {
-    if (image.image.bytes.size() > max_bytes) {
-      return invalid_argument("image context " + std::to_string(image.rank + 1) + " has " +
-                              std::to_string(image.image.bytes.size()) + " bytes, more than the " +
-                              std::to_string(max_bytes) +
-                              " the judge server takes (--judge-max-image-bytes)");
-    }
-  }
-  return ok_status();
-}
-
-// The reason of a vision verdict reply (what the language check reads).
-std::vector<std::string> reply_reason(const Json& reply) {
-  if (reply.is_object() && reply.contains("reason") && reply["reason"].is_string()) {
-    return {reply["reason"].get<std::string>()};
-  }
-  return {};
-}
 
 // The reasons of an image_verdicts reply: one object per claim key.
 std::vector<std::string> claim_reasons(const Json& reply) {
@@ -94,66 +42,6 @@ std::string claim_key(std::size_t index, std::size_t count) {
 
 }  // namespace
 
-StatusOr<MultimodalVerdict> LlmJudge::multimodal_verdict(const Sample& sample,
-                                                         const std::vector<SampleImage>& images,
-                                                         MultimodalQuestion question,
-                                                         CallLog* calls) {
-  if (!options_.vision) return Judge::multimodal_verdict(sample, images, question, calls);
-  if (images.size() > static_cast<std::size_t>(options_.max_images_per_request)) {
-    return invalid_argument(std::to_string(images.size()) +
-                            " images in one call, and the judge "
-                            "server takes at most " +
-                            std::to_string(options_.max_images_per_request) +
-                            " per request (--judge-max-images)");
-  }
-  RAGMETER_RETURN_IF_ERROR(check_image_sizes(images, options_.max_image_bytes));
-  const bool relevance = question == MultimodalQuestion::kRelevance;
-  std::string head;
-  if (relevance) head += judge_section("QUESTION", sample.user_input.value_or(""));
-  head += judge_section("RESPONSE", sample.response.value_or("")) + "CONTEXTS (in rank order):\n";
-  std::vector<llm::ContentPart> parts = {text_part(std::move(head))};
-  const std::vector<std::string> none;
-  const auto& texts = sample.retrieved_contexts ? *sample.retrieved_contexts : none;
-  std::size_t next_text = 0, next_image = 0;
-  for (std::size_t k = 1; next_text < texts.size() || next_image < images.size(); ++k) {
-    const bool image_here =
-        next_image < images.size() && (images[next_image].rank < k || next_text == texts.size());
-    if (image_here) {
-      parts.push_back(text_part("[" + std::to_string(k) + "] an image:"));
-      parts.push_back(image_part(images[next_image++].image, options_.image_detail));
-    } else {
-      parts.push_back(text_part("[" + std::to_string(k) + "] " + texts[next_text++] + "\n"));
-    }
-  }
-  Json schema = {
-      {"type", "object"},
-      {"properties",
-       {{"reason", {{"type", "string"}}}, {"verdict", {{"type", "integer"}, {"enum", {0, 1}}}}}},
-      {"required", {"reason", "verdict"}}};
-  const JudgeLanguage language = judge_language_of(sample);
-  LanguageReply answer = chat_in_language(
-      book_, *options_.chat, language, "the reason",
-      [&](const std::string& line) {
-        return vision_request(
-            relevance ? prompts::k_multimodal_relevance : prompts::k_multimodal_faithfulness, parts,
-            schema, "verdict", options_.max_tokens, line);
-      },
-      reply_reason, "vision", calls);
-  RAGMETER_ASSIGN_OR_RETURN(Json reply, std::move(answer.reply));
-  const Json& verdict = reply["verdict"];
-  if (!verdict.is_number_integer() || (verdict.get<int>() != 0 && verdict.get<int>() != 1)) {
-    return invalid_argument("the vision reply has no verdict 0 or 1");
-  }
-  MultimodalVerdict out;
-  out.verdict = verdict.get<int>() == 1;
-  if (reply["reason"].is_string()) out.reason = reply["reason"];
-  if (answer.wrong) {
-    out.warning =
-        wrong_script_message(language, "the reason", *answer.wrong) + "; the verdict is kept";
-  }
-  return out;
-}
-
 StatusOr<ClaimLedger> LlmJudge::multimodal_claim_ledger(const Sample& sample,
                                                         const std::vector<SampleImage>& images,
                                                         OcrReader& ocr, CallLog* calls) {
@@ -161,7 +49,9 @@ StatusOr<ClaimLedger> LlmJudge::multimodal_claim_ledger(const Sample& sample,
     return Judge::multimodal_claim_ledger(sample, images, ocr, calls);
   }
   RAGMETER_ASSIGN_OR_RETURN(ClaimLedger text, claim_ledger(sample, calls));
-  RAGMETER_RETURN_IF_ERROR(check_image_sizes(images, options_.max_image_bytes));
+  std::vector<const SampleImage*> shown;
+  for (const SampleImage& image : images) shown.push_back(&image);
+  RAGMETER_RETURN_IF_ERROR(check_image_sizes(shown, options_.max_image_bytes));
   std::vector<std::string> claims;
   for (const Claim& claim : text.response_claims) claims.push_back(claim.text);
   for (const Claim& claim : text.reference_claims) claims.push_back(claim.text);
