@@ -54,9 +54,10 @@ namespace ragmeter {
 
 // Written as the ledger's provenance.prompt_version; changes whenever the segmentation
 // or the verdict rules change (it keys the judge cache).
-// offline-v4 added the languages other than English; English verdicts are those of
-// offline-v3 (docs/design.md).
-inline constexpr std::string_view kOfflineJudgeVersion = "offline-v4";
+// offline-v4 added the languages other than English; offline-v5 supports an English claim
+// the premise has word for word (as v4 did a verbatim claim in the other languages), where
+// v3's English rules had read a negation near its words (docs/design.md).
+inline constexpr std::string_view kOfflineJudgeVersion = "offline-v5";
 
 // ---- Languages -----------------------------------------------------------------------
 

@@ -170,6 +170,35 @@ TEST(LexicalEntailTest, NegationMismatchContradicts) {
       Verdict::kEntailment);
 }
 
+TEST(LexicalEntailTest, ASentenceCopiedWordForWordIsSupportedWhateverFollowsIt) {
+  // HaluEval's passage (dev half): the next sentence's "never" sits near "mine" and the
+  // window rule called the copied sentence negated.
+  const std::string premise =
+      "Conditions attributed to World War II halted development at Camlaren in 1939.Barton "
+      "Mine, also known as Net Lake Mine, is an abandoned surface and underground mine in "
+      "Northeastern Ontario, Canada. Barton was the site of a fire in the early 1900s, after "
+      "which it never had active mining again.";
+  const VerdictCell copied = judge_claim(
+      "Barton Mine, also known as Net Lake Mine, is an abandoned surface and underground mine "
+      "in Northeastern Ontario, Canada.",
+      premise);
+  EXPECT_EQ(copied.verdict, Verdict::kEntailment) << copied.reason;
+  // Case and the punctuation between words aside, word for word.
+  EXPECT_EQ(judge_claim("barton mine also known as net lake mine is an abandoned surface and "
+                        "underground mine in northeastern ontario canada",
+                        premise)
+                .verdict,
+            Verdict::kEntailment);
+  // Words of the claim the premise has otherwise ("mines") are not a copy: the usual rules,
+  // which read the negation near them.
+  EXPECT_EQ(judge_claim("Barton had active mining again after the fire.", premise).verdict,
+            Verdict::kContradiction);
+  // Copied words inside a sentence that negates them are not supported by the copy.
+  const VerdictCell negated =
+      judge_claim("The moon is made of cheese.", "It is not true that the moon is made of cheese.");
+  EXPECT_NE(negated.verdict, Verdict::kEntailment) << negated.reason;
+}
+
 TEST(LexicalEntailTest, EntitySwapIsNotEntailed) {
   const std::string premise = "Paris is the capital of France.";
   const VerdictCell swapped_country = judge_claim("Paris is the capital of Germany.", premise);

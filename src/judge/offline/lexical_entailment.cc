@@ -338,6 +338,55 @@ bool window_negated(const OfflineClaim& claim, const OfflinePremise& premise,
   return false;
 }
 
+// ASCII case-insensitive equality (English tokens; other bytes compared as they are).
+bool same_word(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// True when a token of the premise's sentences holding tokens [first, last) is a negation
+// outside them ("It is not true that the moon is made of cheese." around "the moon is made
+// of cheese").
+bool negation_around(const OfflinePremise& premise, std::size_t first, std::size_t last) {
+  const auto& starts = premise.sentence_starts();
+  const auto& tokens = premise.tokens();
+  // The sentence of `first` begins at the last start not after it; that of `last - 1` ends
+  // at the first start after it.
+  const auto after_first = std::upper_bound(starts.begin(), starts.end(), first);
+  const std::size_t begin = after_first == starts.begin() ? 0 : *(after_first - 1);
+  const auto after_last = std::upper_bound(starts.begin(), starts.end(), last - 1);
+  const std::size_t end = after_last == starts.end() ? tokens.size() : *after_last;
+  for (std::size_t k = begin; k < end; ++k) {
+    if ((k < first || k >= last) && tokens[k].negation) return true;
+  }
+  return false;
+}
+
+// English: true when the premise has the claim's words in the same order, word for word
+// (case and the punctuation between words aside), in sentences with no negation besides
+// the copied words' own, and the claim has a content word. A sentence copied from the
+// passage is supported whatever stands near it: the window's negation rule would read the
+// next sentence's "never" as negating it.
+bool copied_word_for_word(const OfflineClaim& claim, const OfflinePremise& premise) {
+  const auto& words = claim.tokens();
+  const auto& tokens = premise.tokens();
+  if (claim.content().empty() || words.size() > tokens.size()) return false;
+  const auto surface = [](std::string_view text, const OfflineToken& token) {
+    return text.substr(token.begin, token.end - token.begin);
+  };
+  for (std::size_t i = 0; i + words.size() <= tokens.size(); ++i) {
+    std::size_t j = 0;
+    while (j < words.size() && tokens[i + j].key == words[j].key &&
+           same_word(surface(premise.text(), tokens[i + j]), surface(claim.text(), words[j]))) {
+      ++j;
+    }
+    if (j == words.size() && !negation_around(premise, i, i + j)) return true;
+  }
+  return false;
+}
+
 // ---- Outside English: verbatim claims, negation clause by clause -------------------------
 
 // True when the claim, NFKC case-folded and without the spaces and punctuation at its ends,
@@ -501,7 +550,7 @@ OfflineClaim::OfflineClaim(std::string_view text, std::string_view language)
 
 VerdictCell judge_claim(const OfflineClaim& claim, const OfflinePremise& premise) {
   const bool english = offline_language_or_english(premise.language()).english;
-  if (!english && stated_verbatim(claim, premise)) {
+  if (english ? copied_word_for_word(claim, premise) : stated_verbatim(claim, premise)) {
     return make_cell(Verdict::kEntailment, 1.0, "");
   }
   if (claim.content().empty()) {
