@@ -33,8 +33,12 @@ struct Process {
   pid_t pid = -1;
   int in = -1;   // its stdin (we write)
   int out = -1;  // its stdout (we read)
-  std::string buffer;  // bytes read past the last line
+  int err = -1;  // its stderr (we read, non-blocking, and copy to the stderr file)
+  std::string buffer;    // bytes read past the last line
+  std::string err_tail;  // the last bytes of its own stderr, for the message when it dies
 };
+
+constexpr std::size_t kStderrTailBytes = 2000;
 
 std::string exit_text(int status) {
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -98,10 +102,12 @@ class CommandTarget final : public BlockingTarget {
                                              std::to_string(options_.timeout_seconds) +
                                              " s; it was killed and will be started again", true);
       }
-      pollfd poll_fd{process.out, POLLIN, 0};
-      int ready = poll(&poll_fd, 1, std::min(wait_ms, kCancelCheckMs));
+      pollfd poll_fds[2] = {{process.out, POLLIN, 0}, {process.err, POLLIN, 0}};
+      int ready = poll(poll_fds, process.err >= 0 ? 2 : 1, std::min(wait_ms, kCancelCheckMs));
       if (ready < 0 && errno != EINTR) return died(process, "(poll failed)");
       if (ready <= 0) continue;
+      if (process.err >= 0 && poll_fds[1].revents != 0) drain_stderr(process);
+      if (poll_fds[0].revents == 0) continue;
       char chunk[65536];
       ssize_t n = read(process.out, chunk, sizeof(chunk));
       if (n < 0 && errno == EINTR) continue;
@@ -136,13 +142,36 @@ class CommandTarget final : public BlockingTarget {
   }
 
  private:
-  // The last 2,000 bytes of the stderr file.
+  // The last 2,000 bytes of the stderr file (all processes').
   std::string stderr_tail() const {
     std::ifstream file(options_.stderr_path, std::ios::binary);
     std::stringstream text;
     text << file.rdbuf();
     std::string all = text.str();
-    return all.size() <= 2000 ? all : all.substr(all.size() - 2000);
+    return all.size() <= kStderrTailBytes ? all : all.substr(all.size() - kStderrTailBytes);
+  }
+
+  // Copies what the process has written to its stderr so far to the stderr file, keeping
+  // its own last bytes: processes share the file, so the file's last line may be another's.
+  void drain_stderr(Process& process) {
+    if (process.err < 0) return;
+    char chunk[65536];
+    while (true) {
+      ssize_t n = read(process.err, chunk, sizeof(chunk));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // EAGAIN: nothing more now; 0: closed
+      write_all(stderr_fd_, std::string(chunk, static_cast<std::size_t>(n)));
+      process.err_tail.append(chunk, static_cast<std::size_t>(n));
+      if (process.err_tail.size() > kStderrTailBytes) {
+        process.err_tail.erase(0, process.err_tail.size() - kStderrTailBytes);
+      }
+    }
+  }
+
+  void close_stderr(Process& process) {
+    drain_stderr(process);
+    if (process.err >= 0) close(process.err);
+    process.err = -1;
   }
 
   Status start(Process& process) {
@@ -153,7 +182,12 @@ class CommandTarget final : public BlockingTarget {
       close(to_child[1]);
       return unavailable(std::string("pipe: ") + std::strerror(errno));
     }
-    int err = stderr_fd_ >= 0 ? stderr_fd_ : open("/dev/null", O_WRONLY | O_CLOEXEC);
+    int err_pipe[2] = {-1, -1};
+    if (stderr_fd_ >= 0 && pipe2(err_pipe, O_CLOEXEC) != 0) {
+      for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) close(fd);
+      return unavailable(std::string("pipe: ") + std::strerror(errno));
+    }
+    int err = stderr_fd_ >= 0 ? err_pipe[1] : open("/dev/null", O_WRONLY | O_CLOEXEC);
     pid_t pid = fork();
     if (pid == 0) {  // the child: only async-signal-safe calls until exec
       setpgid(0, 0);
@@ -163,40 +197,49 @@ class CommandTarget final : public BlockingTarget {
       execl("/bin/sh", "sh", "-c", options_.command.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
-    if (err != stderr_fd_) close(err);
+    close(err);
     close(to_child[0]);
     close(from_child[1]);
     if (pid < 0) {
       close(to_child[1]);
       close(from_child[0]);
+      if (err_pipe[0] >= 0) close(err_pipe[0]);
       return unavailable(std::string("fork: ") + std::strerror(errno));
     }
     process.pid = pid;
     process.in = to_child[1];
     process.out = from_child[0];
+    process.err = err_pipe[0];
+    if (process.err >= 0) fcntl(process.err, F_SETFL, fcntl(process.err, F_GETFL) | O_NONBLOCK);
     process.buffer.clear();
+    process.err_tail.clear();
     return ok_status();
   }
 
-  // Ends the process: gently closes its stdin and waits up to two seconds first.
-  void stop(Process& process, bool gently) {
-    if (process.pid < 0) return;
+  // Ends the process (gently: closes its stdin and waits up to two seconds first) and returns
+  // the last bytes of its own stderr.
+  std::string stop(Process& process, bool gently) {
     if (process.in >= 0) close(process.in);
-    int status = 0;
-    bool reaped = false;
-    if (gently) {
-      for (int i = 0; i < 200 && !reaped; ++i) {
-        reaped = waitpid(process.pid, &status, WNOHANG) == process.pid;
-        if (!reaped) usleep(10000);
+    if (process.pid >= 0) {
+      int status = 0;
+      bool reaped = false;
+      if (gently) {
+        for (int i = 0; i < 200 && !reaped; ++i) {
+          reaped = waitpid(process.pid, &status, WNOHANG) == process.pid;
+          if (!reaped) usleep(10000);
+        }
+      }
+      if (!reaped) {
+        kill(-process.pid, SIGKILL);
+        kill(process.pid, SIGKILL);
+        waitpid(process.pid, &status, 0);
       }
     }
-    if (!reaped) {
-      kill(-process.pid, SIGKILL);
-      kill(process.pid, SIGKILL);
-      waitpid(process.pid, &status, 0);
-    }
     if (process.out >= 0) close(process.out);
+    close_stderr(process);  // after it ended: what it wrote is in the pipe
+    std::string tail = std::move(process.err_tail);
     process = Process{};
+    return tail;
   }
 
   TargetOutcome died(Process& process, const std::string& when) {
@@ -214,17 +257,14 @@ class CommandTarget final : public BlockingTarget {
       }
       usleep(10000);
     }
-    if (process.pid >= 0) stop(process, false);
-    if (process.out >= 0) close(process.out);
-    process = Process{};
+    const std::string own_tail = stop(process, false);
     ++restarts_;
-    std::string tail = options_.stderr_path.empty() ? "" : "; stderr ends: " + run::truncate_for_message(stderr_tail_line(), 300);
+    std::string tail = options_.stderr_path.empty() ? "" : "; stderr ends: " + run::truncate_for_message(last_line(own_tail), 300);
     return target_failure("process_died", "the command " + how + " " + when +
                                               "; it will be started again" + tail, true);
   }
 
-  std::string stderr_tail_line() const {
-    std::string tail = stderr_tail();
+  static std::string last_line(std::string tail) {
     while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
     std::size_t start = tail.rfind('\n');
     return start == std::string::npos ? tail : tail.substr(start + 1);

@@ -115,3 +115,39 @@ def test_image_contexts_of_a_reply_are_kept_and_scored_as_images(ragmeter_bin, t
     scores = read_jsonl(tmp_path / "s.jsonl")[0]["scores"]
     assert scores["multimodal_claim_faithfulness"] == 1.0
     assert scores["faithfulness"] == 0.0  # the text context does not state it
+
+
+def test_a_dying_process_is_named_by_its_own_stderr_not_another_processs(ragmeter_bin, tmp_path):
+    # The processes share the stderr file. One keeps writing to its stderr while the other
+    # dies: the message quotes the dead one's last line, not the file's last line.
+    script = tmp_path / "noisy.py"
+    script.write_text(
+        "import json, sys, threading, time\n"
+        "def noise():\n"
+        "    while True:\n"
+        "        print('noise from a live process', file=sys.stderr, flush=True)\n"
+        "        time.sleep(0.001)\n"
+        "for line in sys.stdin:\n"
+        "    q = json.loads(line)['question']\n"
+        "    if q == 'die':\n"
+        "        time.sleep(0.3)\n"  # the other process is answering 'noisy' by now
+        "        print('dying on purpose', file=sys.stderr, flush=True)\n"
+        "        sys.exit(4)\n"
+        "    if q == 'noisy':\n"
+        "        threading.Thread(target=noise, daemon=True).start()\n"
+        "        time.sleep(1.0)\n"
+        "    print(json.dumps({'answer': 'ok', 'contexts': []}), flush=True)\n")
+    q = write_questions(tmp_path / "q.jsonl", ["die", "noisy"])
+    out = tmp_path / "a.jsonl"
+    proc = subprocess.run([str(ragmeter_bin), "run", str(q), "--target-cmd", f"{sys.executable} {script}",
+                           "--out", str(out), "--concurrency", "2", "--max-attempts", "1"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 3, proc.stderr
+    rows = read_jsonl(out)
+    message = rows[0]["run_error"]["message"]
+    assert "exited with status 4" in message
+    assert message.endswith("stderr ends: dying on purpose"), message
+    assert rows[1]["response"] == "ok"
+    # Every process's lines still reach the file.
+    log = (tmp_path / "a.jsonl.stderr.log").read_text()
+    assert "dying on purpose" in log and "noise from a live process" in log
