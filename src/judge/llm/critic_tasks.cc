@@ -1,7 +1,6 @@
 // Aspect critics and rubric scores as judge tasks (judge_tasks.h): one request each, a
 // critic's ballots asked concurrently.
-#include <future>
-
+#include "core/concurrent_jobs.h"
 #include "judge/llm/llm_requests.h"
 #include "ragmeter/judge_tasks.h"
 #include "ragmeter_prompts.inc"
@@ -40,17 +39,15 @@ StatusOr<CriticVerdict> ask_critic(Judge& judge, const Sample& sample, std::stri
   if (votes < 1 || votes % 2 == 0) return invalid_argument("critic votes must be odd and at least 1");
   const JudgeTask task = critic_task(sample, name, definition, votes);
   std::vector<CallLog> logs(static_cast<std::size_t>(votes));
-  std::vector<std::future<StatusOr<TaskReply>>> replies;
-  for (int i = 0; i < votes; ++i) {
-    replies.push_back(std::async(std::launch::async, [&, i] {
-      JudgeTask ballot = task;
-      ballot.vote = i;
-      return judge.ask(ballot, sample, &logs[static_cast<std::size_t>(i)]);
-    }));
-  }
+  std::vector<StatusOr<TaskReply>> replies =
+      run_concurrently(static_cast<std::size_t>(votes), [&](std::size_t i) {
+        JudgeTask ballot = task;
+        ballot.vote = static_cast<int>(i);
+        return judge.ask(ballot, sample, &logs[i]);
+      });
   CriticVerdict out;
   for (std::size_t i = 0; i < replies.size(); ++i) {
-    StatusOr<TaskReply> answer = replies[i].get();
+    StatusOr<TaskReply>& answer = replies[i];
     if (calls) calls->insert(calls->end(), logs[i].begin(), logs[i].end());
     if (!answer.ok()) return answer.status();
     Json json = std::move(answer->reply);

@@ -1,7 +1,6 @@
 // The ragas plan (LlmJudgeOptions::ragas_plan, llm_judge_impl.h): each metric its own
 // calls, as ragas makes them, read from the scope's row (ragas_scopes.h).
-#include <future>
-
+#include "core/concurrent_jobs.h"
 #include "judge/llm/llm_judge_impl.h"
 #include "judge/llm/llm_window.h"
 #include "judge/llm/ragas_scopes.h"
@@ -87,22 +86,21 @@ StatusOr<ClaimLedger> LlmJudge::scoped_claim_ledger(const Sample& sample, std::s
       std::size_t chunk;
       CallLog calls;
       std::vector<std::string> warnings;
-      std::future<std::vector<VerdictCell>> cells;
     };
     std::vector<Asked> asked;
     asked.reserve(chunks.size() * 2);
     for (std::size_t k = 0; k < chunks.size(); ++k) {
       for (ScopeSide& side : sides) {
-        if (!side.claims.empty()) asked.push_back(Asked{&side, k, {}, {}, {}});
+        if (!side.claims.empty()) asked.push_back(Asked{&side, k, {}, {}});
       }
     }
-    for (Asked& one : asked) {
-      one.cells = std::async(std::launch::async, [&verdicts, &chunks, &one] {
-        return verdicts(one.side->claims, chunks[one.chunk], &one.calls, &one.warnings);
-      });
-    }
-    for (Asked& one : asked) {
-      std::vector<VerdictCell> cells = one.cells.get();
+    std::vector<std::vector<VerdictCell>> replies = run_concurrently(asked.size(), [&](std::size_t a) {
+      Asked& one = asked[a];
+      return verdicts(one.side->claims, chunks[one.chunk], &one.calls, &one.warnings);
+    });
+    for (std::size_t a = 0; a < asked.size(); ++a) {
+      Asked& one = asked[a];
+      std::vector<VerdictCell>& cells = replies[a];
       for (std::size_t i = 0; i < cells.size(); ++i) one.side->vs_chunks->at(i, one.chunk) = std::move(cells[i]);
       if (calls) calls->insert(calls->end(), one.calls.begin(), one.calls.end());
       for (const std::string& warning : one.warnings) add_warning(&warnings, warning);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <future>
 
+#include "core/concurrent_jobs.h"
 #include "core/row_turns.h"
 #include "judge/llm/llm_judge_impl.h"
 #include "judge/llm/row_sharing.h"
@@ -290,15 +291,12 @@ void LlmJudge::ask_missing(const std::vector<std::string>& claims,
       verdict_table_fixed_bytes() + language_instruction(language, kReasonsWhat).size();
   // One task per table call, run concurrently; each returns its pairs' cells with the key
   // of the call behind them.
-  std::vector<std::future<std::vector<std::pair<Pair, StoredVerdict>>>> tasks;
-  for (TableGroup& group :
-       table_groups(claims, premises, missing, fixed, options_.context_tokens, options_.max_tokens)) {
-    tasks.push_back(std::async(std::launch::async, [&, group = std::move(group)] {
-      return ask_group(claims, premises, group.claims, group.premises, missing, language);
-    }));
-  }
-  for (auto& task : tasks) {
-    for (auto& [pair, verdict] : task.get()) (*found)[pair] = std::move(verdict);
+  const std::vector<TableGroup> groups =
+      table_groups(claims, premises, missing, fixed, options_.context_tokens, options_.max_tokens);
+  for (auto& cells : run_concurrently(groups.size(), [&](std::size_t g) {
+         return ask_group(claims, premises, groups[g].claims, groups[g].premises, missing, language);
+       })) {
+    for (auto& [pair, verdict] : cells) (*found)[pair] = std::move(verdict);
   }
 }
 
@@ -463,16 +461,14 @@ void LlmJudge::ask_by_window(const std::vector<std::string>& claims,
       break;
     }
   }
-  std::vector<std::future<StoredVerdict>> calls;
-  for (const Window& window : windows) {
-    calls.push_back(std::async(std::launch::async, [&, &window = window] {
-      std::vector<std::vector<StoredVerdict>> one(1, std::vector<StoredVerdict>(1));
-      settle_by_quote(table_call({claims[window.claim]}, {window.text}, {{0, 0}}, language, &one), &one);
-      return std::move(one[0][0]);
-    }));
-  }
+  std::vector<StoredVerdict> verdicts = run_concurrently(windows.size(), [&](std::size_t w) {
+    const Window& window = windows[w];
+    std::vector<std::vector<StoredVerdict>> one(1, std::vector<StoredVerdict>(1));
+    settle_by_quote(table_call({claims[window.claim]}, {window.text}, {{0, 0}}, language, &one), &one);
+    return std::move(one[0][0]);
+  });
   for (std::size_t w = 0; w < windows.size(); ++w) {
-    StoredVerdict verdict = calls[w].get();
+    StoredVerdict& verdict = verdicts[w];
     if (!verdict.cell.supports()) continue;  // the passage's own verdict stands
     const std::string note = "asked again with the sentences of this passage that hold the "
                              "claim's words (the passage's verdict: " +
@@ -507,24 +503,26 @@ void LlmJudge::reask_by_passage(const std::vector<std::string>& claims,
   // One call per passage, concurrently: the flagged claims asked against it. (One call per
   // claim and passage was tried on the long-passage dev rows: it moved one pair the wrong
   // way and none the right way, for 62 calls instead of 38; docs/dev/judge-measurements.md.)
-  std::vector<std::future<std::vector<std::vector<StoredVerdict>>>> calls(premises.size());
   std::vector<std::vector<Pair>> pairs(premises.size());
+  std::vector<std::size_t> passages;  // those with a flagged claim asked against them
   for (std::size_t j = 0; j < premises.size(); ++j) {
     for (std::size_t s = 0; s < suspects.size(); ++s) {
       if (std::find(asked.begin(), asked.end(), Pair{suspects[s].claim, j}) != asked.end()) {
         pairs[j].emplace_back(s, 0);
       }
     }
-    if (pairs[j].empty()) continue;
-    calls[j] = std::async(std::launch::async, [&, j] {
-      std::vector<std::vector<StoredVerdict>> one(texts.size(), std::vector<StoredVerdict>(1));
-      settle_by_quote(table_call(texts, {premises[j]}, pairs[j], language, &one), &one);
-      return one;
-    });
+    if (!pairs[j].empty()) passages.push_back(j);
   }
-  for (std::size_t j = 0; j < premises.size(); ++j) {
-    if (pairs[j].empty()) continue;
-    auto one = calls[j].get();
+  std::vector<std::vector<std::vector<StoredVerdict>>> replies =
+      run_concurrently(passages.size(), [&](std::size_t p) {
+        const std::size_t j = passages[p];
+        std::vector<std::vector<StoredVerdict>> one(texts.size(), std::vector<StoredVerdict>(1));
+        settle_by_quote(table_call(texts, {premises[j]}, pairs[j], language, &one), &one);
+        return one;
+      });
+  for (std::size_t p = 0; p < passages.size(); ++p) {
+    const std::size_t j = passages[p];
+    auto& one = replies[p];
     for (const auto& [s, zero] : pairs[j]) {
       StoredVerdict verdict = std::move(one[s][0]);
       if (verdict.cell.judged()) {

@@ -7,8 +7,8 @@
 // verdicts and warn.
 #include <algorithm>
 #include <cstddef>
-#include <future>
 
+#include "core/concurrent_jobs.h"
 #include "judge/llm/judge_language.h"
 #include "judge/llm/llm_judge_impl.h"
 #include "judge/llm/llm_requests.h"
@@ -74,24 +74,21 @@ StatusOr<ClaimLedger> LlmJudge::multimodal_claim_ledger(const Sample& sample,
   }
   const Json schema = {{"type", "object"}, {"properties", properties}, {"required", required}};
   const JudgeLanguage language = judge_language_of(sample);
-  std::vector<std::future<LanguageReply>> replies;
   std::vector<CallLog> image_calls(images.size());
-  for (std::size_t i = 0; i < images.size(); ++i) {
-    replies.push_back(std::async(std::launch::async, [&, i] {
-      return chat_in_language(
-          book_, *options_.chat, language, kReasonsWhat,
-          [&](const std::string& line) {
-            return vision_request(prompts::k_image_verdicts,
-                                  {text_part(judge_section("CLAIMS", listed) + "IMAGE:"),
-                                   image_part(images[i].image, options_.image_detail)},
-                                  schema, "verdicts", options_.max_tokens, line);
-          },
-          claim_reasons, "image_verdicts", &image_calls[i]);
-    }));
-  }
+  std::vector<LanguageReply> replies = run_concurrently(images.size(), [&](std::size_t i) {
+    return chat_in_language(
+        book_, *options_.chat, language, kReasonsWhat,
+        [&](const std::string& line) {
+          return vision_request(prompts::k_image_verdicts,
+                                {text_part(judge_section("CLAIMS", listed) + "IMAGE:"),
+                                 image_part(images[i].image, options_.image_detail)},
+                                schema, "verdicts", options_.max_tokens, line);
+        },
+        claim_reasons, "image_verdicts", &image_calls[i]);
+  });
   std::vector<std::string> warnings = text.warnings;
   for (std::size_t i = 0; i < images.size(); ++i) {
-    LanguageReply answer = replies[i].get();
+    LanguageReply& answer = replies[i];
     if (calls) calls->insert(calls->end(), image_calls[i].begin(), image_calls[i].end());
     if (!answer.reply.ok()) {
       const Status& status = answer.reply.status();
