@@ -448,6 +448,9 @@ void CurlTransport::finish_transfers() {
     } else {
       response.status = 0;
       response.timed_out = result == CURLE_OPERATION_TIMEDOUT;
+      response.unreachable = result == CURLE_COULDNT_CONNECT ||
+                             result == CURLE_COULDNT_RESOLVE_HOST ||
+                             result == CURLE_COULDNT_RESOLVE_PROXY;
       response.error = transfer->error_buffer[0] != '\0' ? transfer->error_buffer
                                                          : curl_easy_strerror(result);
     }

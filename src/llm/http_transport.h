@@ -40,6 +40,7 @@ struct HttpResponse {
   std::string error;       // transport error text (connection refused, reset, timeout); empty
                            // when a complete response arrived, whatever its status
   bool timed_out = false;  // the per-request timeout fired
+  bool unreachable = false;  // no connection was made (refused, host or proxy not resolved)
   bool cancelled = false;  // ended by HttpTransport::cancel()
 };
 

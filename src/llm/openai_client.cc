@@ -180,6 +180,7 @@ void OpenAIClient::take_response(Call& call, HttpResponse response) {
     ledger_.count_abandoned_attempt(abandoned->timed_out, abandoned->server_seconds);
   }
   if (response.cancelled) response.timed_out = true;
+  if (response.status != 0) server_answered_ = true;
   admission_.end_probe(call);
   if (auto pause = quota_pause_seconds(response.headers, call.tokens_)) {
     admission_.limiter().pause_until(now() + *pause);
@@ -230,7 +231,7 @@ void OpenAIClient::on_failure(const std::shared_ptr<Call>& call) {
   publish_limits();
   RetryDecision decision = decide_retry(call->last_, call->exchange_attempts_, options_.retry,
                                         random_, std::chrono::system_clock::now());
-  if (!decision.retry) return call->fail(final_status(*call));
+  if (!decision.retry) return give_up(call, final_status(*call));
   // A server that named a wait gets it from every request, not just this one.
   if (status == 429 &&
       retry_after_seconds(call->last_.headers, options_.retry, std::chrono::system_clock::now())) {
@@ -241,11 +242,19 @@ void OpenAIClient::on_failure(const std::shared_ptr<Call>& call) {
 
 void OpenAIClient::retry_or_fail(const std::shared_ptr<Call>& call, double delay_seconds,
                                  const Status& why) {
-  if (call->exchange_attempts_ >= options_.retry.max_attempts) return call->fail(why);
+  if (call->exchange_attempts_ >= options_.retry.max_attempts) return give_up(call, why);
   if (delay_seconds >= seconds_left(*call)) {
-    return call->fail(deadline_status(*call, options_.retry.deadline_seconds, why));
+    return give_up(call, deadline_status(*call, options_.retry.deadline_seconds, why));
   }
   retry_later(call, delay_seconds);
+}
+
+void OpenAIClient::give_up(const std::shared_ptr<Call>& call, const Status& why) {
+  // A server never reached in this run (a wrong URL, nothing listening): the other calls
+  // would spend their retries the same way, so they fail now. One that answered before
+  // and then could not be reached (a restart) is still retried call by call.
+  if (call->last_.unreachable && !server_answered_) halt(why);
+  call->fail(why);
 }
 
 void OpenAIClient::retry_later(std::shared_ptr<Call> call, double delay_seconds) {

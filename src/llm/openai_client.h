@@ -84,8 +84,10 @@ class OpenAIClient final : public Client {
   // deadline are spent.
   void retry_or_fail(const std::shared_ptr<Call>& call, double delay_seconds, const Status& why);
   void retry_later(std::shared_ptr<Call> call, double delay_seconds);
-  // The server refused the key: every call waiting or started later fails with `why`
-  // and nothing more is sent.
+  // Fails `call` for good with `why`; halts the client when the server was never reached.
+  void give_up(const std::shared_ptr<Call>& call, const Status& why);
+  // The server refused the key, or was never reached: every call waiting or started
+  // later fails with `why` and nothing more is sent.
   void halt(const Status& why) { ledger_.halt(why); }
   Status final_status(const Call& call) const;
   // Seconds left of the call's total deadline (infinite before its first attempt or
@@ -108,6 +110,7 @@ class OpenAIClient final : public Client {
   Admission admission_;
   InFlightAttempts in_flight_;
   std::mt19937_64 random_;
+  bool server_answered_ = false;  // an attempt got an HTTP response (any status) in this run
 
   std::unique_ptr<HttpTransport> transport_;  // last: stopped before the rest goes
 };

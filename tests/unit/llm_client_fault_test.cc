@@ -6,6 +6,11 @@
 //
 // The fake is found at $RAGMETER_FAKE_LLM_SERVER or RAGMETER_BINARY_DIR/fakes/; the
 // tests are skipped when it is not built.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -195,6 +200,56 @@ TEST_F(LlmClientFaultTest, GivesUpAsUnavailableAfterMaxAttempts) {
   expect_failure(reply, StatusCode::kUnavailable, "overloaded");
   EXPECT_EQ(server_->requests(), 3);
   EXPECT_EQ(client->totals().failed_calls, 1);
+}
+
+// A port on 127.0.0.1 where nothing listens: bound, read, closed.
+int closed_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+                     getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  close(fd);
+  return bound ? ntohs(address.sin_port) : 9;  // 9: discard, closed on a test machine
+}
+
+TEST_F(LlmClientFaultTest, AServerNeverReachedStopsTheClientWhenTheFirstCallGivesUp) {
+  ClientOptions unreachable = options();
+  unreachable.endpoint.base_url = "http://127.0.0.1:" + std::to_string(closed_port()) + "/v1";
+  auto client = client_for(unreachable);
+  StatusOr<ChatResponse> first = wait(client->chat(verdict_request()));
+  expect_failure(first, StatusCode::kUnavailable, "connection failed");
+  EXPECT_NE(first.status().message().find("(3 attempts)"), std::string::npos)
+      << first.status().to_string();
+  EXPECT_EQ(client->totals().requests, 3);
+  // The next call is not sent: it would only spend three more attempts the same way.
+  StatusOr<ChatResponse> second = wait(client->chat(verdict_request("Another question?")));
+  expect_failure(second, StatusCode::kUnavailable, "no further requests were sent");
+  EXPECT_NE(second.status().message().find("connection failed"), std::string::npos);
+  EXPECT_EQ(client->totals().requests, 3);
+  EXPECT_FALSE(client->halted().ok());
+}
+
+TEST_F(LlmClientFaultTest, AServerThatAnsweredThenWentAwayIsStillRetriedCallByCall) {
+  fakes::FakeLlmServerProcess own;  // a server of this test's own, stopped half-way
+  ASSERT_TRUE(own.start(fake_llm_server_path(), {}));
+  ClientOptions options_now = options();
+  options_now.endpoint.base_url = own.base_url();
+  auto client = client_for(options_now);
+  ASSERT_TRUE(wait(client->chat(verdict_request())).ok());
+  kill(own.pid(), SIGKILL);
+  waitpid(own.pid(), nullptr, 0);
+  // A restarting server refuses connections for a while: each call keeps its retries.
+  expect_failure(wait(client->chat(verdict_request("Second?"))), StatusCode::kUnavailable,
+                 "connection failed");
+  StatusOr<ChatResponse> third = wait(client->chat(verdict_request("Third?")));
+  expect_failure(third, StatusCode::kUnavailable, "connection failed");
+  EXPECT_EQ(third.status().message().find("no further requests"), std::string::npos)
+      << third.status().to_string();
+  EXPECT_EQ(client->totals().requests, 1 + 3 + 3);
+  EXPECT_TRUE(client->halted().ok());
 }
 
 TEST_F(LlmClientFaultTest, RetryAfterIsHonoured) {
