@@ -43,6 +43,14 @@ Status last_attempt_status(const Call& call, double stall_limit, const std::stri
   what += ": " + server_error_message(response.body);
   if (format_rejected(call)) return invalid_argument(what + " (response_format not accepted)");
   if (is_retryable(response)) return unavailable(what + attempts);
+  if (response.status == 404) {
+    // A wrong base URL (most servers' ends in /v1) or a model the server does not have:
+    // where the request went tells which.
+    what += " (sent to " + call.url_ +
+            (call.url_.find("/v1/") == std::string::npos
+                 ? "; most servers' base URL ends in /v1: check --judge-url)"
+                 : ")");
+  }
   if (response.status == 400 || response.status == 404 || response.status == 422) {
     return invalid_argument(what);
   }

@@ -252,6 +252,22 @@ TEST_F(LlmClientFaultTest, AServerThatAnsweredThenWentAwayIsStillRetriedCallByCa
   EXPECT_TRUE(client->halted().ok());
 }
 
+TEST_F(LlmClientFaultTest, A404SaysWhereTheRequestWentAndHintsAtV1) {
+  server_->script({{"default", raw_step(404, {{"detail", "Not Found"}})}});
+  ClientOptions without_v1 = options();
+  without_v1.endpoint.base_url = server_->base_url().substr(0, server_->base_url().size() - 3);
+  StatusOr<ChatResponse> reply = wait(client_for(without_v1)->chat(verdict_request()));
+  expect_failure(reply, StatusCode::kInvalidArgument,
+                 "HTTP 404 from the server: Not Found (sent to " + without_v1.endpoint.base_url +
+                     "/chat/completions; most servers' base URL ends in /v1: check --judge-url)");
+  EXPECT_EQ(server_->requests(), 1);  // not retried
+  server_->script({{"default", raw_step(404, {{"error", {{"message", "model 'x' not found"}}}})}});
+  reply = wait(client_for(options())->chat(verdict_request()));
+  expect_failure(reply, StatusCode::kInvalidArgument,
+                 "HTTP 404 from the server: model 'x' not found (sent to " + server_->base_url() +
+                     "/chat/completions)");
+}
+
 TEST_F(LlmClientFaultTest, RetryAfterIsHonoured) {
   server_->script({{"steps",
                     {raw_step(429, {{"error", "slow down"}}, {{"retry-after", "1"}}),
