@@ -48,7 +48,7 @@ Status last_attempt_status(const Call& call, double stall_limit, const std::stri
     // where the request went tells which.
     what += " (sent to " + call.url_ +
             (call.url_.find("/v1/") == std::string::npos
-                 ? "; most servers' base URL ends in /v1: check --judge-url)"
+                 ? "; most servers' base URL ends in /v1)"
                  : ")");
   }
   if (response.status == 400 || response.status == 404 || response.status == 422) {

@@ -259,7 +259,7 @@ TEST_F(LlmClientFaultTest, A404SaysWhereTheRequestWentAndHintsAtV1) {
   StatusOr<ChatResponse> reply = wait(client_for(without_v1)->chat(verdict_request()));
   expect_failure(reply, StatusCode::kInvalidArgument,
                  "HTTP 404 from the server: Not Found (sent to " + without_v1.endpoint.base_url +
-                     "/chat/completions; most servers' base URL ends in /v1: check --judge-url)");
+                     "/chat/completions; most servers' base URL ends in /v1)");
   EXPECT_EQ(server_->requests(), 1);  // not retried
   server_->script({{"default", raw_step(404, {{"error", {{"message", "model 'x' not found"}}}})}});
   reply = wait(client_for(options())->chat(verdict_request()));
