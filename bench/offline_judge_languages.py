@@ -59,10 +59,29 @@ def split_of(dataset, premise):
     return "dev" if int(digest[:8], 16) % 2 == 0 else "test"
 
 
+# Words whose period ends no sentence: titles and company forms; an initial ("J.") and a
+# dotted abbreviation ("U.S.", "S.A.") are recognised by their shape.
+ABBREVIATIONS = {"Mr", "Mrs", "Ms", "Dr", "St", "Jr", "Sr", "Prof", "Gen", "Col", "Lt", "Sgt",
+                 "Rev", "vs", "No", "Co", "Inc", "Ltd", "Corp", "Bros", "Mt", "Ft", "approx"}
+
+
+def ends_sentence(text, match):
+    """Whether the sentence-end mark `match` ends a sentence (not an initial or abbreviation)."""
+    if match.group() != ".":
+        return True
+    word = re.search(r"(\S+)$", text[: match.start()])
+    token = word.group(1).lstrip("(\"'") if word else ""
+    return not (re.fullmatch(r"[A-Z]", token) or token in ABBREVIATIONS
+                or re.fullmatch(r"(?:[A-Za-z]\.)+[A-Za-z]", token))
+
+
 def first_sentence(text):
-    """The text up to its first sentence end (。！？ or . ! ? before a space), as written."""
-    match = re.search(r"[。！？]|[.!?](?=\s)", text)
-    return text[: match.end()].strip() if match else text.strip()
+    """The text up to its first sentence end (。！？ or . ! ? before a space, a period after an
+    initial or abbreviation excepted), as written."""
+    for match in re.finditer(r"[。！？]|[.!?](?=\s)", text):
+        if ends_sentence(text, match):
+            return text[: match.end()].strip()
+    return text.strip()
 
 
 def copied_span(sentence):

@@ -56,8 +56,9 @@ namespace ragmeter {
 // or the verdict rules change (it keys the judge cache).
 // offline-v4 added the languages other than English; offline-v5 supports an English claim
 // the premise has word for word (as v4 did a verbatim claim in the other languages), where
-// v3's English rules had read a negation near its words (docs/design.md).
-inline constexpr std::string_view kOfflineJudgeVersion = "offline-v5";
+// v3's English rules had read a negation near its words (docs/design.md); offline-v6 ends no
+// sentence at an initial or a title ("A. J. McClung", "Dr."), which v5 made claims of.
+inline constexpr std::string_view kOfflineJudgeVersion = "offline-v6";
 
 // ---- Languages -----------------------------------------------------------------------
 
@@ -124,8 +125,11 @@ std::string offline_fold_case(std::string_view text);
 // ---- Claims ------------------------------------------------------------------------
 
 // The sentences of `text` by ICU's sentence BreakIterator (root locale rules), as views
-// into `text`, trimmed of surrounding white space; empty pieces are dropped. Falls back
-// to the whole trimmed text when ICU cannot create the iterator.
+// into `text`, trimmed of surrounding white space; empty pieces are dropped. No sentence
+// ends at the period of an initial ("A. J. McClung", a Latin or Cyrillic capital letter)
+// or of a title or abbreviation ("Dr.", "St.", "U.S.", "e.g."), the word taken
+// whole ("the UN." ends one). Falls back to the whole trimmed text when ICU cannot create
+// the iterator.
 std::vector<std::string_view> split_sentences(std::string_view text);
 
 // The claims of `text`, each a substring of it (trimmed), in order:

@@ -28,6 +28,34 @@ TEST(ClaimSegmentTest, SplitsSentencesWithIcu) {
   EXPECT_EQ(sentences[2], "Is it big?");
 }
 
+TEST(ClaimSegmentTest, NoSentenceEndsAtAnInitialOrATitle) {
+  // HaluEval's passage (dev half): ICU's root rules made "A." and "J." sentences, so the
+  // copied first sentence scored 2 of 3 claims.
+  EXPECT_EQ(split_sentences("A. J. McClung Memorial Stadium is a 15,000-seat sports stadium "
+                            "located in Columbus, Georgia. It was built in 1916."),
+            (std::vector<std::string_view>{
+                "A. J. McClung Memorial Stadium is a 15,000-seat sports stadium located in "
+                "Columbus, Georgia.",
+                "It was built in 1916."}));
+  EXPECT_EQ(split_sentences("Dr. Jones met Mr. Smith in the U.S. Army. They talked."),
+            (std::vector<std::string_view>{"Dr. Jones met Mr. Smith in the U.S. Army.",
+                                           "They talked."}));
+  EXPECT_EQ(split_sentences("А. С. Пушкин родился в Москве. Он поэт."),
+            (std::vector<std::string_view>{"А. С. Пушкин родился в Москве.", "Он поэт."}));
+  // A word of two letters or more before the period still ends the sentence.
+  EXPECT_EQ(split_sentences("He joined the UN. It grew."),
+            (std::vector<std::string_view>{"He joined the UN.", "It grew."}));
+}
+
+TEST(ClaimSegmentTest, ASentenceWithInitialsCopiedFromThePassageIsOneSupportedClaim) {
+  const std::string copied =
+      "A. J. McClung Memorial Stadium is a 15,000-seat sports stadium located in Columbus, "
+      "Georgia.";
+  EXPECT_EQ(extract_claims(copied), (Claims{copied}));
+  const VerdictCell verdict = judge_claim(copied, copied + " It was built in 1916.");
+  EXPECT_EQ(verdict.verdict, Verdict::kEntailment) << verdict.reason;
+}
+
 TEST(ClaimSegmentTest, EverySentenceIsAClaim) {
   EXPECT_EQ(extract_claims("The cat sat. The dog barked loudly."),
             (Claims{"The cat sat.", "The dog barked loudly."}));

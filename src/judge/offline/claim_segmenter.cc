@@ -3,6 +3,8 @@
 // include/ragmeter/offline_judge.h.
 #include <libstemmer.h>
 #include <unicode/brkiter.h>
+#include <unicode/uchar.h>
+#include <unicode/utf8.h>
 #include <unicode/locid.h>
 #include <unicode/utext.h>
 
@@ -300,6 +302,31 @@ std::unique_ptr<icu::BreakIterator> new_sentence_iterator() {
   return iterator;
 }
 
+// Whether the word before a period ends no sentence: an initial (one capital letter, of
+// any script: "A. J. McClung", "А. С. Пушкин") or a title or abbreviation ("Dr.", "U.S.").
+// ICU's root rules break after each, so a name copied from a passage became claims "A."
+// and "J.". (ICU's filter of suppressed breaks matches a suffix, so it would also keep
+// "joined the UN. It" together: the word is taken whole here.)
+bool is_abbreviation(std::string_view word) {
+  static const std::unordered_set<std::string_view> kTitles = {
+      "Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "St.", "Jr.", "Sr.", "Gen.", "Col.",
+      "Lt.", "Sgt.", "Rev.", "Mt.", "U.S.", "e.g.", "i.e.", "vs."};
+  if (kTitles.contains(word)) return true;
+  if (word.size() < 2 || word.back() != '.') return false;
+  int32_t at = 0;
+  UChar32 letter = 0;
+  const auto size = static_cast<int32_t>(word.size() - 1);
+  U8_NEXT(word.data(), at, size, letter);
+  return at == size && letter >= 0 && u_isupper(letter);
+}
+
+// Whether the sentence ICU ends at byte `end` of `text` ends at an abbreviation's period.
+bool ends_at_abbreviation(std::string_view text, std::size_t end) {
+  const std::string_view piece = trim(text.substr(0, end));
+  const std::size_t space = piece.find_last_of(" \t\r\n\f\v(\"'");
+  return is_abbreviation(space == std::string_view::npos ? piece : piece.substr(space + 1));
+}
+
 // Byte offsets of sentence boundaries (first 0, last text.size()), or empty on failure.
 std::vector<std::size_t> sentence_boundaries(std::string_view text) {
   thread_local std::unique_ptr<icu::BreakIterator> iterator = new_sentence_iterator();
@@ -311,7 +338,9 @@ std::vector<std::size_t> sentence_boundaries(std::string_view text) {
   std::vector<std::size_t> boundaries;
   if (U_SUCCESS(status)) {
     for (int32_t at = iterator->first(); at != icu::BreakIterator::DONE; at = iterator->next()) {
-      boundaries.push_back(static_cast<std::size_t>(at));
+      const auto boundary = static_cast<std::size_t>(at);
+      if (boundary > 0 && boundary < text.size() && ends_at_abbreviation(text, boundary)) continue;
+      boundaries.push_back(boundary);
     }
   }
   utext_close(utext);
