@@ -275,8 +275,10 @@ class Client {
   virtual UsageTotals totals() const = 0;
   // Every call so far (with keep_traces), in the order they ended. Thread-safe.
   virtual std::vector<CallTrace> traces() const = 0;
-  // Why the client stopped sending (the server refused the key: a 401 or 403), or OK.
-  // After the first refusal every call fails at once with this status. Thread-safe.
+  // Why the client stopped sending, or OK: the server refused the key (a 401 or 403:
+  // FailedPrecondition), was never reached in this run (nothing listening, an unknown host:
+  // Unavailable), or the --max-cost budget was spent (ResourceExhausted). After that every
+  // call fails at once with this status (a cached reply is still served). Thread-safe.
   virtual Status halted() const { return ok_status(); }
   // Stops the client, for a run being interrupted (Ctrl-C): calls waiting or started
   // later fail at once (a cached reply is still served), and the attempts in flight are

@@ -69,8 +69,8 @@ void OpenAIClient::start(const std::shared_ptr<Call>& call) {
     return call->fail(hit.ok() ? not_found("replay mode: no cached reply for this request")
                                : hit.status());
   }
+  if (ledger_.over_budget()) halt(budget_spent_status(options_.max_cost_usd));  // once: the first wins
   if (ledger_.is_halted()) return call->fail(halted());
-  if (ledger_.over_budget()) return call->fail(budget_spent_status(options_.max_cost_usd));
   transport_->schedule(0, [this, call] { enqueue(call); });
 }
 

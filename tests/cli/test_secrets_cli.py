@@ -57,7 +57,8 @@ def test_a_planted_key_never_reaches_out_traces_summary_stderr_or_cache(run, tmp
     fake_script(fake_server, {"default": action})
     p, texts = judged_run(run, tmp_path, fake_server, "--judge-key-env", "PLANTED_KEY",
                           env={"PLANTED_KEY": KEY})
-    assert p.returncode in (0, 3), p.stderr
+    # A refused key stops the judge: 4, the work could not be done; else 0 or 3 (scores failed).
+    assert p.returncode in ((4,) if action.get("kind") == "echo_auth" else (0, 3)), p.stderr
     assert "traces.jsonl" in texts and "out.jsonl" in texts
     for name, text in texts.items():
         assert KEY not in text, name

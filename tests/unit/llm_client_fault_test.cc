@@ -558,6 +558,8 @@ TEST_F(LlmClientFaultTest, BudgetStopsCallsWithoutARequest) {
   ASSERT_FALSE(over.ok());
   EXPECT_EQ(over.status().code(), StatusCode::kResourceExhausted);
   EXPECT_EQ(server_->requests(), 1);
+  // The client has stopped: the run's exit code reads this (4, the work could not be done).
+  EXPECT_EQ(client->halted().code(), StatusCode::kResourceExhausted);
 }
 
 TEST_F(LlmClientFaultTest, EmbeddingsComeBackInInputOrder) {

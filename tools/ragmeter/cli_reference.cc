@@ -40,7 +40,8 @@ std::string cli_reference_markdown(const CLI::App& app) {
       << "| 3 | the run completed, but rows were rejected or some (sample, metric) failed "
          "(`--allow-failures`: 0) |\n"
       << "| 4 | the work could not be done for a reason outside the input: a server that cannot "
-         "be reached or timed out, a write that failed (a full disk), a budget reached |\n"
+         "be reached or timed out, a judge whose key was refused or whose `--max-cost` budget was "
+         "spent (what was scored is still written), a write that failed (a full disk) |\n"
       << "| 130 | stopped by SIGINT or SIGTERM; what finished is written |\n";
   return out.str();
 }

@@ -294,12 +294,6 @@ CommandOutcome run_eval(const EvalArgs& args) {
     // A write that failed (a full disk, a closed pipe) must not end as a success.
     if (!*out) return unavailable("could not write every row to --out " + args.out);
   }
-  // A refused key is said once here, not once per row (each reason says it too).
-  for (const auto* client : {eval->judge.chat.get(), eval->judge.embedder.get()}) {
-    if (client == nullptr || client->halted().ok() || summary->cancelled) continue;
-    std::cerr << "ragmeter: judge: " << client->halted().message()
-              << "; the metrics that need the judge failed, the others were scored\n";
-  }
   // With data on standard output, the table goes to standard error.
   const bool data_on_stdout =
       std::any_of(std::begin(outputs), std::end(outputs),
@@ -342,7 +336,8 @@ CommandRun add_eval_command(CLI::App& parent) {
       "      (drop --dry-run to send; the key comes from OPENAI_API_KEY)\n\n"
       "Exit codes: 0 ok; 1 a --fail-under/--fail-over threshold not met; 2 bad usage or unusable input;\n"
       "3 rows rejected or scores failed while the run completed (--allow-failures: 0);\n"
-      "4 the world failed (an unreachable --judge-probe server, a write that failed).");
+      "4 the world failed (a judge server never reached, its key refused, the --max-cost budget\n"
+      "spent; a write that failed): what was scored is still written.");
   cmd->add_option("dataset", args->dataset, "Dataset file (.jsonl, .json, .csv) or - for stdin")
       ->required();
   cmd->add_option("--format", args->format, "Input format: auto (by extension), jsonl, json, csv")

@@ -174,6 +174,14 @@ CommandOutcome report_eval(const EvalFlags& flags, const PreparedEval& eval,
   }
   // An interrupted run's summary covers part of the data: no threshold speaks for it.
   if (summary.cancelled) return kExitInterrupted;
+  // A judge that stopped (never reached, the key refused, the budget spent) left its metrics
+  // unscored for a reason outside the data: exit 4, whatever the thresholds say.
+  for (const auto* client : {eval.judge.chat.get(), eval.judge.embedder.get()}) {
+    if (client == nullptr || client->halted().ok()) continue;
+    std::cerr << "ragmeter: the judge stopped before the run ended (" << client->halted().message()
+              << "): what was scored is written, the judged metrics failed (exit code 4)\n";
+    return kExitUnavailable;
+  }
   if (!thresholds_met(summary, eval.thresholds)) return kExitBelowThreshold;
   bool partial = summary.rows_rejected > 0 || any_failed(summary);
   if (partial && !allow_failures) {

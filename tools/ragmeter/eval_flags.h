@@ -68,7 +68,8 @@ StatusOr<PreparedEval> prepare_eval(const EvalFlags& flags, bool keep_evidence);
 // Writes --traces and the summary file (when the paths are not empty) and, unless quiet,
 // prints the table and the judge's usage. `source` names the scored dataset. Returns the
 // exit code so far, or the error of a file that could not be written: kExitOk, kExitInterrupted
-// (summary.cancelled: thresholds are not checked), kExitBelowThreshold or kExitPartial
+// (summary.cancelled: thresholds are not checked), kExitUnavailable (a judge client halted:
+// never reached, its key refused, its budget spent), kExitBelowThreshold or kExitPartial
 // (rejected rows or failed scores, unless allow_failures).
 // `report_path` (not empty): also writes the HTML report of the run from `report_rows`,
 // the rows as the objects --out writes as lines (make_json_rows_collector); they are
