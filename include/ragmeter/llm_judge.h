@@ -88,10 +88,10 @@ class ReplyStore;  // judge_hooks.h
 }  // namespace llm
 
 
-inline constexpr std::string_view kLlmPromptVersion = "llm-v13";
+inline constexpr std::string_view kLlmPromptVersion = "llm-v14";
 // The version of the LANGUAGE lines (prompts/language.txt, language_insist.txt) that a
 // sample in another language than English gets after the sample's texts; its ledger's
-// provenance reads "llm-v13+lang-v1:zh". English requests have no such line and keep
+// provenance reads "llm-v14+lang-v1:zh". English requests have no such line and keep
 // kLlmPromptVersion, so their cache entries and stored verdicts do not move
 // (docs/design.md, "The judge writes in the sample's language").
 inline constexpr std::string_view kLlmLanguagePromptVersion = "lang-v1";

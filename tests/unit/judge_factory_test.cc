@@ -214,7 +214,7 @@ TEST(JudgeFactoryTest, AnLlmJudgeIsMadeWithoutSendingAnything) {
   EXPECT_EQ(judge->embedder, nullptr);
   EXPECT_EQ(judge->concurrency, 3);
   EXPECT_EQ(judge->description(),
-            "llm tiny at http://127.0.0.1:9/v1 (prompts llm-v13, ragas plan)");
+            "llm tiny at http://127.0.0.1:9/v1 (prompts llm-v14, ragas plan)");
   EXPECT_EQ(judge->usage().requests, 0);
   EXPECT_TRUE(judge->traces().empty());
 }

@@ -195,10 +195,10 @@ TEST(LlmLanguageTest, UnderTheRagasPlanTheVerdictCallsAskForChineseReasons) {
   }
   // The ledgers name the prompts they were asked with: the language line's version and code.
   EXPECT_EQ(judge->scoped_claim_ledger(chinese_sample(), "faithfulness", nullptr)->provenance.prompt_version,
-            "llm-v13+lang-v1:zh+ragas-plan");
+            "llm-v14+lang-v1:zh+ragas-plan");
   EXPECT_EQ(judge->claim_ledger(chinese_sample(), nullptr)->provenance.prompt_version,
-            "llm-v13+lang-v1:zh");
-  EXPECT_EQ(judge->claim_ledger(english_sample(), nullptr)->provenance.prompt_version, "llm-v13");
+            "llm-v14+lang-v1:zh");
+  EXPECT_EQ(judge->claim_ledger(english_sample(), nullptr)->provenance.prompt_version, "llm-v14");
 }
 
 TEST(LlmLanguageTest, ALanguageColumnDecidesOverDetection) {

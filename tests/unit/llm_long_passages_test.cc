@@ -20,6 +20,7 @@
 #include "ragmeter/evaluate.h"
 #include "ragmeter/llm.h"
 #include "ragmeter/llm_judge.h"
+#include "ragmeter/offline_judge.h"
 #include "tests/unit/fake_llm_judge.h"
 
 namespace ragmeter {
@@ -307,6 +308,124 @@ TEST_F(LlmLongPassagesTest, AClaimWhoseWordsNoPassageHoldsIsNotAskedAgainstSente
   ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
   EXPECT_EQ(r.score, 0.0);
   EXPECT_EQ(verdict_calls(), 3);
+}
+
+// A claim that sums up two places of the gold passage, too far apart for one window of
+// sentences: asked clause by clause, each clause with its own sentences.
+const std::string kPlace = "The tower is in the centre of Paris.";
+const std::string kYear = "The tower was opened to visitors in 1889.";
+const std::string kSumUp = "The tower is in the centre of Paris, and the tower was opened to visitors in 1889.";
+
+Sample sum_up_row() {
+  Sample sample;
+  sample.user_input = "Tell me about the tower.";
+  sample.response = kSumUp;
+  std::string gold = kPlace;
+  for (int n = 1; n <= 6; ++n) gold += " Section " + std::to_string(n) + " describes the gardens and the river walks.";
+  gold += " " + kYear;
+  sample.retrieved_contexts =
+      std::vector<std::string>{passage("The museum has a large garden.", 2700), passage(gold, 2700)};
+  return sample;
+}
+
+// The table and the re-asks reject the claim (the long passages hold "Section 20"); a call
+// whose text is one clause's sentences gets `place` or `year`.
+Json clause_replies(const Json& place, const Json& year) {
+  const Json rejected = {{"Evidence 1", "none"},
+                         {"P1: claim 1", "Contradiction"},
+                         {"reason 1", "The passage does not mention the tower."}};
+  return {{"by_prompt", Json::array({{{"contains", "Section 20 describes"}, {"content", rejected.dump()}},
+                                     {{"contains", kYear}, {"content", year.dump()}},
+                                     {{"contains", kPlace}, {"content", place.dump()}}})}};
+}
+
+Json entailed_by(const std::string& quote) {
+  return {{"Evidence 1", quote}, {"P1: claim 1", "Entailment"}, {"reason 1", ""}};
+}
+
+TEST_F(LlmLongPassagesTest, AClaimThatSumsUpTwoPlacesIsAskedClauseByClause) {
+  start(Json::array({step(Json{{"S1", {kSumUp}}}), step(unread_table_reply())}),
+        clause_replies(entailed_by(kPlace), entailed_by(kYear)));
+  if (HasFatalFailure() || IsSkipped()) return;
+  const Sample sample = sum_up_row();
+  // The offline rules find the whole claim in no window of three sentences, each clause in one.
+  ASSERT_NE(judge_claim(kSumUp, sample.retrieved_contexts->at(1)).verdict, Verdict::kEntailment);
+  MetricResult r = faithfulness(sample);
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 1.0);  // after the re-asks alone: 0
+  // The table, one call per passage, then one call per clause.
+  EXPECT_EQ(verdict_calls(), 5);
+  auto ledger = judge_->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 0).verdict, Verdict::kContradiction);
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).verdict, Verdict::kEntailment);
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).reason,
+            "asked again clause by clause, each with the sentences of this passage that hold its "
+            "words (the passage's verdict: Contradiction)");
+}
+
+TEST_F(LlmLongPassagesTest, AClaimAskedClauseByClauseNeedsEveryClauseEntailed) {
+  const Json neutral = {{"Evidence 1", "none"}, {"P1: claim 1", "Neutral"}, {"reason 1", "no year given"}};
+  start(Json::array({step(Json{{"S1", {kSumUp}}}), step(unread_table_reply())}),
+        clause_replies(entailed_by(kPlace), neutral));
+  if (HasFatalFailure() || IsSkipped()) return;
+  const Sample sample = sum_up_row();
+  MetricResult r = faithfulness(sample);
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 0.0);
+  EXPECT_EQ(verdict_calls(), 5);
+  auto ledger = judge_->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).verdict, Verdict::kContradiction);
+}
+
+TEST_F(LlmLongPassagesTest, AClaimItsSentencesDidNotEntailIsAskedClauseByClause) {
+  // The two sentences side by side: one window holds the whole claim, and the model does
+  // not entail it there (robustqa-106 of the dev rows); each clause asked alone, it does.
+  Sample sample = sum_up_row();
+  sample.retrieved_contexts->at(1) = passage(kPlace + " " + kYear, 2700);
+  ASSERT_EQ(judge_claim(kSumUp, sample.retrieved_contexts->at(1)).verdict, Verdict::kEntailment);
+  const Json rejected = {{"Evidence 1", "none"},
+                         {"P1: claim 1", "Contradiction"},
+                         {"reason 1", "The passage does not mention the tower."}};
+  const Json neutral = {{"Evidence 1", "none"}, {"P1: claim 1", "Neutral"}, {"reason 1", "unclear"}};
+  // By the claim the call asks (the prompt lists it as "1. ..."): the whole one, then each clause.
+  const Json replies = {{"by_prompt", Json::array({
+      {{"contains", "Section 20 describes"}, {"content", rejected.dump()}},
+      {{"contains", "1. " + kSumUp}, {"content", neutral.dump()}},
+      {{"contains", "1. the tower was opened to visitors in 1889."}, {"content", entailed_by(kYear).dump()}},
+      {{"contains", "1. The tower is in the centre of Paris"}, {"content", entailed_by(kPlace).dump()}}})}};
+  start(Json::array({step(Json{{"S1", {kSumUp}}}), step(unread_table_reply())}), replies);
+  if (HasFatalFailure() || IsSkipped()) return;
+  MetricResult r = faithfulness(sample);
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 1.0);
+  // The table, one call per passage, the claim against its sentences, then one per clause.
+  EXPECT_EQ(verdict_calls(), 6);
+  auto ledger = judge_->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).reason.rfind("asked again clause by clause", 0), 0u)
+      << ledger->response_vs_chunks.at(0, 1).reason;
+}
+
+TEST_F(LlmLongPassagesTest, AContradictionWhoseReasonSaysNotMentionedIsAskedAgain) {
+  // One Contradiction (the gold passage), Neutral for the other, the reason one of absence:
+  // no other sign fires (one Contradiction, a reason with a negation).
+  const Json lazy = {{"Evidence 1", "none"}, {"P1: claim 1", "Neutral"},
+                     {"P2: claim 1", "Contradiction"},
+                     {"reason 1", "The passage does not mention where the tower is."}};
+  start(Json::array({step(claims_reply()), step(lazy)}), step(one_passage_reply()));
+  if (HasFatalFailure() || IsSkipped()) return;
+  const Sample sample = row(2700);
+  MetricResult r = faithfulness(sample);
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.reason;
+  EXPECT_EQ(r.score, 1.0);  // taken as it came: 0
+  EXPECT_EQ(verdict_calls(), 3);  // the table, then one call per passage
+  auto ledger = judge_->claim_ledger(sample, nullptr);
+  ASSERT_TRUE(ledger.ok()) << ledger.status().to_string();
+  EXPECT_EQ(ledger->response_vs_chunks.at(0, 1).reason,
+            "asked again with this passage alone (the table's reply: a Contradiction whose "
+            "reason says the passages do not mention it)");
 }
 
 }  // namespace

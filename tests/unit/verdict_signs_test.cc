@@ -243,6 +243,65 @@ TEST(VerdictSignsTest, AReasonCopiedFromThePassageThatStatesTheClaimSettlesIt) {
   }
 }
 
+TEST(VerdictSignsTest, AWordOfRejectionTheClaimHasRejectsNothing) {
+  // robustqa-116 of the long-passage dev rows: a Contradiction whose reason is the claim
+  // restated, "rather" included.
+  const std::string claim =
+      "The screen images are usually added in post-production, so the actors are often looking "
+      "at a blank or green screen rather than moving a real cursor.";
+  EXPECT_TRUE(reason_affirms_claim(
+      claim, "The passage states that the screen images are added in post-production, so actors "
+             "are looking at a blank or green screen rather than moving a real cursor."));
+  // A word of rejection of the reason's own still rejects.
+  EXPECT_FALSE(reason_affirms_claim(
+      claim, "The passage says the screen images are added in post-production, but the actors "
+             "move a real cursor instead."));
+}
+
+TEST(VerdictSignsTest, AReasonOfAbsenceIsToldFromOneOfContradiction) {
+  // The long-passage dev rows (robustqa-70's right answer, 2026-12-01): Contradiction for the
+  // gold passage, Neutral for the others, under this reason.
+  EXPECT_TRUE(reason_says_absent(
+      "The passage does not mention calculating the total return by adding money received from "
+      "sales to the current value of remaining shares. It only provides a general guideline for "
+      "calculating the total return."));
+  EXPECT_TRUE(reason_says_absent("The passage doesn't mention the tower."));
+  EXPECT_TRUE(reason_says_absent("There is no information about the 28% rule."));
+  EXPECT_TRUE(reason_says_absent("The passage does not provide any information about the ban."));
+  // A reason that names what the passage says instead gives the Contradiction its grounds.
+  EXPECT_FALSE(reason_says_absent(
+      "The passage does not mention 32 percent; it gives 36 percent instead."));
+  EXPECT_FALSE(reason_says_absent("The passage does not state this, it contradicts it."));
+  EXPECT_FALSE(reason_says_absent("The passage gives 1889, not 1899."));
+  EXPECT_FALSE(reason_says_absent(""));
+}
+
+TEST(VerdictSignsTest, OneContradictionUnderAReasonOfAbsenceIsASign) {
+  const std::vector<std::string> claims = {
+      "You divide the gain by the total spent to get the percentage gain.",
+      "The tower opened in 1899."};
+  const std::vector<std::string> passages = {
+      "Divide this gain by the total amount spent to find the percentage gain.",
+      "The gardens are open all year.", "The tower opened in 1889."};
+  const std::string absent = "The passage does not mention dividing the gain by the total spent.";
+  const std::string grounds = "The passage gives 1889, not 1899.";
+  const std::vector<std::vector<VerdictCell>> cells = {
+      {cell(Verdict::kContradiction, absent), cell(Verdict::kNeutral, absent),
+       cell(Verdict::kNeutral, absent)},
+      {cell(Verdict::kNeutral, grounds), cell(Verdict::kNeutral, grounds),
+       cell(Verdict::kContradiction, grounds)}};
+  const std::vector<std::pair<std::size_t, std::size_t>> asked = {{0, 0}, {0, 1}, {0, 2},
+                                                                  {1, 0}, {1, 1}, {1, 2}};
+  const auto suspects = suspect_claims(claims, passages, cells, {std::nullopt, std::nullopt}, asked);
+  ASSERT_EQ(suspects.size(), 1u);  // the changed year's Contradiction has its grounds
+  EXPECT_EQ(suspects[0].claim, 0u);
+  EXPECT_EQ(suspects[0].sign, TableSign::kAbsentContradiction);
+  // Entailed by another passage: the claim is supported, no sign.
+  std::vector<std::vector<VerdictCell>> entailed = cells;
+  entailed[0][1] = cell(Verdict::kEntailment);
+  EXPECT_TRUE(suspect_claims(claims, passages, entailed, {std::nullopt, std::nullopt}, asked).empty());
+}
+
 TEST(VerdictSignsTest, ATablesSpanIsItsClaimsTimesItsPassageTokens) {
   // 7 claims against three passages of 700 tokens: 14,700 in one call.
   EXPECT_EQ(table_span(7, 2100), 14700);

@@ -132,10 +132,12 @@ class LlmJudge : public Judge {
   // asked passage supports yet, where the offline judge finds the claim in an asked
   // passage (judge_claim: Entailment; the first such passage): the claim asked alone
   // against that passage's sentences holding its words (claim_window), one call per claim,
-  // concurrently. An Entailment there (checked like any other) replaces the passage's cell,
-  // its reason saying so; any other verdict leaves the passage's own. Nothing in a
-  // language the offline judge has no rules for (docs/design.md, "A claim asked against
-  // its sentences").
+  // concurrently. Where no window holds the whole claim but one asked passage holds each
+  // of its clauses (extract_claims: two or more), each clause is asked alone against its
+  // own sentences. An Entailment there (every clause's, for a claim asked by clauses;
+  // checked like any other) replaces the passage's cell, its reason saying so; any other
+  // verdict leaves the passage's own. Nothing in a language the offline judge has no rules
+  // for (docs/design.md, "Long passages: the claim's own sentences decide").
   void ask_by_window(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
                      const std::vector<Pair>& asked, const std::vector<SuspectClaim>& suspects,
                      const JudgeLanguage& language, std::vector<std::vector<StoredVerdict>>* cells);
@@ -161,7 +163,7 @@ class LlmJudge : public Judge {
 };
 
 // The prompt version of a ledger judged in `language`: kLlmPromptVersion for English,
-// else "llm-v13+lang-v1:zh" (kLlmLanguagePromptVersion and the code).
+// else "llm-v14+lang-v1:zh" (kLlmLanguagePromptVersion and the code).
 std::string llm_prompt_version(const JudgeLanguage& language);
 
 }  // namespace ragmeter

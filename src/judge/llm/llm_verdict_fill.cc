@@ -438,45 +438,113 @@ void LlmJudge::ask_by_window(const std::vector<std::string>& claims,
   const std::string code = language.english() ? "en" : language.code;
   if (!offline_judge_gap(code).empty()) return;
   std::vector<std::optional<OfflinePremise>> analyses(premises.size());
-  // Per flagged claim still supported by no asked passage: the first asked passage the
-  // offline rules find it in, and the sentences they read there.
+  auto analysis = [&](std::size_t j) -> const OfflinePremise& {
+    if (!analyses[j]) analyses[j].emplace(premises[j], code);
+    return *analyses[j];
+  };
+  // A claim (or a clause of one) and an asked passage's sentences the offline rules find
+  // it in (claim_window), or nothing when they do not, or when those are the whole passage
+  // (asked already).
+  auto window_of = [&](const std::string& part, std::size_t j) -> std::optional<std::string> {
+    const OfflineClaim claim(part, code);
+    if (judge_claim(claim, analysis(j)).verdict != Verdict::kEntailment) return std::nullopt;
+    std::string text = claim_window(claim, analysis(j));
+    if (text.size() >= premises[j].size()) return std::nullopt;
+    return text;
+  };
   struct Window {
     std::size_t claim = 0;
     std::size_t premise = 0;
-    std::string text;
+    std::vector<std::string> parts;  // the claim, or its clauses
+    std::vector<std::string> texts;  // the sentences each part is asked against
   };
-  std::vector<Window> windows;
+  // Asks every part of every window alone against its sentences, concurrently; a window
+  // whose every part the model entails (checked like any other verdict) makes its cell
+  // Entailment, its reason saying so. Returns whether each window did.
+  auto ask = [&](const std::vector<Window>& windows) {
+    std::vector<std::pair<std::size_t, std::size_t>> asks;  // (window, part)
+    for (std::size_t w = 0; w < windows.size(); ++w) {
+      for (std::size_t p = 0; p < windows[w].parts.size(); ++p) asks.emplace_back(w, p);
+    }
+    std::vector<StoredVerdict> verdicts = run_concurrently(asks.size(), [&](std::size_t a) {
+      const Window& window = windows[asks[a].first];
+      const std::size_t part = asks[a].second;
+      std::vector<std::vector<StoredVerdict>> one(1, std::vector<StoredVerdict>(1));
+      settle_by_quote(table_call({window.parts[part]}, {window.texts[part]}, {{0, 0}}, language, &one), &one);
+      return std::move(one[0][0]);
+    });
+    std::vector<bool> entailed(windows.size(), false);
+    std::size_t a = 0;
+    for (std::size_t w = 0; w < windows.size(); ++w) {
+      const Window& window = windows[w];
+      const std::size_t first = a;
+      a += window.parts.size();
+      bool all = true;
+      for (std::size_t k = first; k < a; ++k) all = all && verdicts[k].cell.supports();
+      if (!all) continue;  // the passage's own verdict stands
+      entailed[w] = true;
+      StoredVerdict& cell = (*cells)[window.claim][window.premise];
+      std::string note =
+          std::string(window.parts.size() == 1
+                          ? "asked again with the sentences of this passage that hold the claim's words"
+                          : "asked again clause by clause, each with the sentences of this passage "
+                            "that hold its words") +
+          " (the passage's verdict: " + std::string(verdict_name(cell.cell.verdict)) + ")";
+      for (std::size_t k = first; k < a; ++k) {
+        if (verdicts[k].cell.reason.empty()) continue;
+        note += (window.parts.size() == 1 ? ": " : "; \"" + window.parts[k - first] + "\": ") +
+                verdicts[k].cell.reason;
+      }
+      StoredVerdict verdict = std::move(verdicts[first]);
+      verdict.cell.reason = std::move(note);
+      cell = std::move(verdict);
+    }
+    return entailed;
+  };
+  // Round 1, per flagged claim still supported by no asked passage: the claim against the
+  // sentences of the first asked passage the offline rules find it in.
+  std::vector<std::size_t> unsupported;
+  std::vector<Window> whole;
   for (const SuspectClaim& suspect : suspects) {
     const std::size_t i = suspect.claim;
     bool supported = false;
     for (const auto& [c, j] : asked) supported = supported || (c == i && (*cells)[i][j].cell.supports());
     if (supported) continue;
-    const OfflineClaim claim(claims[i], code);
+    unsupported.push_back(i);
     for (const auto& [c, j] : asked) {
       if (c != i) continue;
-      if (!analyses[j]) analyses[j].emplace(premises[j], code);
-      if (judge_claim(claim, *analyses[j]).verdict != Verdict::kEntailment) continue;
-      std::string text = claim_window(claim, *analyses[j]);
-      if (text.size() < premises[j].size()) windows.push_back({i, j, std::move(text)});
+      if (std::optional<std::string> text = window_of(claims[i], j)) {
+        whole.push_back(Window{i, j, {claims[i]}, {*text}});
+        break;
+      }
+    }
+  }
+  const std::vector<bool> whole_entailed = ask(whole);
+  // Round 2, per such claim still unsupported (no window held it, or the model did not
+  // entail it there): its clauses (extract_claims, two or more), each against its own
+  // sentences of the first asked passage the offline rules find every clause in. A claim
+  // that sums up two places of a passage is asked as its parts.
+  std::vector<Window> by_clause;
+  for (const std::size_t i : unsupported) {
+    bool done = false;
+    for (std::size_t w = 0; w < whole.size(); ++w) done = done || (whole[w].claim == i && whole_entailed[w]);
+    const std::vector<std::string> clauses = done ? std::vector<std::string>() : extract_claims(claims[i], {}, code);
+    if (clauses.size() < 2) continue;
+    for (const auto& [c, j] : asked) {
+      if (c != i) continue;
+      Window parts{i, j, {}, {}};
+      for (const std::string& clause : clauses) {
+        std::optional<std::string> text = window_of(clause, j);
+        if (!text) break;
+        parts.parts.push_back(clause);
+        parts.texts.push_back(std::move(*text));
+      }
+      if (parts.parts.size() < clauses.size()) continue;
+      by_clause.push_back(std::move(parts));
       break;
     }
   }
-  std::vector<StoredVerdict> verdicts = run_concurrently(windows.size(), [&](std::size_t w) {
-    const Window& window = windows[w];
-    std::vector<std::vector<StoredVerdict>> one(1, std::vector<StoredVerdict>(1));
-    settle_by_quote(table_call({claims[window.claim]}, {window.text}, {{0, 0}}, language, &one), &one);
-    return std::move(one[0][0]);
-  });
-  for (std::size_t w = 0; w < windows.size(); ++w) {
-    StoredVerdict& verdict = verdicts[w];
-    if (!verdict.cell.supports()) continue;  // the passage's own verdict stands
-    const std::string note = "asked again with the sentences of this passage that hold the "
-                             "claim's words (the passage's verdict: " +
-                             std::string(verdict_name((*cells)[windows[w].claim][windows[w].premise].cell.verdict)) +
-                             ")";
-    verdict.cell.reason = verdict.cell.reason.empty() ? note : note + ": " + verdict.cell.reason;
-    (*cells)[windows[w].claim][windows[w].premise] = std::move(verdict);
-  }
+  ask(by_clause);
 }
 
 void LlmJudge::settle_by_quote(const std::vector<SuspectClaim>& suspects,

@@ -40,6 +40,22 @@ const std::set<std::string>& words_of_rejection() {
   return keys;
 }
 
+// Phrases by which a reason says a passage lacks a claim, after "n't" became " not" and
+// the text was lower-cased.
+constexpr std::string_view kAbsence[] = {
+    "not mention", "no mention", "not provide", "no information",
+    "not specify", "not specified", "not discuss", "not say", "not state",
+    "not address", "not include", "not contain", "not refer", "not talk about",
+    "nothing about", "silent on"};
+
+// Words by which a reason says a passage gainsays a claim: a Contradiction's own grounds.
+const std::set<std::string>& words_of_contradiction() {
+  static const std::set<std::string> keys = keys_of(
+      "contradict contradicts contradiction incompatible differ differs different instead "
+      "rather whereas false wrong incorrect opposite");
+  return keys;
+}
+
 struct Words {
   std::set<std::string> content;
   std::set<std::string> all;
@@ -130,8 +146,30 @@ bool reason_affirms_claim(std::string_view claim, std::string_view reason) {
   // "", "None" (a negation word, alone), or only words about the texts with no negation
   if (r.all.size() <= 1 || (own == 0 && r.negations == 0)) return true;
   if (c.content.empty() || r.negations > c.negations) return false;
-  if (any_of_keys(words_of_rejection(), r.all)) return false;
+  // A word of rejection the claim itself has ("rather than", "but") rejects nothing.
+  for (const std::string& key : words_of_rejection()) {
+    if (r.all.contains(key) && !c.all.contains(key)) return false;
+  }
   return share_repeated(c, r) >= kAffirmedShare;
+}
+
+bool reason_says_absent(std::string_view reason) {
+  std::string text;
+  text.reserve(reason.size() + 8);
+  for (std::size_t k = 0; k < reason.size(); ++k) {
+    const char c = reason[k];
+    if ((c == 'n' || c == 'N') && k + 2 < reason.size() && (reason[k + 1] == '\'') &&
+        (reason[k + 2] == 't' || reason[k + 2] == 'T')) {
+      text += " not";  // "doesn't" -> "does not"
+      k += 2;
+      continue;
+    }
+    text += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  }
+  const bool absent = std::any_of(std::begin(kAbsence), std::end(kAbsence), [&](std::string_view phrase) {
+    return text.find(phrase) != std::string::npos;
+  });
+  return absent && !any_of_keys(words_of_contradiction(), words_of(reason).all);
 }
 
 bool quote_states_claim(std::string_view claim, std::string_view quote, std::string_view language) {
@@ -176,6 +214,8 @@ std::string_view table_sign_name(TableSign sign) {
       return "its reason was the claim negated";
     case TableSign::kCopiedContradiction:
       return "one reason for contradictions in several passages";
+    case TableSign::kAbsentContradiction:
+      return "a Contradiction whose reason says the passages do not mention it";
     case TableSign::kUnexplainedRejection:
       return "no passage entailed it, yet its reason affirmed it";
     case TableSign::kEvidenceElsewhere:
@@ -260,6 +300,8 @@ std::vector<SuspectClaim> suspect_claims(
           quoted_sentences(*quote, premises[*unentailed_quoted], language.empty() ? "en" : language),
           language);
       out.push_back({i, TableSign::kQuoteStatesClaim, *unentailed_quoted, *quote, passage_states});
+    } else if (contradicted == 1 && !entailed && reason_says_absent(reason)) {
+      out.push_back({i, TableSign::kAbsentContradiction});
     }
   }
   return out;

@@ -34,6 +34,15 @@ bool reason_negates_claim(std::string_view claim, std::string_view reason);
 // supports of claim m", empty when a passage supports it.
 bool reason_affirms_claim(std::string_view claim, std::string_view reason);
 
+// True when `reason` (English) says the passages lack the claim rather than gainsay it: it
+// has a phrase of absence ("does not mention", "no information about", "not stated", ...;
+// "n't" read as "not") and no word of contradiction ("contradicts", "instead", "rather",
+// "whereas", "incorrect", ...). "The passage does not mention calculating the total return
+// by adding ..." is one; "The passage does not mention 32 percent; it gives 36 percent
+// instead" is not. The prompt calls a claim no passage speaks of Neutral, so a
+// Contradiction with such a reason is a label the model's own reason disowns.
+bool reason_says_absent(std::string_view reason);
+
 // True when `quote` states `claim` in `language` (ISO 639-1; "" is English) by the offline
 // judge's reading: every content word of the claim (offline_tokenize keys: stemmed,
 // case-folded, NFKC outside English) is in the quote, the quote holds every number and
@@ -61,6 +70,8 @@ enum class TableSign {
   kQuoteStatesClaim,      // not Entailment against the passage its own quote is from (every
                           // sentence of the quote found in it), and the quote states the
                           // claim (quote_states_claim)
+  kAbsentContradiction,   // no Entailment anywhere, one Contradiction, and a reason saying
+                          // the passages do not mention the claim (reason_says_absent)
 };
 
 // A short phrase for reasons: "its reason negated the claim", ...
