@@ -132,12 +132,14 @@ class LlmJudge : public Judge {
   // asked passage supports yet, where the offline judge finds the claim in an asked
   // passage (judge_claim: Entailment; the first such passage): the claim asked alone
   // against that passage's sentences holding its words (claim_window), one call per claim,
-  // concurrently. Where no window holds the whole claim but one asked passage holds each
-  // of its clauses (extract_claims: two or more), each clause is asked alone against its
-  // own sentences. An Entailment there (every clause's, for a claim asked by clauses;
-  // checked like any other) replaces the passage's cell, its reason saying so; any other
-  // verdict leaves the passage's own. Nothing in a language the offline judge has no rules
-  // for (docs/design.md, "Long passages: the claim's own sentences decide").
+  // concurrently. Then, per such claim still unsupported (no window held it whole, or the
+  // model did not entail it there) where one asked passage holds each of its clauses
+  // (extract_claims: two or more), each clause asked alone against its own sentences. An
+  // Entailment there (every clause's, for a claim asked by clauses; checked like any other)
+  // replaces the passage's cell, its reason saying so; any other verdict leaves the
+  // passage's own. Nothing in a language the offline judge has no rules for (docs/design.md,
+  // "Long passages: the claim's own sentences decide" and "... a claim asked by its
+  // clauses").
   void ask_by_window(const std::vector<std::string>& claims, const std::vector<std::string>& premises,
                      const std::vector<Pair>& asked, const std::vector<SuspectClaim>& suspects,
                      const JudgeLanguage& language, std::vector<std::vector<StoredVerdict>>* cells);
