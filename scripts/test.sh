@@ -36,7 +36,11 @@ if command -v ccache >/dev/null; then  # as scripts/build.sh: reuse objects acro
   # so no other clone's objects would ever match: leave the directory out.
   export CCACHE_NOHASHDIR=1
 fi
+# -O1 -g1 (line tables, no variable info): the sanitizers' reports keep file and line, and
+# the build compiles in about half the time of RelWithDebInfo's -O2 -g (docs/performance.md,
+# "The test suite's own cost").
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAGMETER_WERROR=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DRAGMETER_SANITIZE=ON -DRAGMETER_BUILD_BENCH=OFF >/dev/null
 cmake --build build-asan -j "$(nproc)" --target ragmeter_tests
 ./build-asan/ragmeter_tests --gtest_brief=1
