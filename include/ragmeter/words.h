@@ -4,7 +4,10 @@
 // written without spaces with ICU's dictionaries: Chinese and Japanese (one dictionary
 // for Han and kana), Thai, Lao, Khmer and Burmese. Text with spaces is split at UAX #29
 // word boundaries: "don't", "3.5" and "1,000" stay whole, "state-of-the-art" is four
-// words. Only words are returned: spaces, punctuation and symbols are not.
+// words. Only words are returned: spaces, punctuation and symbols are not. Text written
+// only in ASCII, Latin-1 and the General Punctuation block (most English, German, French,
+// Spanish, ...) takes a table-driven path that gives ICU's words and keys exactly, at a
+// fraction of the iterator's cost (src/core/latin_words.h).
 //
 // The words a metric counts are compared in word_key's form: NFKC with case folding
 // (ICU's Normalizer2 "nfkc_cf"), so full-width "ＡＢＣ１２３" and "abc123" are one word,
@@ -39,7 +42,7 @@ void split_words_into(std::string_view text, std::vector<std::string_view>* word
 std::string nfkc(std::string_view text);
 
 // The form a word is compared in: NFKC with Unicode case folding ("nfkc_cf"). ASCII
-// words take a fast path (lowercased bytes). Appends to `*out` (not cleared). Never throws.
+// words take a fast path (lowercased bytes), Latin-1 words a table of ICU's keys. Appends to `*out` (not cleared). Never throws.
 void append_word_key(std::string_view word, std::string* out);
 
 // The word keys of `text`: split_words, each word in append_word_key's form. Text is

@@ -1,5 +1,6 @@
 // Words by ICU's word BreakIterator over UTF-8 (UText, no conversion to UTF-16), and
-// their NFKC case-folded keys. Behaviour: include/ragmeter/words.h.
+// their NFKC case-folded keys; text in the Latin characters latin_words.h covers takes its
+// fast path, which gives the same words and keys. Behaviour: include/ragmeter/words.h.
 #include "ragmeter/words.h"
 
 #include <memory>
@@ -8,6 +9,9 @@
 #include <unicode/bytestream.h>
 #include <unicode/normalizer2.h>
 #include <unicode/utext.h>
+
+#include "core/latin_words.h"
+#include "core/words_icu.h"
 
 namespace ragmeter {
 namespace {
@@ -84,7 +88,7 @@ const icu::Normalizer2* nfkc_casefold() {
 
 }  // namespace
 
-void split_words_into(std::string_view text, std::vector<std::string_view>* words) {
+void icu_split_words_into(std::string_view text, std::vector<std::string_view>* words) {
   words->clear();
   if (text.empty()) return;
   WordBreaker& breaker = word_breaker();
@@ -97,6 +101,10 @@ void split_words_into(std::string_view text, std::vector<std::string_view>* word
                                    static_cast<std::size_t>(end - start)));
     }
   }
+}
+
+void split_words_into(std::string_view text, std::vector<std::string_view>* words) {
+  if (!latin_words::split(text, words)) icu_split_words_into(text, words);
 }
 
 std::vector<std::string_view> split_words(std::string_view text) {
@@ -114,13 +122,17 @@ std::string nfkc(std::string_view text) {
   return out;
 }
 
-void append_word_key(std::string_view word, std::string* out) {
+void icu_append_word_key(std::string_view word, std::string* out) {
   if (is_ascii(word)) {
     for (char c : word) out->push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
     return;
   }
   static const icu::Normalizer2* const kNormalizer = nfkc_casefold();
   append_normalized(kNormalizer, word, out);
+}
+
+void append_word_key(std::string_view word, std::string* out) {
+  if (is_ascii(word) || !latin_words::append_key(word, out)) icu_append_word_key(word, out);
 }
 
 std::vector<std::string> word_keys(std::string_view text) {
