@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include <unicode/uchar.h>
+#include <unicode/utf8.h>
 
 #include "core/words_icu.h"
 
@@ -36,19 +37,11 @@ struct Tables {
   std::array<Key, kCovered> keys{};             // word characters only
 };
 
-std::string utf8_of(char32_t cp) {
-  std::string out;
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-  return out;
+std::string utf8_of(char32_t cp) {  // ICU's encoder
+  char bytes[U8_MAX_LENGTH];
+  int32_t length = 0;
+  U8_APPEND_UNSAFE(bytes, length, static_cast<UChar32>(cp));
+  return std::string(bytes, static_cast<std::size_t>(length));
 }
 
 std::vector<std::string> icu_words(const std::string& text) {

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unicode/utf8.h>
 
 #include "core/words_icu.h"
 #include "ragmeter/words.h"
@@ -21,19 +22,11 @@ namespace {
 
 using Words = std::vector<std::string>;
 
-std::string utf8(char32_t cp) {
-  std::string out;
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-  return out;
+std::string utf8(char32_t cp) {  // ICU's encoder
+  char bytes[U8_MAX_LENGTH];
+  int32_t length = 0;
+  U8_APPEND_UNSAFE(bytes, length, static_cast<UChar32>(cp));
+  return std::string(bytes, static_cast<std::size_t>(length));
 }
 
 // The covered code points (ASCII, Latin-1, U+2000-U+203F, less what ICU's rules treat
