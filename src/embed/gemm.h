@@ -3,6 +3,8 @@
 // when `transpose_b`), C m x n, and lda, ldb, ldc the row strides. Internal to src/embed/.
 #pragma once
 
+#include <string>
+
 namespace ragmeter::embed {
 
 // OpenBLAS's sgemm (gemm_openblas.cc), or plain_sgemm in a build without OpenBLAS
@@ -13,6 +15,11 @@ void sgemm(bool transpose_b, int m, int n, int k, float alpha, const float* a, i
 // Makes sgemm run on its calling thread alone, for the whole process (OpenBLAS's own
 // threads off: the embedder runs its own). Thread-safe; once is enough.
 void sgemm_on_calling_thread_only();
+
+// Which kernels sgemm runs: "OpenBLAS SkylakeX", "OpenBLAS Haswell (by the CPU's features;
+// OpenBLAS chose Prescott)" when ragmeter chose them for a CPU OpenBLAS does not know
+// (gemm_openblas.cc), or "plain loops" without OpenBLAS.
+std::string sgemm_kernels();
 
 // The same product by plain loops (sums in double), in every build: the OpenBLAS-less
 // build's sgemm, which the unit tests compare with OpenBLAS's.

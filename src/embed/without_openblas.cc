@@ -6,6 +6,8 @@ namespace ragmeter::embed {
 
 void sgemm_on_calling_thread_only() {}  // the loops have no threads of their own
 
+std::string sgemm_kernels() { return "plain loops"; }
+
 void sgemm(bool transpose_b, int m, int n, int k, float alpha, const float* a, int lda,
            const float* b, int ldb, float beta, float* c, int ldc) {
   plain_sgemm(transpose_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);

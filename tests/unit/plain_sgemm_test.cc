@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <iostream>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -49,6 +51,24 @@ TEST(PlainSgemmTest, EqualsOpenBlasOnTheEncodersShapes) {
                 plain.data(), s.ldc);
     for (std::size_t i = 0; i < c.size(); ++i) EXPECT_NEAR(plain[i], blas[i], 1e-5) << i;
   }
+}
+
+}  // namespace
+}  // namespace ragmeter::embed
+
+namespace ragmeter::embed {
+namespace {
+
+// On a CPU with AVX2, sgemm must not run OpenBLAS's SSE3 (Prescott) kernels, the ones
+// Debian's OpenBLAS falls back to for a CPU model it does not list (about 3x slower in the
+// embedder); a build without OpenBLAS says it runs plain loops.
+TEST(SgemmKernelsTest, FitTheCpu) {
+  const std::string kernels = sgemm_kernels();
+  if (kernels == "plain loops") GTEST_SKIP() << "built without OpenBLAS";
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU: " << kernels;
+  EXPECT_EQ(kernels.find("OpenBLAS Prescott"), std::string::npos) << kernels;
+  std::cout << "sgemm kernels: " << kernels << "\n";
 }
 
 }  // namespace
