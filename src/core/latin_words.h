@@ -14,8 +14,8 @@
 // covered: the caller uses ICU. tests/unit/latin_words_test.cc compares both on every
 // covered character in context, on random strings and on real text.
 //
-// Why: ICU's iterator costs about 12 ns a character on such text, 2.5x the whole of
-// SQuAD's token_f1 on English; this path is a table lookup a byte (docs/languages.md,
+// Why: ICU's iterator costs 10-12 ns a character on such text, about 3x the whole of
+// SQuAD's token_f1 on English; this path costs about 1.5 ns (docs/languages.md,
 // "Cost of ragmeter's words").
 //
 // Thread-safety: every function is thread-safe (the tables are built once, on first use).
