@@ -12,6 +12,7 @@ So a judge is asked neither to find the passage among three nor to read other cl
 scores here bounds what any plan built on it can score on the full rows. Run the rows with
 `ragmeter eval ... --metrics faithfulness --repeat 5` to see how often the judge supports each
 sentence (docs/dev/judge-measurements.md, "One sentence against its gold passage alone").
+An item whose two answers do not line up sentence for sentence is refused (of the 42, kiwi-10).
 
 Usage: python3 bench/long_passages_ceiling.py OUT.jsonl ITEM=PREFIX [ITEM=PREFIX ...]
 e.g.   python3 bench/long_passages_ceiling.py ceiling.jsonl \
